@@ -1,0 +1,36 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Settings shared by every target of the package: a small, explicit public surface.
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "Wire",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "RpcWire", targets: ["RpcWire"]),
+        .executable(name: "rpcwire", targets: ["RpcWireTool"]),
+    ],
+    targets: [
+        .target(
+            name: "RpcWire",
+            swiftSettings: strictSettings,
+            linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux, .android]))]
+        ),
+        .executableTarget(
+            name: "RpcWireTool",
+            dependencies: ["RpcWire"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "RpcWireTests",
+            dependencies: ["RpcWire"],
+            swiftSettings: strictSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
