@@ -28,7 +28,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RpcWireTests",
-            dependencies: ["RpcWire"],
+            dependencies: ["RpcWire", "RpcWireTool"],
             swiftSettings: strictSettings
         ),
     ],

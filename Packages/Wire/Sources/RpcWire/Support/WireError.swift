@@ -180,7 +180,7 @@ extension WireError: CustomStringConvertible {
             return "error at \(location): \(message)"
         }
         if let path {
-            return "\(message) (at \(path))"
+            return "\(message) (at \(path.isEmpty ? "message root" : path))"
         }
         return message
     }

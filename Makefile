@@ -1,0 +1,30 @@
+# A thin front for the scripts in Scripts/.
+.PHONY: all bootstrap test-all test bench bench-wire fuzz demo check-docs clean
+
+all: test-all
+
+bootstrap:
+	@bash Scripts/bootstrap.sh
+
+test-all:
+	@bash Scripts/test-all.sh
+
+test: test-all
+
+bench:
+	@bash Scripts/bench.sh
+
+bench-wire:
+	@bash Scripts/bench-wire.sh
+
+fuzz:
+	@bash Scripts/fuzz.sh
+
+demo:
+	@bash Scripts/demo.sh
+
+check-docs:
+	@bash Scripts/check-docs.sh
+
+clean:
+	@bash Scripts/clean.sh

@@ -1,0 +1,83 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Settings shared by every Swift target of the package: a small, explicit public surface.
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "Transport",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "RpcTransport", targets: ["RpcTransport"]),
+        .library(name: "RpcTransportInMemory", targets: ["RpcTransportInMemory"]),
+        .library(name: "RpcTransportNIO", targets: ["RpcTransportNIO"]),
+    ],
+    dependencies: [
+        .package(path: "../Wire"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    ],
+    targets: [
+        // The abstraction: message and batch transports, errors, states. No NIO.
+        .target(
+            name: "RpcTransport",
+            dependencies: [.product(name: "RpcWire", package: "Wire")],
+            swiftSettings: strictSettings
+        ),
+        // A connected pair of transports in one process, with fault injection, for tests.
+        .target(
+            name: "RpcTransportInMemory",
+            dependencies: ["RpcTransport"],
+            swiftSettings: strictSettings
+        ),
+        // WebSocket and HTTP batch over SwiftNIO, TLS through OpenSSL, compression through zlib.
+        .target(
+            name: "RpcTransportNIO",
+            dependencies: [
+                "RpcTransport",
+                "CRpcOpenSSL",
+                "CRpcZlib",
+                .product(name: "RpcWire", package: "Wire"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .systemLibrary(
+            name: "CRpcOpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+        ),
+        .systemLibrary(
+            name: "CRpcZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+        .testTarget(
+            name: "RpcTransportTests",
+            dependencies: ["RpcTransport", "RpcTransportInMemory"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "RpcTransportNIOTests",
+            dependencies: [
+                "RpcTransportNIO",
+                "RpcTransport",
+                "CRpcOpenSSL",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

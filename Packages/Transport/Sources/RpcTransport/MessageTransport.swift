@@ -1,0 +1,64 @@
+/// A connection that carries whole messages both ways: a WebSocket, or an in-memory pair in tests.
+///
+/// Inbound delivery is push-based so a protocol engine can process frames where they arrive (on
+/// the connection's I/O thread) and cross into Swift concurrency once per call rather than once
+/// per frame. Applications that prefer a loop use ``inboundMessages()``:
+///
+/// ```swift
+/// for try await message in transport.inboundMessages() {
+///     try transport.enqueue(message)  // echo
+/// }
+/// ```
+///
+/// Outbound, ``enqueue(_:)`` never suspends (use it from an event handler) and ``send(_:)``
+/// waits while the outbound buffer is above its bound (use it to apply backpressure to a
+/// producer). Messages enqueued in one synchronous stretch are flushed to the peer together.
+public protocol MessageTransport: AnyObject, Sendable {
+    /// The current state.
+    var state: TransportState { get }
+
+    /// Starts delivering inbound events to `handler`.
+    ///
+    /// Call it once; events before it are buffered. `handler` is called serially, in arrival
+    /// order, possibly on an I/O thread, and must not block. ``TransportEvent/closed(_:)`` is
+    /// always the last event.
+    func start(_ handler: @escaping @Sendable (TransportEvent) -> Void)
+
+    /// Queues a message for sending without waiting.
+    ///
+    /// - Throws: ``TransportError`` when the transport is closing or closed, or when the message
+    ///   is larger than the transport's message limit.
+    func enqueue(_ message: TransportMessage) throws(TransportError)
+
+    /// Sends a message, waiting while the outbound buffer is above its bound.
+    ///
+    /// - Throws: ``TransportError`` when the transport is closing or closed, the message is too
+    ///   large, or the task is cancelled while waiting.
+    func send(_ message: TransportMessage) async throws(TransportError)
+
+    /// Closes the connection with a close handshake and returns once it is closed (or the
+    /// transport's close timeout has passed). Calling it again does nothing.
+    ///
+    /// - Parameters:
+    ///   - code: The close code to send.
+    ///   - reason: The close reason, cut to 123 UTF-8 bytes on a character boundary.
+    func close(code: CloseCode, reason: String) async
+
+    /// A stream of state changes, starting with the current state and finishing after `closed`.
+    func stateUpdates() -> AsyncStream<TransportState>
+}
+
+extension MessageTransport {
+    /// Closes the connection normally (1000) without a reason.
+    public func close() async {
+        await close(code: .normal, reason: "")
+    }
+
+    /// Inbound messages as an asynchronous sequence.
+    ///
+    /// The sequence ends when the peer closes cleanly and throws the ``TransportError`` when the
+    /// connection fails. It calls ``start(_:)``, so use either this or a handler, not both.
+    public func inboundMessages() -> TransportInbound {
+        TransportInbound(transport: self)
+    }
+}

@@ -1,0 +1,23 @@
+/// The certificate authorities a peer's certificate chain must lead to.
+public struct TrustRoots: Sendable, Hashable {
+    package enum Storage: Sendable, Hashable {
+        case systemDefault
+        case certificates([CertificateSource])
+    }
+
+    package let storage: Storage
+
+    private init(storage: Storage) {
+        self.storage = storage
+    }
+
+    /// The operating system's trust store.
+    public static let systemDefault = TrustRoots(storage: .systemDefault)
+
+    /// Exactly the given root certificates, and not the system's.
+    ///
+    /// - Parameter certificates: PEM sources; each may hold several certificates.
+    public static func certificates(_ certificates: [CertificateSource]) -> TrustRoots {
+        TrustRoots(storage: .certificates(certificates))
+    }
+}

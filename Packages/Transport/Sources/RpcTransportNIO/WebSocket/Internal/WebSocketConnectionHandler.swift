@@ -1,0 +1,625 @@
+import NIOCore
+import NIOWebSocket
+import RpcTransport
+
+/// The event-loop side of one WebSocket connection, after the opening handshake.
+///
+/// It sits after NIO's frame decoder and turns frames into messages where they arrive:
+/// reassembly of fragments, control frames between fragments, limits, permessage-deflate,
+/// UTF-8 checks, automatic pongs, the close handshake and keepalive pings. Complete messages go
+/// to the transport's event handler synchronously, on the event loop.
+///
+/// Outbound it serialises whole frames itself (header, masking key and payload in one buffer)
+/// and coalesces flushes: one flush at the end of a read burst, or one per event-loop tick for
+/// writes made outside a read.
+///
+/// Every method runs on the channel's event loop.
+final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = WebSocketFrame
+    typealias OutboundOut = ByteBuffer
+
+    /// Where the connection is in its life.
+    private enum Phase {
+        /// Messages flow both ways.
+        case open
+        /// This side sent a close frame and waits for the peer's.
+        case closeSent
+        /// The peer's close frame arrived; the connection is being torn down.
+        case closeReceived
+        /// The connection failed; the close frame (if any) is on its way and the channel closes.
+        case failed
+        /// The channel is closed and the final event delivered.
+        case finished
+    }
+
+    private let settings: WebSocketConnectionSettings
+    /// The state shared with the transport object.
+    let shared: WebSocketSharedState
+    private let codec: PerMessageDeflateCodec?
+    private var context: ChannelHandlerContext?
+    private var eventHandler: (@Sendable (TransportEvent) -> Void)?
+    private var backlog: [TransportEvent] = []
+    private var phase: Phase = .open
+    private var pendingClosure: TransportClosure?
+
+    // The message being reassembled.
+    private var partialKind: TransportMessage.Kind?
+    private var partialCompressed = false
+    private var partialBytes: [UInt8] = []
+    private var partialWireBytes = 0
+    private var inflated: ByteBuffer?
+
+    // Flush coalescing.
+    private var inRead = false
+    private var needsFlush = false
+    private var flushScheduled = false
+
+    // Timers.
+    private var closeTimer: Scheduled<Void>?
+    private var pingTimer: Scheduled<Void>?
+    private var pongTimer: Scheduled<Void>?
+    private var pingCounter: UInt64 = 0
+
+    init(settings: WebSocketConnectionSettings, shared: WebSocketSharedState, codec: PerMessageDeflateCodec?) {
+        self.settings = settings
+        self.shared = shared
+        self.codec = codec
+    }
+
+    private var masksOutbound: Bool { settings.role == .client }
+
+    // MARK: Channel events
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        guard context.channel.isActive else {
+            finalize()
+            return
+        }
+        shared.setWritable(context.channel.isWritable)
+        startKeepalive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        finalize()
+        self.context = nil
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        finalize()
+        context.fireChannelInactive()
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        shared.setWritable(context.channel.isWritable)
+        context.fireChannelWritabilityChanged()
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        inRead = false
+        flushIfNeeded()
+        context.fireChannelReadComplete()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        switch error {
+        case let error as NIOWebSocketError:
+            switch error {
+            case .invalidFrameLength:
+                fail(
+                    TransportError(
+                        code: .messageTooLarge,
+                        message: "frame longer than the limit of \(settings.maxFrameSize) bytes",
+                        closeCode: .messageTooBig
+                    )
+                )
+            default:
+                fail(protocolViolation("malformed control frame (\(error))"))
+            }
+        case let error as TransportError:
+            abort(error, initiatedLocally: false)
+        default:
+            guard phase == .open || phase == .closeSent else {
+                // Errors after the close started (for example data after a close frame) change nothing.
+                context.close(promise: nil)
+                return
+            }
+            abort(
+                TransportError(
+                    code: .ioError,
+                    message: "connection failed: \(error)",
+                    closeCode: .abnormal,
+                    cause: error
+                ),
+                initiatedLocally: false
+            )
+        }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        inRead = true
+        guard phase == .open || phase == .closeSent else { return }
+        let frame = unwrapInboundIn(data)
+        switch settings.role {
+        case .server where frame.maskKey == nil:
+            fail(protocolViolation("client frame is not masked"))
+            return
+        case .client where frame.maskKey != nil:
+            fail(protocolViolation("server frame is masked"))
+            return
+        default:
+            break
+        }
+        if frame.rsv2 || frame.rsv3 {
+            fail(protocolViolation("reserved bits set without a negotiated extension"))
+            return
+        }
+        switch frame.opcode {
+        case .text:
+            receiveFirstFrame(frame, kind: .text)
+        case .binary:
+            receiveFirstFrame(frame, kind: .binary)
+        case .continuation:
+            receiveContinuation(frame)
+        case .ping:
+            guard !frame.rsv1 else { return fail(protocolViolation("RSV1 set on a ping")) }
+            receivePing(frame)
+        case .pong:
+            guard !frame.rsv1 else { return fail(protocolViolation("RSV1 set on a pong")) }
+            pongTimer?.cancel()
+            pongTimer = nil
+        case .connectionClose:
+            guard !frame.rsv1 else { return fail(protocolViolation("RSV1 set on a close frame")) }
+            receiveClose(frame)
+        default:
+            fail(protocolViolation("frame with the reserved opcode \(frame.opcode)"))
+        }
+    }
+
+    // MARK: Inbound messages
+
+    private func receiveFirstFrame(_ frame: WebSocketFrame, kind: TransportMessage.Kind) {
+        guard partialKind == nil else {
+            fail(protocolViolation("new message started before the fragmented one ended"))
+            return
+        }
+        let length = frame.data.readableBytes
+        guard length <= settings.maxMessageSize else {
+            fail(tooLarge())
+            return
+        }
+        if frame.rsv1 {
+            guard codec != nil else {
+                fail(protocolViolation("RSV1 set without permessage-deflate"))
+                return
+            }
+            partialKind = kind
+            partialCompressed = true
+            partialWireBytes = length
+            inflated = context?.channel.allocator.buffer(capacity: 0) ?? ByteBuffer()
+            inflate(frame)
+        } else if frame.fin {
+            deliver(kind: kind, bytes: Self.unmaskedBytes(of: frame))
+        } else {
+            partialKind = kind
+            partialCompressed = false
+            partialWireBytes = length
+            partialBytes = Self.unmaskedBytes(of: frame)
+        }
+    }
+
+    private func receiveContinuation(_ frame: WebSocketFrame) {
+        guard partialKind != nil else {
+            fail(protocolViolation("continuation frame without a message to continue"))
+            return
+        }
+        guard !frame.rsv1 else {
+            fail(protocolViolation("RSV1 set on a continuation frame"))
+            return
+        }
+        let length = frame.data.readableBytes
+        partialWireBytes += length
+        guard partialWireBytes <= settings.maxMessageSize else {
+            fail(tooLarge())
+            return
+        }
+        if partialCompressed {
+            inflate(frame)
+        } else {
+            frame.data.withUnsafeReadableBytes { raw in
+                WebSocketMasking.append(raw, to: &partialBytes, key: Self.maskingKey(of: frame))
+            }
+            if frame.fin, let kind = partialKind {
+                let bytes = partialBytes
+                resetPartial()
+                deliver(kind: kind, bytes: bytes)
+            }
+        }
+    }
+
+    /// Feeds one frame of a compressed message to the decompressor; delivers on the last one.
+    private func inflate(_ frame: WebSocketFrame) {
+        guard let codec, var output = inflated else { return }
+        inflated = nil
+        let payload = Self.unmaskedBuffer(of: frame, allocator: context?.channel.allocator ?? ByteBufferAllocator())
+        do {
+            try codec.decompressFragment(payload, isFinal: frame.fin, into: &output)
+        } catch {
+            resetPartial()
+            fail(Self.withCloseCode(error))
+            return
+        }
+        guard frame.fin else {
+            inflated = output
+            return
+        }
+        let kind = partialKind ?? .binary
+        resetPartial()
+        let bytes = output.readBytes(length: output.readableBytes) ?? []
+        deliver(kind: kind, bytes: bytes)
+    }
+
+    private func resetPartial() {
+        partialKind = nil
+        partialCompressed = false
+        partialBytes = []
+        partialWireBytes = 0
+        inflated = nil
+    }
+
+    private func deliver(kind: TransportMessage.Kind, bytes: [UInt8]) {
+        if kind == .text, !UTF8Validation.isValid(bytes) {
+            fail(
+                TransportError(code: .invalidUTF8, message: "text message is not valid UTF-8", closeCode: .invalidPayload)
+            )
+            return
+        }
+        emit(.message(TransportMessage(kind: kind, bytes: bytes)))
+    }
+
+    private func receivePing(_ frame: WebSocketFrame) {
+        guard phase == .open, let context else { return }
+        let payload = Self.unmaskedBytes(of: frame)
+        let pong = WebSocketFrameWriter.frame(
+            opcode: .pong, bytes: payload, masked: masksOutbound, allocator: context.channel.allocator)
+        context.write(wrapOutboundOut(pong), promise: nil)
+        markNeedsFlush()
+    }
+
+    private func receiveClose(_ frame: WebSocketFrame) {
+        let received: WebSocketClosePayload.Received
+        do {
+            received = try WebSocketClosePayload.parse(Self.unmaskedBytes(of: frame))
+        } catch {
+            fail(error)
+            return
+        }
+        switch phase {
+        case .open:
+            phase = .closeReceived
+            pendingClosure = TransportClosure(code: received.code, reason: received.reason, initiatedLocally: false)
+            shared.beginClosing()
+            writeCloseFrame(code: received.code, reason: "", thenClose: true)
+            armCloseTimer()
+        case .closeSent:
+            phase = .closeReceived
+            context?.close(promise: nil)
+        case .closeReceived, .failed, .finished:
+            break
+        }
+    }
+
+    // MARK: Outbound messages
+
+    /// Writes a message enqueued on the event loop; flushed at the end of the tick or read burst.
+    func enqueueOnLoop(_ message: TransportMessage) throws(TransportError) {
+        guard phase == .open, context != nil else {
+            throw WebSocketSharedState.notOpenError(shared.lifecycle)
+        }
+        writeMessage(message)
+        markNeedsFlush()
+    }
+
+    /// Writes the messages enqueued away from the event loop and flushes them.
+    func drainOffLoopMessages() {
+        let messages = shared.takeOffLoopMessages()
+        if phase == .open, context != nil {
+            for message in messages {
+                writeMessage(message)
+            }
+            needsFlush = needsFlush || !messages.isEmpty
+            if !inRead {
+                flushIfNeeded()
+            }
+        }
+        shared.wakeSendersIfRoom()
+    }
+
+    private func writeMessage(_ message: TransportMessage) {
+        guard let context else { return }
+        let opcode: WebSocketFrameWriter.Opcode = message.kind == .text ? .text : .binary
+        if let codec, codec.shouldCompress(payloadSize: message.bytes.count) {
+            var input = context.channel.allocator.buffer(capacity: message.bytes.count)
+            input.writeBytes(message.bytes)
+            let compressed: ByteBuffer
+            do {
+                compressed = try codec.compress(input, allocator: context.channel.allocator)
+            } catch {
+                fail(
+                    TransportError(
+                        code: error.code, message: error.message, closeCode: .internalError, cause: error.cause)
+                )
+                return
+            }
+            compressed.withUnsafeReadableBytes { raw in
+                writeFragments(raw, opcode: opcode, rsv1: true, context: context)
+            }
+        } else {
+            message.bytes.withUnsafeBytes { raw in
+                writeFragments(raw, opcode: opcode, rsv1: false, context: context)
+            }
+        }
+    }
+
+    private func writeFragments(
+        _ payload: UnsafeRawBufferPointer,
+        opcode: WebSocketFrameWriter.Opcode,
+        rsv1: Bool,
+        context: ChannelHandlerContext
+    ) {
+        let fragmentSize = max(settings.maxOutboundFrameSize, 1)
+        let allocator = context.channel.allocator
+        guard payload.count > fragmentSize else {
+            let frame = WebSocketFrameWriter.frame(
+                opcode: opcode, fin: true, rsv1: rsv1, payload: payload, masked: masksOutbound, allocator: allocator)
+            context.write(wrapOutboundOut(frame), promise: nil)
+            return
+        }
+        var offset = 0
+        while offset < payload.count {
+            let end = min(offset + fragmentSize, payload.count)
+            let first = offset == 0
+            let frame = WebSocketFrameWriter.frame(
+                opcode: first ? opcode : .continuation,
+                fin: end == payload.count,
+                rsv1: first && rsv1,
+                payload: UnsafeRawBufferPointer(rebasing: payload[offset ..< end]),
+                masked: masksOutbound,
+                allocator: allocator
+            )
+            context.write(wrapOutboundOut(frame), promise: nil)
+            offset = end
+        }
+    }
+
+    private func markNeedsFlush() {
+        needsFlush = true
+        guard !inRead, !flushScheduled, let context else { return }
+        flushScheduled = true
+        context.eventLoop.assumeIsolated().execute {
+            self.flushScheduled = false
+            self.flushIfNeeded()
+        }
+    }
+
+    private func flushIfNeeded() {
+        guard needsFlush, let context else { return }
+        needsFlush = false
+        context.flush()
+    }
+
+    // MARK: Closing
+
+    /// Starts the close handshake with `code` and `reason`; does nothing once closing.
+    func closeLocally(code: CloseCode, reason: String) {
+        guard phase == .open, context != nil else { return }
+        phase = .closeSent
+        let reason = WebSocketClosePayload.truncatedReason(reason)
+        pendingClosure = TransportClosure(code: code, reason: reason, initiatedLocally: true)
+        shared.beginClosing()
+        writeCloseFrame(code: code, reason: reason, thenClose: false)
+        armCloseTimer()
+    }
+
+    /// Writes and flushes a close frame; closes the channel once it is written if asked to.
+    private func writeCloseFrame(code: CloseCode, reason: String, thenClose: Bool) {
+        guard let context else { return }
+        let payload = WebSocketClosePayload.encode(code: code, reason: reason)
+        let frame = WebSocketFrameWriter.frame(
+            opcode: .close, bytes: payload, masked: masksOutbound, allocator: context.channel.allocator)
+        needsFlush = false
+        let written = context.writeAndFlush(wrapOutboundOut(frame))
+        if thenClose {
+            written.assumeIsolated().whenComplete { _ in
+                self.context?.close(promise: nil)
+            }
+        }
+    }
+
+    private func armCloseTimer() {
+        guard closeTimer == nil, let context else { return }
+        closeTimer = context.eventLoop.assumeIsolated().scheduleTask(in: settings.closeTimeout) {
+            self.context?.close(promise: nil)
+        }
+    }
+
+    /// Fails the connection: sends a close frame with the error's close code if none was sent
+    /// yet, then closes the channel.
+    private func fail(_ error: TransportError) {
+        switch phase {
+        case .open:
+            phase = .failed
+            resetPartial()
+            let code = error.closeCode ?? .protocolError
+            pendingClosure = TransportClosure(code: code, reason: "", initiatedLocally: true, error: error)
+            shared.beginClosing()
+            writeCloseFrame(code: code, reason: error.message, thenClose: true)
+            armCloseTimer()
+        case .closeSent, .closeReceived:
+            phase = .failed
+            context?.close(promise: nil)
+        case .failed, .finished:
+            break
+        }
+    }
+
+    /// Ends the connection at once, without a close frame.
+    private func abort(_ error: TransportError, initiatedLocally: Bool) {
+        switch phase {
+        case .finished:
+            return
+        case .open, .failed:
+            if pendingClosure == nil || phase == .open {
+                pendingClosure = TransportClosure(
+                    code: error.closeCode ?? .abnormal, reason: "", initiatedLocally: initiatedLocally, error: error)
+            }
+        case .closeSent, .closeReceived:
+            break
+        }
+        phase = .failed
+        shared.beginClosing()
+        context?.close(promise: nil)
+    }
+
+    /// Delivers the final event once the channel is gone.
+    private func finalize() {
+        guard phase != .finished else { return }
+        phase = .finished
+        closeTimer?.cancel()
+        pingTimer?.cancel()
+        pongTimer?.cancel()
+        closeTimer = nil
+        pingTimer = nil
+        pongTimer = nil
+        resetPartial()
+        let closure =
+            pendingClosure
+            ?? TransportClosure(
+                code: .abnormal,
+                reason: "",
+                initiatedLocally: false,
+                error: TransportError(code: .closed, message: "connection lost", closeCode: .abnormal)
+            )
+        _ = shared.takeOffLoopMessages()
+        shared.finish(closure)
+        emit(.closed(closure))
+        eventHandler = nil
+    }
+
+    // MARK: Event delivery
+
+    /// Starts delivering events to `handler`: first those that arrived before, then new ones.
+    func install(_ handler: @escaping @Sendable (TransportEvent) -> Void) {
+        let earlier = backlog
+        backlog = []
+        for event in earlier {
+            handler(event)
+        }
+        if phase != .finished {
+            eventHandler = handler
+        }
+    }
+
+    private func emit(_ event: TransportEvent) {
+        if let eventHandler {
+            eventHandler(event)
+        } else {
+            backlog.append(event)
+        }
+    }
+
+    // MARK: Keepalive
+
+    private func startKeepalive() {
+        guard let keepalive = settings.keepalive else { return }
+        schedulePing(after: TimeAmount(keepalive.interval))
+    }
+
+    private func schedulePing(after delay: TimeAmount) {
+        guard let context else { return }
+        pingTimer = context.eventLoop.assumeIsolated().scheduleTask(in: delay) {
+            self.sendKeepalivePing()
+        }
+    }
+
+    private func sendKeepalivePing() {
+        guard phase == .open, let context, let keepalive = settings.keepalive else { return }
+        pingCounter &+= 1
+        var payload: [UInt8] = []
+        payload.reserveCapacity(8)
+        for shift in stride(from: 56, through: 0, by: -8) {
+            payload.append(UInt8(truncatingIfNeeded: pingCounter >> UInt64(shift)))
+        }
+        let ping = WebSocketFrameWriter.frame(
+            opcode: .ping, bytes: payload, masked: masksOutbound, allocator: context.channel.allocator)
+        context.write(wrapOutboundOut(ping), promise: nil)
+        markNeedsFlush()
+        if pongTimer == nil {
+            pongTimer = context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(keepalive.timeout)) {
+                self.pongTimer = nil
+                self.abort(
+                    TransportError(
+                        code: .keepaliveTimeout,
+                        message: "no pong within \(keepalive.timeout)",
+                        closeCode: .abnormal
+                    ),
+                    initiatedLocally: true
+                )
+            }
+        }
+        schedulePing(after: TimeAmount(keepalive.interval))
+    }
+
+    // MARK: Helpers
+
+    private func protocolViolation(_ message: String) -> TransportError {
+        TransportError(code: .protocolViolation, message: message, closeCode: .protocolError)
+    }
+
+    private func tooLarge() -> TransportError {
+        TransportError(
+            code: .messageTooLarge,
+            message: "message longer than the limit of \(settings.maxMessageSize) bytes",
+            closeCode: .messageTooBig
+        )
+    }
+
+    /// `error` with the close code that matches its code.
+    private static func withCloseCode(_ error: TransportError) -> TransportError {
+        var error = error
+        if error.closeCode == nil {
+            switch error.code {
+            case .messageTooLarge: error.closeCode = .messageTooBig
+            case .invalidUTF8: error.closeCode = .invalidPayload
+            case .protocolViolation: error.closeCode = .protocolError
+            default: error.closeCode = .internalError
+            }
+        }
+        return error
+    }
+
+    private static func maskingKey(of frame: WebSocketFrame) -> (UInt8, UInt8, UInt8, UInt8)? {
+        guard let key = frame.maskKey else { return nil }
+        return (key[0], key[1], key[2], key[3])
+    }
+
+    private static func unmaskedBytes(of frame: WebSocketFrame) -> [UInt8] {
+        let key = maskingKey(of: frame)
+        return frame.data.withUnsafeReadableBytes { raw in
+            WebSocketMasking.array(raw, key: key)
+        }
+    }
+
+    private static func unmaskedBuffer(of frame: WebSocketFrame, allocator: ByteBufferAllocator) -> ByteBuffer {
+        guard let key = maskingKey(of: frame) else { return frame.data }
+        let data = frame.data
+        var buffer = allocator.buffer(capacity: data.readableBytes)
+        data.withUnsafeReadableBytes { raw in
+            buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: raw.count) { destination in
+                WebSocketMasking.copy(raw, to: destination, key: key)
+                return raw.count
+            }
+        }
+        return buffer
+    }
+}

@@ -1,0 +1,41 @@
+import NIOCore
+
+/// The per-connection settings of a WebSocket, whichever side opened it.
+struct WebSocketConnectionSettings: Sendable {
+    /// Which end of the connection this is; decides masking in both directions.
+    enum Role: Sendable {
+        /// The connecting side: masks what it sends, rejects masked frames.
+        case client
+        /// The accepting side: rejects unmasked frames, sends unmasked.
+        case server
+    }
+
+    /// Which end this is.
+    var role: Role
+    /// The largest frame accepted from the peer, in bytes.
+    var maxFrameSize: Int
+    /// The largest message accepted from the peer or given to send, in bytes.
+    var maxMessageSize: Int
+    /// Outbound messages longer than this are split into frames of this size.
+    var maxOutboundFrameSize: Int
+    /// Bytes that may wait to be written before `send` suspends.
+    var outboundBufferLimit: Int
+    /// Pings and their timeout; `nil` for none.
+    var keepalive: WebSocketKeepalive?
+    /// How long the close handshake may take before the connection is cut.
+    var closeTimeout: TimeAmount
+
+    /// The largest frame size NIO's frame decoder accepts as a limit.
+    static let decoderFrameSizeCeiling = Int(UInt32.max)
+
+    /// ``maxFrameSize`` in the range the frame decoder accepts.
+    var decoderMaxFrameSize: Int {
+        min(max(maxFrameSize, 125), Self.decoderFrameSizeCeiling)
+    }
+
+    /// The write buffer water marks that make the channel unwritable above the outbound limit.
+    var waterMark: ChannelOptions.Types.WriteBufferWaterMark {
+        let high = max(outboundBufferLimit, 2)
+        return ChannelOptions.Types.WriteBufferWaterMark(low: high / 2, high: high)
+    }
+}

@@ -1,0 +1,59 @@
+/// The XOR masking of WebSocket payloads (RFC 6455, section 5.3), eight bytes at a time.
+///
+/// Masking and unmasking are the same operation; both are done while the payload is copied, so
+/// a payload is touched once on its way between the socket buffer and a message.
+enum WebSocketMasking {
+    /// Copies `source` to `destination` (at least as long), XOR-ing every byte with `key`.
+    ///
+    /// - Parameters:
+    ///   - key: The four masking key bytes, in wire order.
+    static func copy(
+        _ source: UnsafeRawBufferPointer,
+        to destination: UnsafeMutableRawBufferPointer,
+        key: (UInt8, UInt8, UInt8, UInt8)
+    ) {
+        let count = source.count
+        guard count > 0, let from = source.baseAddress, let to = destination.baseAddress else { return }
+        precondition(destination.count >= count, "masking destination too small")
+        let pattern: [UInt8] = [key.0, key.1, key.2, key.3, key.0, key.1, key.2, key.3]
+        let wide = pattern.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+        var index = 0
+        while index + 8 <= count {
+            let word = from.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            to.storeBytes(of: word ^ wide, toByteOffset: index, as: UInt64.self)
+            index += 8
+        }
+        while index < count {
+            let byte = from.load(fromByteOffset: index, as: UInt8.self)
+            to.storeBytes(of: byte ^ pattern[index & 7], toByteOffset: index, as: UInt8.self)
+            index += 1
+        }
+    }
+
+    /// Appends `source` to `bytes`, unmasked with `key` when there is one.
+    static func append(
+        _ source: UnsafeRawBufferPointer,
+        to bytes: inout [UInt8],
+        key: (UInt8, UInt8, UInt8, UInt8)?
+    ) {
+        guard let key else {
+            bytes.append(contentsOf: source)
+            return
+        }
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: source.count))
+        bytes.withUnsafeMutableBytes { all in
+            let tail = UnsafeMutableRawBufferPointer(rebasing: all[start...])
+            copy(source, to: tail, key: key)
+        }
+    }
+
+    /// The bytes of `source`, unmasked with `key` when there is one, as a new array.
+    static func array(_ source: UnsafeRawBufferPointer, key: (UInt8, UInt8, UInt8, UInt8)?) -> [UInt8] {
+        guard let key else { return Array(source) }
+        return [UInt8](unsafeUninitializedCapacity: source.count) { buffer, initialized in
+            copy(source, to: UnsafeMutableRawBufferPointer(buffer), key: key)
+            initialized = source.count
+        }
+    }
+}

@@ -1,0 +1,161 @@
+public import NIOCore
+public import RpcTransport
+import NIOWebSocket
+
+/// One open WebSocket connection, client or server side, as a ``RpcTransport/MessageTransport``.
+///
+/// Inbound frames are reassembled, checked and delivered to the ``start(_:)`` handler on the
+/// connection's event loop as they arrive. ``enqueue(_:)`` writes directly when called on that
+/// event loop (from the handler, say) and otherwise hands the message over in one hop; writes
+/// are flushed together once per event-loop tick. ``send(_:)`` suspends only while more than
+/// the outbound buffer limit is waiting to be written.
+///
+/// Make one with ``WebSocketClient/connect(to:configuration:eventLoopGroup:logger:)`` or receive
+/// them from a ``TransportServer``.
+public final class WebSocketTransport: MessageTransport, Sendable {
+    /// The subprotocol both sides agreed on in the handshake; `nil` when none was.
+    public let subprotocol: String?
+    /// Whether permessage-deflate was agreed in the handshake.
+    public let isCompressionEnabled: Bool
+    /// The peer's address, when the channel knows it.
+    public let remoteAddress: SocketAddress?
+    /// The largest message this transport sends or accepts, in bytes.
+    public let maxMessageSize: Int
+
+    private let eventLoop: any EventLoop
+    private let shared: WebSocketSharedState
+    private let connection: NIOLoopBound<WebSocketConnectionHandler>
+
+    private init(
+        channel: any Channel,
+        connection: WebSocketConnectionHandler,
+        subprotocol: String?,
+        isCompressionEnabled: Bool,
+        maxMessageSize: Int
+    ) {
+        self.eventLoop = channel.eventLoop
+        self.shared = connection.shared
+        self.connection = NIOLoopBound(connection, eventLoop: channel.eventLoop)
+        self.subprotocol = subprotocol
+        self.isCompressionEnabled = isCompressionEnabled
+        self.remoteAddress = channel.remoteAddress
+        self.maxMessageSize = maxMessageSize
+    }
+
+    /// Adds the connection handler to a channel whose pipeline already decodes WebSocket frames,
+    /// and wraps the channel. Call it on the channel's event loop.
+    static func install(
+        on channel: any Channel,
+        settings: WebSocketConnectionSettings,
+        subprotocol: String?,
+        codec: PerMessageDeflateCodec?
+    ) throws -> WebSocketTransport {
+        channel.eventLoop.preconditionInEventLoop()
+        let shared = WebSocketSharedState(outboundBufferLimit: settings.outboundBufferLimit, eventLoop: channel.eventLoop)
+        let handler = WebSocketConnectionHandler(settings: settings, shared: shared, codec: codec)
+        try channel.pipeline.syncOperations.addHandler(handler)
+        if let options = channel.syncOptions {
+            try? options.setOption(ChannelOptions.writeBufferWaterMark, value: settings.waterMark)
+        }
+        return WebSocketTransport(
+            channel: channel,
+            connection: handler,
+            subprotocol: subprotocol,
+            isCompressionEnabled: codec != nil,
+            maxMessageSize: settings.maxMessageSize
+        )
+    }
+
+    // MARK: MessageTransport
+
+    /// The current state.
+    public var state: TransportState {
+        shared.lifecycle
+    }
+
+    /// Starts delivering inbound events to `handler`, on the connection's event loop; events that
+    /// arrived earlier are delivered first.
+    public func start(_ handler: @escaping @Sendable (TransportEvent) -> Void) {
+        if eventLoop.inEventLoop {
+            connection.value.install(handler)
+        } else {
+            let connection = self.connection
+            eventLoop.execute {
+                connection.value.install(handler)
+            }
+        }
+    }
+
+    /// Queues a message without waiting.
+    ///
+    /// - Throws: ``RpcTransport/TransportError`` with code `closed` when the connection is
+    ///   closing or closed, `messageTooLarge` above ``maxMessageSize``.
+    public func enqueue(_ message: TransportMessage) throws(TransportError) {
+        guard message.bytes.count <= maxMessageSize else {
+            throw TransportError(
+                code: .messageTooLarge,
+                message: "message of \(message.bytes.count) bytes exceeds the limit of \(maxMessageSize)",
+                closeCode: .messageTooBig
+            )
+        }
+        if eventLoop.inEventLoop {
+            try connection.value.enqueueOnLoop(message)
+        } else if try shared.enqueueOffLoop(message) {
+            let connection = self.connection
+            eventLoop.execute {
+                connection.value.drainOffLoopMessages()
+            }
+        }
+    }
+
+    /// Sends a message, first waiting while more than the outbound buffer limit is unwritten.
+    ///
+    /// - Throws: As ``enqueue(_:)``, or with code `cancelled` when the task is cancelled while
+    ///   waiting.
+    public func send(_ message: TransportMessage) async throws(TransportError) {
+        guard message.bytes.count <= maxMessageSize else {
+            throw TransportError(
+                code: .messageTooLarge,
+                message: "message of \(message.bytes.count) bytes exceeds the limit of \(maxMessageSize)",
+                closeCode: .messageTooBig
+            )
+        }
+        try await shared.waitForRoom()
+        try enqueue(message)
+    }
+
+    /// Closes the connection with a close handshake and returns once it is closed, or once the
+    /// close timeout has passed and the connection was cut.
+    public func close(code: CloseCode, reason: String) async {
+        if !shared.lifecycle.isClosed {
+            shared.beginClosing()
+            if eventLoop.inEventLoop {
+                connection.value.closeLocally(code: code, reason: reason)
+            } else {
+                let connection = self.connection
+                eventLoop.execute {
+                    connection.value.closeLocally(code: code, reason: reason)
+                }
+            }
+        }
+        _ = await waitUntilClosed()
+    }
+
+    /// A stream of state changes, starting with the current state and finishing after `closed`.
+    public func stateUpdates() -> AsyncStream<TransportState> {
+        shared.stateUpdates()
+    }
+
+    /// Waits until the connection is over and returns how it ended.
+    public func waitUntilClosed() async -> TransportClosure {
+        do {
+            return try await shared.closed.futureResult.get()
+        } catch {
+            return TransportClosure(
+                code: .abnormal,
+                initiatedLocally: false,
+                error: TransportError(code: .closed, message: "connection lost", closeCode: .abnormal, cause: error)
+            )
+        }
+    }
+}

@@ -1,0 +1,592 @@
+/// Reads one JSON document from a borrowed UTF-8 buffer in a single pass.
+///
+/// A recursive-descent reader over a raw pointer and an index: every read is preceded by an
+/// explicit end check and nothing else, strings are scanned eight bytes at a time, and the
+/// elements of arrays and members of objects collect on two stacks shared by all nesting
+/// levels before they move into arrays of exactly the right size.
+struct JSONReader: ~Copyable {
+    /// Where a value is being read, for error messages.
+    enum Context {
+        case topLevel
+        case array
+        case object
+    }
+
+    private let input: UnsafeBufferPointer<UInt8>
+    private let base: UnsafePointer<UInt8>
+    private let end: Int
+    private var index = 0
+    private var depth = 0
+    private let maxDepth: Int
+    private let rejectsDuplicateKeys: Bool
+    /// Decoded bytes of the string being read when it contains escapes.
+    private var scratch: [UInt8] = []
+    private var values = ElementStack<JSONValue>(initialCapacity: 32)
+    private var members = ElementStack<JSONObject.Member>(initialCapacity: 16)
+
+    /// Prepares to read `input`, which must not be empty.
+    init(input: UnsafeBufferPointer<UInt8>, configuration: JSONParser.Configuration) {
+        self.input = input
+        base = input.baseAddress.unsafelyUnwrapped
+        end = input.count
+        maxDepth = configuration.maxDepth
+        rejectsDuplicateKeys = configuration.duplicateKeys == .reject
+    }
+
+    /// Reads the whole input as one JSON text.
+    mutating func parseDocument() throws(WireError) -> JSONValue {
+        if end >= 3, base[0] == 0xEF, base[1] == 0xBB, base[2] == 0xBF {
+            throw ParseDiagnostics.byteOrderMark(in: input)
+        }
+        skipWhitespace()
+        guard index < end else {
+            throw ParseDiagnostics.unexpectedEnd("where a JSON value was expected (the input is only white space)", in: input)
+        }
+        let value = try parseValue(.topLevel)
+        skipWhitespace()
+        guard index == end else {
+            throw ParseDiagnostics.trailingData(at: index, in: input)
+        }
+        return value
+    }
+
+    // MARK: - Values
+
+    /// Reads the value starting at `index`, which is in bounds and not white space.
+    private mutating func parseValue(_ context: Context) throws(WireError) -> JSONValue {
+        switch base[index] {
+        case UInt8(ascii: "\""):
+            return .string(try parseString())
+        case UInt8(ascii: "["):
+            return try parseArray()
+        case UInt8(ascii: "{"):
+            return try parseObject()
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return try parseNumber()
+        case UInt8(ascii: "t"):
+            // "true" read as one little-endian word.
+            if end &- index >= 4, load32(at: index) == 0x6575_7274 {
+                index &+= 4
+                return .bool(true)
+            }
+            throw literalError("true")
+        case UInt8(ascii: "f"):
+            // "alse" after the "f".
+            if end &- index >= 5, load32(at: index &+ 1) == 0x6573_6C61 {
+                index &+= 5
+                return .bool(false)
+            }
+            throw literalError("false")
+        case UInt8(ascii: "n"):
+            // "null".
+            if end &- index >= 4, load32(at: index) == 0x6C6C_756E {
+                index &+= 4
+                return .null
+            }
+            throw literalError("null")
+        default:
+            throw ParseDiagnostics.unexpectedValueStart(at: index, context: context, in: input)
+        }
+    }
+
+    @inline(__always)
+    private func load32(at offset: Int) -> UInt32 {
+        UInt32(littleEndian: UnsafeRawPointer(base + offset).loadUnaligned(as: UInt32.self))
+    }
+
+    /// The error for a literal that does not match at `index`.
+    @inline(never)
+    private func literalError(_ literal: StaticString) -> WireError {
+        let expected = UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
+        for step in expected.indices {
+            let offset = index + step
+            guard offset < end else {
+                return ParseDiagnostics.unexpectedEnd("in literal '\(literal)'", in: input)
+            }
+            if base[offset] != expected[step] {
+                return ParseDiagnostics.unexpected(at: offset, "in literal, expected '\(literal)'", in: input)
+            }
+        }
+        return ParseDiagnostics.unexpected(at: index, "in literal, expected '\(literal)'", in: input)
+    }
+
+    // MARK: - White space
+
+    @inline(__always)
+    private mutating func skipWhitespace() {
+        var position = index
+        while position < end {
+            let byte = base[position]
+            guard byte <= 0x20,
+                byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+            else { break }
+            position &+= 1
+        }
+        index = position
+    }
+
+    // MARK: - Containers
+
+    private mutating func parseArray() throws(WireError) -> JSONValue {
+        depth &+= 1
+        guard depth <= maxDepth else {
+            throw ParseDiagnostics.depthLimitExceeded(at: index, limit: maxDepth, in: input)
+        }
+        index &+= 1
+        skipWhitespace()
+        guard index < end else {
+            throw ParseDiagnostics.unexpectedEnd("in array, expected a value or ']'", in: input)
+        }
+        if base[index] == UInt8(ascii: "]") {
+            index &+= 1
+            depth &-= 1
+            return .array([])
+        }
+        let start = values.count
+        while true {
+            let element = try parseValue(.array)
+            values.push(element)
+            skipWhitespace()
+            guard index < end else {
+                throw ParseDiagnostics.unexpectedEnd("in array, expected ',' or ']'", in: input)
+            }
+            let byte = base[index]
+            index &+= 1
+            if byte == UInt8(ascii: ",") {
+                skipWhitespace()
+                guard index < end else {
+                    throw ParseDiagnostics.unexpectedEnd("in array, expected a value after ','", in: input)
+                }
+                continue
+            }
+            if byte == UInt8(ascii: "]") {
+                break
+            }
+            throw ParseDiagnostics.unexpected(at: index &- 1, "in array, expected ',' or ']'", in: input)
+        }
+        depth &-= 1
+        return .array(values.popArray(from: start))
+    }
+
+    private mutating func parseObject() throws(WireError) -> JSONValue {
+        depth &+= 1
+        guard depth <= maxDepth else {
+            throw ParseDiagnostics.depthLimitExceeded(at: index, limit: maxDepth, in: input)
+        }
+        index &+= 1
+        skipWhitespace()
+        guard index < end else {
+            throw ParseDiagnostics.unexpectedEnd("in object, expected a key or '}'", in: input)
+        }
+        if base[index] == UInt8(ascii: "}") {
+            index &+= 1
+            depth &-= 1
+            return .object(JSONObject())
+        }
+        let start = members.count
+        // Built once the object outgrows a linear search; becomes the object's own index.
+        var keyIndex: [JSONKey: Int]? = nil
+        while true {
+            let keyOffset = index
+            guard base[index] == UInt8(ascii: "\"") else {
+                throw ParseDiagnostics.unexpectedKeyStart(at: index, in: input)
+            }
+            let key = try parseString()
+            skipWhitespace()
+            guard index < end else {
+                throw ParseDiagnostics.unexpectedEnd("in object, expected ':' after the key", in: input)
+            }
+            guard base[index] == UInt8(ascii: ":") else {
+                throw ParseDiagnostics.unexpected(at: index, "in object, expected ':' after the key", in: input)
+            }
+            index &+= 1
+            skipWhitespace()
+            guard index < end else {
+                throw ParseDiagnostics.unexpectedEnd("in object, expected a value after ':'", in: input)
+            }
+            let existing = position(of: key, from: start, keyIndex: keyIndex)
+            if existing != nil, rejectsDuplicateKeys {
+                throw ParseDiagnostics.duplicateKey(key, at: keyOffset, in: input)
+            }
+            let value = try parseValue(.object)
+            if let existing {
+                members[start &+ existing].value = value
+            } else {
+                members.push(JSONObject.Member(key: key, value: value))
+                let count = members.count &- start
+                if keyIndex != nil {
+                    keyIndex![JSONKey(key)] = count &- 1
+                } else if count > JSONObject.indexThreshold {
+                    keyIndex = makeKeyIndex(from: start)
+                }
+            }
+            skipWhitespace()
+            guard index < end else {
+                throw ParseDiagnostics.unexpectedEnd("in object, expected ',' or '}'", in: input)
+            }
+            let byte = base[index]
+            index &+= 1
+            if byte == UInt8(ascii: ",") {
+                skipWhitespace()
+                guard index < end else {
+                    throw ParseDiagnostics.unexpectedEnd("in object, expected a key after ','", in: input)
+                }
+                continue
+            }
+            if byte == UInt8(ascii: "}") {
+                break
+            }
+            throw ParseDiagnostics.unexpected(at: index &- 1, "in object, expected ',' or '}'", in: input)
+        }
+        depth &-= 1
+        var object = JSONObject()
+        object.members = members.popArray(from: start)
+        object.index = keyIndex
+        return .object(object)
+    }
+
+    /// The position of `key` among the members read so far of the object starting at `start`.
+    @inline(__always)
+    private func position(of key: String, from start: Int, keyIndex: [JSONKey: Int]?) -> Int? {
+        if let keyIndex {
+            return keyIndex[JSONKey(key)]
+        }
+        return members.withElements(from: start) { elements in
+            for position in elements.indices where JSONKey.equal(elements[position].key, key) {
+                return position
+            }
+            return nil
+        }
+    }
+
+    /// A hash index of the (unique) keys of the object starting at `start`.
+    @inline(never)
+    private func makeKeyIndex(from start: Int) -> [JSONKey: Int] {
+        members.withElements(from: start) { elements in
+            var keyIndex = [JSONKey: Int](minimumCapacity: elements.count * 2)
+            for position in elements.indices {
+                keyIndex[JSONKey(elements[position].key)] = position
+            }
+            return keyIndex
+        }
+    }
+
+    // MARK: - Strings
+
+    /// Reads the string whose opening quote is at `index`.
+    @inline(__always)
+    private mutating func parseString() throws(WireError) -> String {
+        let start = index &+ 1
+        let stop = try scanStringRun(from: start)
+        if base[stop] == UInt8(ascii: "\"") {
+            index = stop &+ 1
+            return String(decoding: UnsafeBufferPointer(start: base + start, count: stop &- start), as: UTF8.self)
+        }
+        return try parseEscapedString(from: start, firstEscape: stop)
+    }
+
+    /// The offset of the first `"` or `\` at or after `position`, having checked that the bytes
+    /// before it are well-formed UTF-8 without control characters.
+    @inline(__always)
+    private func scanStringRun(from position: Int) throws(WireError) -> Int {
+        var offset = position
+        while true {
+            while offset &+ 8 <= end {
+                let word = UInt64(littleEndian: UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self))
+                let mask = Self.specialBytes(in: word)
+                if mask != 0 {
+                    offset &+= mask.trailingZeroBitCount &>> 3
+                    break
+                }
+                offset &+= 8
+            }
+            guard offset < end else {
+                throw ParseDiagnostics.unexpectedEnd("in string, expected a closing '\"'", in: input)
+            }
+            let byte = base[offset]
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                return offset
+            }
+            if byte >= 0x80 {
+                let length = UTF8Sequence.validLength(at: offset, base: base, end: end)
+                guard length != 0 else {
+                    throw ParseDiagnostics.invalidUTF8(at: offset, in: input)
+                }
+                offset &+= length
+            } else if byte < 0x20 {
+                throw ParseDiagnostics.controlCharacter(at: offset, in: input)
+            } else {
+                offset &+= 1
+            }
+        }
+    }
+
+    /// A mask whose lowest set bit marks the first byte of `word` (in memory order) that is a
+    /// quote, a backslash, a control character or not ASCII; zero when there is none.
+    ///
+    /// Bits above the first marked byte may be spurious (borrows propagate upwards), so only the
+    /// lowest one is meaningful.
+    @inline(__always)
+    private static func specialBytes(in word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        let quotes = word ^ (ones &* 0x22)
+        let backslashes = word ^ (ones &* 0x5C)
+        let isQuote = (quotes &- ones) & ~quotes
+        let isBackslash = (backslashes &- ones) & ~backslashes
+        let isControl = (word &- ones &* 0x20) & ~word
+        return (isQuote | isBackslash | isControl | word) & highBits
+    }
+
+    /// Reads the rest of a string that contains escapes, decoding into the scratch buffer.
+    private mutating func parseEscapedString(from start: Int, firstEscape: Int) throws(WireError) -> String {
+        scratch.removeAll(keepingCapacity: true)
+        var runStart = start
+        var offset = firstEscape
+        while true {
+            if offset > runStart {
+                scratch.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: offset &- runStart))
+            }
+            if base[offset] == UInt8(ascii: "\"") {
+                index = offset &+ 1
+                return String(decoding: scratch, as: UTF8.self)
+            }
+            offset = try decodeEscape(at: offset)
+            runStart = offset
+            offset = try scanStringRun(from: offset)
+        }
+    }
+
+    /// Decodes the escape whose backslash is at `backslash`; returns the offset after it.
+    private mutating func decodeEscape(at backslash: Int) throws(WireError) -> Int {
+        let next = backslash &+ 1
+        guard next < end else {
+            throw ParseDiagnostics.unexpectedEnd("in escape sequence", in: input)
+        }
+        let byte = base[next]
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"):
+            scratch.append(byte)
+        case UInt8(ascii: "b"):
+            scratch.append(0x08)
+        case UInt8(ascii: "f"):
+            scratch.append(0x0C)
+        case UInt8(ascii: "n"):
+            scratch.append(0x0A)
+        case UInt8(ascii: "r"):
+            scratch.append(0x0D)
+        case UInt8(ascii: "t"):
+            scratch.append(0x09)
+        case UInt8(ascii: "u"):
+            return try decodeUnicodeEscape(at: backslash)
+        default:
+            throw ParseDiagnostics.invalidEscape(at: next, in: input)
+        }
+        return backslash &+ 2
+    }
+
+    /// Decodes `\uXXXX`, or a surrogate pair written as two such escapes.
+    private mutating func decodeUnicodeEscape(at backslash: Int) throws(WireError) -> Int {
+        let unit = try readHex4(at: backslash &+ 2)
+        var next = backslash &+ 6
+        var scalar = unit
+        if unit & 0xF800 == 0xD800 {
+            guard unit < 0xDC00 else {
+                throw ParseDiagnostics.loneSurrogate(unit, at: backslash, in: input)
+            }
+            guard next < end else {
+                throw ParseDiagnostics.unexpectedEnd("in string, expected a closing '\"'", in: input)
+            }
+            guard base[next] == UInt8(ascii: "\\") else {
+                throw ParseDiagnostics.loneSurrogate(unit, at: backslash, in: input)
+            }
+            guard next &+ 1 < end else {
+                throw ParseDiagnostics.unexpectedEnd("in escape sequence", in: input)
+            }
+            guard base[next &+ 1] == UInt8(ascii: "u") else {
+                throw ParseDiagnostics.loneSurrogate(unit, at: backslash, in: input)
+            }
+            let low = try readHex4(at: next &+ 2)
+            guard low & 0xFC00 == 0xDC00 else {
+                throw ParseDiagnostics.loneSurrogate(unit, at: backslash, in: input)
+            }
+            scalar = 0x1_0000 &+ ((unit &- 0xD800) &<< 10) &+ (low &- 0xDC00)
+            next &+= 6
+        }
+        appendUTF8(scalar)
+        return next
+    }
+
+    /// The value of the four hexadecimal digits at `position`.
+    @inline(__always)
+    private func readHex4(at position: Int) throws(WireError) -> UInt32 {
+        var value: UInt32 = 0
+        for offset in position..<(position &+ 4) {
+            guard offset < end else {
+                throw ParseDiagnostics.unexpectedEnd("in \\u escape", in: input)
+            }
+            let byte = base[offset]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                digit = byte &- UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"):
+                digit = byte &- (UInt8(ascii: "a") &- 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"):
+                digit = byte &- (UInt8(ascii: "A") &- 10)
+            default:
+                throw ParseDiagnostics.invalidHexDigit(at: offset, in: input)
+            }
+            value = value &<< 4 | UInt32(digit)
+        }
+        return value
+    }
+
+    @inline(__always)
+    private mutating func appendUTF8(_ scalar: UInt32) {
+        if scalar < 0x80 {
+            scratch.append(UInt8(truncatingIfNeeded: scalar))
+        } else if scalar < 0x800 {
+            scratch.append(UInt8(truncatingIfNeeded: 0xC0 | scalar &>> 6))
+            scratch.append(UInt8(truncatingIfNeeded: 0x80 | scalar & 0x3F))
+        } else if scalar < 0x1_0000 {
+            scratch.append(UInt8(truncatingIfNeeded: 0xE0 | scalar &>> 12))
+            scratch.append(UInt8(truncatingIfNeeded: 0x80 | scalar &>> 6 & 0x3F))
+            scratch.append(UInt8(truncatingIfNeeded: 0x80 | scalar & 0x3F))
+        } else {
+            scratch.append(UInt8(truncatingIfNeeded: 0xF0 | scalar &>> 18))
+            scratch.append(UInt8(truncatingIfNeeded: 0x80 | scalar &>> 12 & 0x3F))
+            scratch.append(UInt8(truncatingIfNeeded: 0x80 | scalar &>> 6 & 0x3F))
+            scratch.append(UInt8(truncatingIfNeeded: 0x80 | scalar & 0x3F))
+        }
+    }
+
+    // MARK: - Numbers
+
+    @inline(__always)
+    private static func isDigit(_ byte: UInt8) -> Bool {
+        byte &- UInt8(ascii: "0") < 10
+    }
+
+    /// Reads the number starting at `index` (a digit or `-`).
+    private mutating func parseNumber() throws(WireError) -> JSONValue {
+        let start = index
+        var offset = start
+        let negative = base[offset] == UInt8(ascii: "-")
+        if negative {
+            offset &+= 1
+            guard offset < end else {
+                throw ParseDiagnostics.unexpectedEnd("in number, expected a digit after '-'", in: input)
+            }
+        }
+
+        // Integer part: `0` or a non-zero digit followed by digits. The mantissa collects every
+        // digit of the integer and fraction parts; it is exact while at most 19 are significant.
+        var mantissa: UInt64 = 0
+        var significantDigits = 0
+        let integerStart = offset
+        let first = base[offset]
+        if first == UInt8(ascii: "0") {
+            offset &+= 1
+            if offset < end, Self.isDigit(base[offset]) {
+                throw ParseDiagnostics.invalidNumber("leading zero in number", at: integerStart, in: input)
+            }
+        } else if Self.isDigit(first) {
+            repeat {
+                mantissa = mantissa &* 10 &+ UInt64(base[offset] &- UInt8(ascii: "0"))
+                offset &+= 1
+            } while offset < end && Self.isDigit(base[offset])
+            significantDigits = offset &- integerStart
+        } else {
+            throw ParseDiagnostics.invalidNumber("expected a digit after '-'", at: offset, in: input)
+        }
+        let integerDigits = offset &- integerStart
+
+        var isInteger = true
+        var fractionDigits = 0
+        if offset < end, base[offset] == UInt8(ascii: ".") {
+            isInteger = false
+            offset &+= 1
+            guard offset < end else {
+                throw ParseDiagnostics.unexpectedEnd("in number, expected a digit after '.'", in: input)
+            }
+            guard Self.isDigit(base[offset]) else {
+                throw ParseDiagnostics.invalidNumber("expected a digit after the decimal point", at: offset, in: input)
+            }
+            let fractionStart = offset
+            if mantissa == 0 {
+                // Zeros right after "0." are not significant.
+                while offset < end, base[offset] == UInt8(ascii: "0") {
+                    offset &+= 1
+                }
+            }
+            let significantStart = offset
+            while offset < end {
+                let digit = base[offset] &- UInt8(ascii: "0")
+                guard digit < 10 else { break }
+                mantissa = mantissa &* 10 &+ UInt64(digit)
+                offset &+= 1
+            }
+            fractionDigits = offset &- fractionStart
+            significantDigits &+= offset &- significantStart
+        }
+
+        var exponent = 0
+        if offset < end, base[offset] | 0x20 == UInt8(ascii: "e") {
+            isInteger = false
+            offset &+= 1
+            guard offset < end else {
+                throw ParseDiagnostics.unexpectedEnd("in number, expected a digit in the exponent", in: input)
+            }
+            var exponentNegative = false
+            if base[offset] == UInt8(ascii: "-") || base[offset] == UInt8(ascii: "+") {
+                exponentNegative = base[offset] == UInt8(ascii: "-")
+                offset &+= 1
+                guard offset < end else {
+                    throw ParseDiagnostics.unexpectedEnd("in number, expected a digit in the exponent", in: input)
+                }
+            }
+            guard Self.isDigit(base[offset]) else {
+                throw ParseDiagnostics.invalidNumber("expected a digit in the exponent", at: offset, in: input)
+            }
+            repeat {
+                // Saturates far beyond any exponent that could change the result.
+                if exponent < 100_000_000 {
+                    exponent = exponent &* 10 &+ Int(base[offset] &- UInt8(ascii: "0"))
+                }
+                offset &+= 1
+            } while offset < end && Self.isDigit(base[offset])
+            if exponentNegative {
+                exponent = -exponent
+            }
+        }
+        index = offset
+
+        if isInteger, integerDigits <= 19 {
+            if !negative {
+                if mantissa <= UInt64(Int64.max) {
+                    return .integer(Int64(truncatingIfNeeded: mantissa))
+                }
+            } else if mantissa == 0 {
+                return .double(-0.0)
+            } else if mantissa <= UInt64(Int64.max) &+ 1 {
+                return .integer(Int64(truncatingIfNeeded: 0 &- mantissa))
+            }
+        }
+        if significantDigits == 0 {
+            return .double(negative ? -0.0 : 0.0)
+        }
+        if significantDigits <= 19,
+            let magnitude = DecimalConversion.fastPath(mantissa: mantissa, exponent: exponent &- fractionDigits)
+        {
+            return .double(negative ? -magnitude : magnitude)
+        }
+        let value = DecimalConversion.double(
+            fromLiteral: UnsafeBufferPointer(start: base + start, count: offset &- start)
+        )
+        guard value.isFinite else {
+            throw ParseDiagnostics.numberOutOfRange(from: start, to: offset, in: input)
+        }
+        return .double(value)
+    }
+}

@@ -1,0 +1,82 @@
+/// Strict checks of multi-byte UTF-8 sequences (RFC 3629).
+///
+/// Well-formed sequences have a lead byte C2–F4 followed by the right number of continuation
+/// bytes 80–BF, with the second byte narrowed after E0 (no overlongs), ED (no surrogates),
+/// F0 (no overlongs) and F4 (nothing above U+10FFFF).
+enum UTF8Sequence {
+    /// The length of the well-formed sequence whose lead byte (0x80 or above) is at
+    /// `offset`, or 0 when the bytes there are not well-formed.
+    @inline(__always)
+    static func validLength(at offset: Int, base: UnsafePointer<UInt8>, end: Int) -> Int {
+        let lead = base[offset]
+        let remaining = end &- offset
+        if lead < 0xE0 {
+            guard lead >= 0xC2, remaining >= 2, isContinuation(base[offset &+ 1]) else { return 0 }
+            return 2
+        }
+        if lead < 0xF0 {
+            guard remaining >= 3 else { return 0 }
+            let second = base[offset &+ 1]
+            let lower: UInt8 = lead == 0xE0 ? 0xA0 : 0x80
+            let upper: UInt8 = lead == 0xED ? 0x9F : 0xBF
+            guard second >= lower, second <= upper, isContinuation(base[offset &+ 2]) else { return 0 }
+            return 3
+        }
+        guard lead <= 0xF4, remaining >= 4 else { return 0 }
+        let second = base[offset &+ 1]
+        let lower: UInt8 = lead == 0xF0 ? 0x90 : 0x80
+        let upper: UInt8 = lead == 0xF4 ? 0x8F : 0xBF
+        guard second >= lower, second <= upper,
+            isContinuation(base[offset &+ 2]), isContinuation(base[offset &+ 3])
+        else { return 0 }
+        return 4
+    }
+
+    @inline(__always)
+    static func isContinuation(_ byte: UInt8) -> Bool {
+        byte & 0xC0 == 0x80
+    }
+
+    /// Why the sequence starting at `offset` is not well-formed, in words.
+    static func diagnosis(at offset: Int, in input: UnsafeBufferPointer<UInt8>) -> String {
+        let lead = input[offset]
+        switch lead {
+        case 0x80...0xBF:
+            return "invalid UTF-8 byte \(hex(lead)) (a continuation byte without a lead byte)"
+        case 0xC0, 0xC1:
+            return "invalid UTF-8 byte \(hex(lead)) (always an overlong encoding)"
+        case 0xF5...0xFF:
+            return "invalid UTF-8 byte \(hex(lead)) (never used in UTF-8)"
+        default:
+            break
+        }
+        let length = lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
+        for step in 1..<length {
+            guard offset + step < input.count else {
+                return "truncated UTF-8 sequence starting with byte \(hex(lead)) at end of input"
+            }
+            let byte = input[offset + step]
+            guard isContinuation(byte) else {
+                return "invalid UTF-8 byte \(hex(byte)) after \(hex(lead)) (expected a continuation byte)"
+            }
+            guard step == 1 else { continue }
+            switch (lead, byte) {
+            case (0xE0, ..<0xA0), (0xF0, ..<0x90):
+                return "overlong UTF-8 encoding \(hex(lead)) \(hex(byte))"
+            case (0xED, 0xA0...):
+                return "UTF-8 encoded surrogate \(hex(lead)) \(hex(byte))"
+            case (0xF4, 0x90...):
+                return "UTF-8 sequence \(hex(lead)) \(hex(byte)) encodes a value above U+10FFFF"
+            default:
+                continue
+            }
+        }
+        return "invalid UTF-8 sequence starting with byte \(hex(lead))"
+    }
+
+    /// `0xAB`.
+    static func hex(_ byte: UInt8) -> String {
+        let digits = String(byte, radix: 16, uppercase: true)
+        return byte < 0x10 ? "0x0" + digits : "0x" + digits
+    }
+}

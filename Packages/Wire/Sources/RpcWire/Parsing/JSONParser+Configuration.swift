@@ -1,0 +1,56 @@
+extension JSONParser {
+    /// Limits and policies applied while parsing.
+    ///
+    /// The defaults suit messages received from untrusted peers: nesting up to 256 levels,
+    /// inputs up to 32 MiB, and duplicate object keys resolved the way JavaScript's
+    /// `JSON.parse` resolves them.
+    public struct Configuration: Sendable, Hashable {
+        /// What the parser does when an object repeats a key.
+        ///
+        /// Keys are compared by their UTF-8 bytes after escapes are decoded, so `"a"` and
+        /// `"\u0061"` are the same key.
+        public enum DuplicateKeyPolicy: Sendable, Hashable {
+            /// Keep the key at its first position with the value of its last occurrence, as
+            /// JavaScript's `JSON.parse` does.
+            case useLast
+            /// Fail with ``WireError/Code/duplicateKey`` at the repeated key.
+            case reject
+        }
+
+        /// The deepest nesting of arrays and objects accepted.
+        ///
+        /// With the default of 256, a value nested in 256 arrays or objects parses and one
+        /// nested in 257 fails with ``WireError/Code/depthLimitExceeded``; a value of 0 accepts
+        /// only scalars. The parser descends recursively, so each level uses a little of the
+        /// calling thread's stack: keep the limit in the low thousands unless the thread's stack
+        /// is known to be large.
+        public var maxDepth: Int
+
+        /// The largest input accepted, in bytes (default 32 MiB).
+        ///
+        /// A larger input fails with ``WireError/Code/inputTooLarge`` before any of it is read.
+        public var maxInputSize: Int
+
+        /// How repeated object keys are handled (default ``DuplicateKeyPolicy/useLast``).
+        public var duplicateKeys: DuplicateKeyPolicy
+
+        /// Creates a configuration.
+        ///
+        /// - Parameters:
+        ///   - maxDepth: The deepest nesting of arrays and objects accepted.
+        ///   - maxInputSize: The largest input accepted, in bytes.
+        ///   - duplicateKeys: How repeated object keys are handled.
+        public init(
+            maxDepth: Int = 256,
+            maxInputSize: Int = 32 * 1024 * 1024,
+            duplicateKeys: DuplicateKeyPolicy = .useLast
+        ) {
+            self.maxDepth = maxDepth
+            self.maxInputSize = maxInputSize
+            self.duplicateKeys = duplicateKeys
+        }
+
+        /// The default configuration: depth 256, 32 MiB, last duplicate value wins.
+        public static var `default`: Configuration { Configuration() }
+    }
+}

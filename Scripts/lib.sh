@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Shared definitions for the scripts in this folder. Source it; do not run it.
+
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export REPO_ROOT
+
+# The layer packages, bottom-up. A new package joins `make test-all` by being added here.
+LAYER_PACKAGES=(
+    Packages/Wire
+)
+
+# Packages under Tests/ whose tests `make test-all` runs after the layers (cross-package and
+# interop tests).
+TEST_PACKAGES=(
+)
+
+# Packages under Tests/ that `make test-all` only builds (benchmarks), so they cannot rot.
+BUILD_ONLY_PACKAGES=(
+    Tests/Benchmarks
+)
+
+# Conformance material sits beside the checkout unless RPC_SHARED_DIR says otherwise.
+: "${RPC_SHARED_DIR:=$(cd "$REPO_ROOT/.." && pwd)/shared}"
+export RPC_SHARED_DIR
+
+# Flags every build of our own code uses: no warnings allowed.
+SWIFT_STRICT_FLAGS=(-Xswiftc -warnings-as-errors)
+
+log() {
+    printf '==> %s\n' "$*"
+}
+
+die() {
+    printf 'error: %s\n' "$*" >&2
+    exit 1
+}
