@@ -64,13 +64,13 @@ public final class InMemoryTransport: MessageTransport, Sendable {
     /// The limits this end applies.
     public let configuration: Configuration
     private let queue: DispatchQueue
-    private let state: Mutex<State>
+    private let storage: Mutex<State>
     private let peerBox: Mutex<InMemoryTransport?>
 
     private init(name: String, configuration: Configuration) {
         self.configuration = configuration
         self.queue = DispatchQueue(label: "in-memory-transport.\(name)")
-        self.state = Mutex(State())
+        self.storage = Mutex(State())
         self.peerBox = Mutex(nil)
     }
 
@@ -91,14 +91,14 @@ public final class InMemoryTransport: MessageTransport, Sendable {
     // MARK: MessageTransport
 
     /// The current state.
-    public var state: TransportState { self.state.withLock { $0.lifecycle } }
+    public var state: TransportState { self.storage.withLock { $0.lifecycle } }
 
     /// Starts delivering inbound events to `handler`, on this end's serial queue; events that
     /// arrived earlier are delivered first.
     public func start(_ handler: @escaping @Sendable (TransportEvent) -> Void) {
         // Installed on the delivery queue so that the backlog goes out before anything newer.
         queue.async { [self] in
-            let backlog = self.state.withLock { state -> [TransportEvent] in
+            let backlog = self.storage.withLock { state -> [TransportEvent] in
                 state.handler = handler
                 defer { state.pending = [] }
                 return state.pending
@@ -125,7 +125,7 @@ public final class InMemoryTransport: MessageTransport, Sendable {
             case drop
             case deliver(Duration?, cutAfter: Bool)
         }
-        let plan = try self.state.withLock { state throws(TransportError) -> Plan in
+        let plan = try self.storage.withLock { state throws(TransportError) -> Plan in
             guard case .open = state.lifecycle else {
                 throw Self.closedError(state.lifecycle)
             }
@@ -174,24 +174,27 @@ public final class InMemoryTransport: MessageTransport, Sendable {
         try enqueue(message)
     }
 
-    /// Closes both ends with a close handshake: this end sees its own code, the peer the same code
-    /// as sent by this end.
+    /// Closes both ends with a close handshake: this end at once, the peer after the messages
+    /// already sent to it, with the same code and reason.
     public func close(code: CloseCode, reason: String) async {
         let closure = TransportClosure(code: code, reason: reason, initiatedLocally: true)
-        guard finish(closure) else { return }
-        peer?.finish(TransportClosure(code: code, reason: reason, initiatedLocally: false))
+        guard finish(closure), let peer else { return }
+        // The close frame travels behind the messages already sent, as on a socket.
+        peer.queue.async {
+            peer.finish(TransportClosure(code: code, reason: reason, initiatedLocally: false))
+        }
     }
 
     /// A stream of state changes, starting with the current state.
     public func stateUpdates() -> AsyncStream<TransportState> {
         let (stream, continuation) = AsyncStream<TransportState>.makeStream()
-        let current = self.state.withLock { state -> TransportState in
+        let current = self.storage.withLock { state -> TransportState in
             if !state.lifecycle.isClosed {
                 let id = state.nextObserverID
                 state.nextObserverID += 1
                 state.stateObservers[id] = continuation
                 continuation.onTermination = { [weak self] _ in
-                    _ = self?.state.withLock { $0.stateObservers.removeValue(forKey: id) }
+                    _ = self?.storage.withLock { $0.stateObservers.removeValue(forKey: id) }
                 }
             }
             return state.lifecycle
@@ -207,7 +210,7 @@ public final class InMemoryTransport: MessageTransport, Sendable {
 
     /// Applies a fault to the messages this end sends from now on.
     public func inject(_ fault: Fault) {
-        self.state.withLock { state in
+        self.storage.withLock { state in
             switch fault {
             case .dropNext(let count): state.dropNext += max(0, count)
             case .drop(let predicate): state.dropPredicates.append(predicate)
@@ -219,7 +222,7 @@ public final class InMemoryTransport: MessageTransport, Sendable {
 
     /// Removes every injected fault from this end.
     public func clearFaults() {
-        self.state.withLock { state in
+        self.storage.withLock { state in
             state.dropNext = 0
             state.dropPredicates = []
             state.delay = nil
@@ -239,7 +242,7 @@ public final class InMemoryTransport: MessageTransport, Sendable {
     // MARK: Internals
 
     private func receive(_ event: TransportEvent) {
-        let handler = self.state.withLock { state -> (@Sendable (TransportEvent) -> Void)? in
+        let handler = self.storage.withLock { state -> (@Sendable (TransportEvent) -> Void)? in
             if state.lifecycle.isClosed {
                 return nil
             }
@@ -252,7 +255,7 @@ public final class InMemoryTransport: MessageTransport, Sendable {
     }
 
     private func delivered() {
-        let waiters = self.state.withLock { state -> [CheckedContinuation<Void, any Error>] in
+        let waiters = self.storage.withLock { state -> [CheckedContinuation<Void, any Error>] in
             state.inFlight -= 1
             guard state.inFlight < configuration.outboundBufferLimit else { return [] }
             defer { state.sendWaiters = [:] }
@@ -264,13 +267,13 @@ public final class InMemoryTransport: MessageTransport, Sendable {
     }
 
     private func waitForRoom() async throws {
-        let id = self.state.withLock { state -> UInt64 in
+        let id = self.storage.withLock { state -> UInt64 in
             defer { state.nextWaiterID += 1 }
             return state.nextWaiterID
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let resumeNow = self.state.withLock { state -> Bool in
+                let resumeNow = self.storage.withLock { state -> Bool in
                     if state.inFlight < configuration.outboundBufferLimit || state.lifecycle.isClosed || Task.isCancelled {
                         return true
                     }
@@ -282,7 +285,7 @@ public final class InMemoryTransport: MessageTransport, Sendable {
                 }
             }
         } onCancel: {
-            let waiter = self.state.withLock { $0.sendWaiters.removeValue(forKey: id) }
+            let waiter = self.storage.withLock { $0.sendWaiters.removeValue(forKey: id) }
             waiter?.resume(throwing: TransportError(code: .cancelled, message: "send was cancelled"))
         }
         try Task.checkCancellation()
@@ -291,7 +294,7 @@ public final class InMemoryTransport: MessageTransport, Sendable {
     /// Moves this end to `closed` once; returns whether it did.
     @discardableResult
     private func finish(_ closure: TransportClosure) -> Bool {
-        let outcome = self.state.withLock {
+        let outcome = self.storage.withLock {
             state -> (
                 handler: (@Sendable (TransportEvent) -> Void)?, waiters: [CheckedContinuation<Void, any Error>],
                 observers: [AsyncStream<TransportState>.Continuation]

@@ -26,13 +26,13 @@ struct PerMessageDeflateCodecTests {
             noContextTakeover: settings.noContextTakeover,
             maximumMessageSize: 2 << 20
         )
-        let message = payload.bytes
+        let message = ByteBuffer(bytes: payload.bytes)
         // Several messages in a row, so that context takeover (or its absence) is exercised.
         for _ in 0 ..< 3 {
-            let compressed = try compressor.compress(ByteBuffer(bytes: message), allocator: allocator)
+            let compressed = try compressor.compress(message, allocator: allocator)
             let restored = try decompressor.decompress(compressed, allocator: allocator)
-            #expect(restored.readableBytes == message.count)
-            #expect(Array(restored.readableBytesView) == message)
+            #expect(restored.readableBytes == message.readableBytes)
+            #expect(restored == message)
         }
     }
 
@@ -41,7 +41,7 @@ struct PerMessageDeflateCodecTests {
         let compressor = try MessageCompressor(windowBits: 15, noContextTakeover: true, level: 6)
         let repetitive = try compressor.compress(ByteBuffer(bytes: DeflatePayload.repetitiveMebibyte.bytes), allocator: allocator)
         let random = try compressor.compress(ByteBuffer(bytes: DeflatePayload.randomMebibyte.bytes), allocator: allocator)
-        #expect(repetitive.readableBytes < (1 << 20) / 20)
+        #expect(repetitive.readableBytes < (1 << 20) / 10)
         #expect(random.readableBytes > (1 << 20) * 99 / 100)
     }
 
@@ -126,6 +126,10 @@ struct PerMessageDeflateCodecTests {
         let decompressor = try MessageDecompressor(windowBits: 15, noContextTakeover: false, maximumMessageSize: 0)
         let compressed = try compressor.compress(ByteBuffer(), allocator: allocator)
         #expect(Array(compressed.readableBytesView) == [0x00])
+        // Right after another message, zlib has nothing to flush; the output is still one byte.
+        _ = try compressor.compress(ByteBuffer(string: "Hello"), allocator: allocator)
+        let afterMessage = try compressor.compress(ByteBuffer(), allocator: allocator)
+        #expect(Array(afterMessage.readableBytesView) == [0x00])
         let restored = try decompressor.decompress(compressed, allocator: allocator)
         #expect(restored.readableBytes == 0)
         let fromEmptyPayload = try decompressor.decompress(ByteBuffer(), allocator: allocator)
@@ -170,10 +174,12 @@ struct PerMessageDeflateCodecTests {
     func sizeLimitSpansFragments() throws {
         let message = ByteBuffer(bytes: DeflatePayload.randomText(count: 6_000, seed: 5))
         let compressor = try MessageCompressor(windowBits: 15, noContextTakeover: true, level: 6)
-        var compressed = try compressor.compress(message, allocator: allocator)
+        let compressed = try compressor.compress(message, allocator: allocator)
         let half = compressed.readableBytes / 2
-        let firstHalf = try #require(compressed.readSlice(length: half))
-        let secondHalf = compressed
+        let firstHalf = try #require(compressed.getSlice(at: compressed.readerIndex, length: half))
+        let secondHalf = try #require(
+            compressed.getSlice(at: compressed.readerIndex + half, length: compressed.readableBytes - half)
+        )
 
         let decompressor = try MessageDecompressor(windowBits: 15, noContextTakeover: true, maximumMessageSize: 6_000)
         for _ in 0 ..< 2 {
@@ -781,7 +787,12 @@ enum DeflatePayload: String, CaseIterable, CustomTestStringConvertible, Sendable
     /// Deterministic pseudo-random bytes.
     static func randomBytes(count: Int, seed: UInt64) -> [UInt8] {
         var generator = SplitMix64(seed: seed)
-        return (0 ..< count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count + 8)
+        while bytes.count < count {
+            withUnsafeBytes(of: generator.next().littleEndian) { bytes.append(contentsOf: $0) }
+        }
+        return Array(bytes.prefix(count))
     }
 
     /// Deterministic pseudo-random words: compressible, but without long repeats.

@@ -146,6 +146,21 @@ public final class WebSocketTransport: MessageTransport, Sendable {
         shared.stateUpdates()
     }
 
+    /// Starts the close handshake without waiting for it to finish.
+    func closeOnLoop(code: CloseCode, reason: String) {
+        guard !shared.lifecycle.isClosed else { return }
+        shared.beginClosing()
+        let connection = self.connection
+        eventLoop.execute {
+            connection.value.closeLocally(code: code, reason: reason)
+        }
+    }
+
+    /// Completed with how the connection ended.
+    var closedFuture: EventLoopFuture<TransportClosure> {
+        shared.closed.futureResult
+    }
+
     /// Waits until the connection is over and returns how it ended.
     public func waitUntilClosed() async -> TransportClosure {
         do {

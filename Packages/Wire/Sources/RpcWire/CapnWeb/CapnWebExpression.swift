@@ -53,6 +53,7 @@ public indirect enum CapnWebExpression: Sendable, Hashable {
     case bytes([UInt8], type: CapnWebBytesType? = nil)
     /// An error: `["error", NAME, MESSAGE]`, `["error", NAME, MESSAGE, STACK]`, or
     /// `["error", NAME, MESSAGE, STACK_OR_NULL, PROPERTIES]` when ``properties`` are present.
+    /// A four-element form whose stack is `null` decodes as the three-element form.
     case error(
         name: String, message: String, stack: String? = nil, properties: [CapnWebMember]? = nil)
     /// `["url", HREF]`.

@@ -49,7 +49,7 @@ public struct JSONParser: Sendable {
     public func parse(_ bytes: UnsafeRawBufferPointer) throws(WireError) -> JSONValue {
         try checkSize(bytes.count)
         guard let start = bytes.baseAddress, bytes.count > 0 else {
-            throw ParseDiagnostics.emptyInput()
+            try ParseDiagnostics.emptyInput()
         }
         let count = bytes.count
         let input = UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt8.self), count: count)
@@ -119,7 +119,7 @@ public struct JSONParser: Sendable {
 
     private func checkSize(_ count: Int) throws(WireError) {
         if count > configuration.maxInputSize {
-            throw ParseDiagnostics.inputTooLarge(count: count, limit: configuration.maxInputSize)
+            try ParseDiagnostics.inputTooLarge(count: count, limit: configuration.maxInputSize)
         }
     }
 }

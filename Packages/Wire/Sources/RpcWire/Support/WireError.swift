@@ -4,7 +4,7 @@
 /// or JSON-RPC message) is a `WireError`. Its ``code`` is stable and safe to switch over or to
 /// log; its ``message`` is a human-readable reason. Errors that come from text also carry a
 /// ``location`` (byte offset, line and column), and errors that come from a structured message
-/// carry a ``path`` naming the offending part.
+/// carry a ``path``, a JSON Pointer (RFC 6901) to the offending part.
 ///
 /// ```swift
 /// do {
@@ -161,7 +161,8 @@ public struct WireError: Error, Hashable, Sendable {
     public var message: String
     /// Where in a text input the error was found, when it came from text.
     public var location: Location?
-    /// The offending part of a structured message, for example `push[1].pipeline[3][0]`.
+    /// The offending part of a structured message as a JSON Pointer, for example `/1/3/0`;
+    /// empty for the message as a whole.
     public var path: String?
 
     /// Creates an error.

@@ -150,8 +150,16 @@ final class MessageCompressor {
     }
 
     /// Removes the `00 00 ff ff` that `Z_SYNC_FLUSH` ends with (RFC 7692, section 7.2.1).
+    ///
+    /// An empty message right after another flush makes zlib write nothing at all; it is then
+    /// sent as the single byte `00`, which with the marker appended by the receiver is an empty
+    /// stored block (RFC 7692, section 7.2.3.6) and leaves both histories unchanged.
     private func removeFlushMarker(from output: inout ByteBuffer, writtenFrom start: Int) throws(TransportError) {
         let end = output.writerIndex
+        if end == start {
+            output.writeInteger(UInt8(0))
+            return
+        }
         guard end - start >= 4, output.getInteger(at: end - 4, as: UInt32.self) == 0x0000_FFFF else {
             throw TransportError(
                 code: .ioError,

@@ -14,8 +14,12 @@ import RpcTransport
 /// A message may be decompressed whole, or fragment by fragment as frames arrive with
 /// ``decompressFragment(_:isFinal:into:)``; the size limit applies to the whole message.
 ///
+/// A block with BFINAL set ends the message's DEFLATE data (RFC 7692, section 7.2.3.4): anything
+/// after it in the same message is ignored, and the next message starts a fresh stream.
+///
 /// After a thrown error the history is lost, so the connection must be failed (close code 1002
-/// for `protocolViolation`, 1009 for `messageTooLarge`).
+/// for `protocolViolation`, 1009 for `messageTooLarge`); the output buffer then holds the part
+/// decompressed so far, at most ``maximumMessageSize`` bytes, which must be discarded.
 ///
 /// Not thread-safe: one instance belongs to one connection and is used from one place at a time.
 final class MessageDecompressor {

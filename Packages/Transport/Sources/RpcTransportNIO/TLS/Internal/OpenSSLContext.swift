@@ -183,13 +183,18 @@ final class OpenSSLContext: @unchecked Sendable {
         }
 
         let privateKey = try OpenSSLPEMReader.privateKey(from: key)
+        let keyOrigin = OpenSSLPEMReader.describe(key)
+        OpenSSLErrorQueue.clear()
+        guard X509_check_private_key(leaf.pointer, privateKey.pointer) == 1 else {
+            throw failure("the private key in \(keyOrigin) does not match the leaf certificate")
+        }
         OpenSSLErrorQueue.clear()
         guard SSL_CTX_use_PrivateKey(context, privateKey.pointer) == 1 else {
-            throw failure("cannot use the private key")
+            throw failure("cannot use the private key in \(keyOrigin)")
         }
         OpenSSLErrorQueue.clear()
         guard SSL_CTX_check_private_key(context) == 1 else {
-            throw failure("the private key does not match the certificate")
+            throw failure("the private key in \(keyOrigin) does not match the certificate")
         }
     }
 

@@ -15,7 +15,7 @@ import RpcTransport
 /// when a timeout is set, nor on a closed one in any case.
 ///
 /// Closing sends close_notify (best effort, without waiting for the peer's) and then closes.
-final class OpenSSLHandler: ChannelDuplexHandler, RemovableChannelHandler {
+final class OpenSSLHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
     typealias OutboundIn = ByteBuffer
@@ -151,6 +151,22 @@ final class OpenSSLHandler: ChannelDuplexHandler, RemovableChannelHandler {
             )
         }
         context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if isHandshaking {
+            // A reset or similar during the handshake surfaces as the handshake failing.
+            fail(
+                context: context,
+                error: TransportError(
+                    code: .tlsHandshakeFailed,
+                    message: "the connection failed during the TLS handshake: \(error)",
+                    cause: error
+                )
+            )
+        } else {
+            context.fireErrorCaught(error)
+        }
     }
 
     // MARK: - Inbound

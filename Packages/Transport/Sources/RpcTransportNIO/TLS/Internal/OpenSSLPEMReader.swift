@@ -68,6 +68,14 @@ enum OpenSSLPEMReader {
         return OpenSSLPrivateKey(taking: key)
     }
 
+    /// How error messages name a key source.
+    static func describe(_ source: PrivateKeySource) -> String {
+        switch source {
+        case .file(let path): Input.file(path).origin
+        case .pem(let bytes): Input.bytes(bytes).origin
+        }
+    }
+
     /// A configuration error with OpenSSL's reason appended.
     static func invalid(_ message: String, reason: String) -> TransportError {
         TransportError(code: .tlsConfigurationInvalid, message: "\(message): \(reason)")

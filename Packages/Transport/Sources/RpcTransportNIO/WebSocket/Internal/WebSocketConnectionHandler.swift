@@ -614,7 +614,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         guard let key = maskingKey(of: frame) else { return frame.data }
         let data = frame.data
         var buffer = allocator.buffer(capacity: data.readableBytes)
-        data.withUnsafeReadableBytes { raw in
+        _ = data.withUnsafeReadableBytes { raw in
             buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: raw.count) { destination in
                 WebSocketMasking.copy(raw, to: destination, key: key)
                 return raw.count

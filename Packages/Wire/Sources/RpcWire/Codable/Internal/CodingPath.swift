@@ -1,9 +1,9 @@
 /// A coding path kept as a chain of parent links, turned into `[any CodingKey]` only when
 /// someone asks for it (a `codingPath` property or an error).
 ///
-/// The most recent component is held inline; only appending to a path that already has one
-/// allocates a node for it. A value decoded from a container therefore gets its path for
-/// free, and a node is allocated only for values that hold further nested values.
+/// A path is a single reference, so passing it along, saving and restoring it cost one
+/// reference count. Only values that are decoded through their own `init(from:)` (or
+/// encoded through `encode(to:)`) get a node; scalars read by a container never do.
 struct CodingPath {
     /// One step of a path.
     enum Component {
@@ -21,7 +21,7 @@ struct CodingPath {
         }
     }
 
-    /// A component stored behind a reference, with a link to the components before it.
+    /// A component with a link to the components before it.
     final class Node {
         let parent: Node?
         let component: Component
@@ -34,38 +34,24 @@ struct CodingPath {
         }
     }
 
-    /// The components before ``last``.
-    private(set) var parent: Node?
-    /// The most recent component, or `nil` when it is stored in ``parent`` (or the path is
-    /// empty).
-    private(set) var last: Component?
+    /// The last component, or `nil` for the empty path.
+    private let node: Node?
 
-    private init(parent: Node?, last: Component?) {
-        self.parent = parent
-        self.last = last
+    private init(node: Node?) {
+        self.node = node
     }
 
     /// The empty path.
-    static var root: CodingPath { CodingPath(parent: nil, last: nil) }
+    static var root: CodingPath { CodingPath(node: nil) }
 
     /// This path followed by `component`.
     func appending(_ component: Component) -> CodingPath {
-        guard let last else {
-            return CodingPath(parent: parent, last: component)
-        }
-        return CodingPath(parent: Node(parent: parent, component: last), last: component)
+        CodingPath(node: Node(parent: node, component: component))
     }
 
     /// This path followed by `key`.
     func appending(key: some CodingKey) -> CodingPath {
         appending(.key(key))
-    }
-
-    /// The same path with every component stored in nodes, so that appending to it many
-    /// times allocates nothing.
-    func materialized() -> CodingPath {
-        guard let last else { return self }
-        return CodingPath(parent: Node(parent: parent, component: last), last: nil)
     }
 
     /// The path as coding keys.
@@ -75,21 +61,18 @@ struct CodingPath {
 
     /// The path followed by `extra`, as coding keys.
     func keys(appending extra: Component?) -> [any CodingKey] {
-        let count = (parent?.count ?? 0) + (last == nil ? 0 : 1) + (extra == nil ? 0 : 1)
+        let count = (node?.count ?? 0) + (extra == nil ? 0 : 1)
         var result = [any CodingKey]()
         result.reserveCapacity(count)
-        var chain: [Component] = []
-        chain.reserveCapacity(count)
-        var node = parent
-        while let current = node {
-            chain.append(current.component)
-            node = current.parent
+        var reversed: [Component] = []
+        reversed.reserveCapacity(count)
+        var current = node
+        while let step = current {
+            reversed.append(step.component)
+            current = step.parent
         }
-        for component in chain.reversed() {
+        for component in reversed.reversed() {
             result.append(component.codingKey)
-        }
-        if let last {
-            result.append(last.codingKey)
         }
         if let extra {
             result.append(extra.codingKey)

@@ -11,9 +11,8 @@ extension Dictionary: StringKeyedDecodableDictionary where Key == String, Value:
             throw DecodingError.mismatch(expecting: [String: Any].self, found: value, at: path.keys)
         }
         var result = [String: Value](minimumCapacity: object.count)
-        let base = path.materialized()
         for member in object.members {
-            let memberPath = base.appending(key: WireCodingKey(stringValue: member.key))
+            let memberPath = path.appending(key: WireCodingKey(stringValue: member.key))
             result[member.key] = try decoder.decodeNested(Value.self, from: member.value, at: memberPath)
         }
         return result

@@ -8,9 +8,8 @@ protocol StringKeyedEncodableDictionary {
 extension Dictionary: StringKeyedEncodableDictionary where Key == String, Value: Encodable {
     func encodeMembers(with encoder: ValueEncoder, at path: CodingPath) throws -> EncodedNode {
         let box = EncodedNode.ObjectBox()
-        let base = path.materialized()
         for (key, value) in self {
-            let node = try encoder.encodeNested(value, at: base.appending(key: WireCodingKey(stringValue: key)))
+            let node = try encoder.encodeNested(value, at: path.appending(key: WireCodingKey(stringValue: key)))
             box.set(node, for: key)
         }
         return .object(box)

@@ -53,6 +53,70 @@ final class ValueDecoder: Decoder {
     /// Decodes the value at `path`: the types the decoder handles itself directly, anything
     /// else through its `init(from:)` with this decoder switched to the value.
     func decodeNested<T: Decodable>(_ type: T.Type, from value: JSONValue, at path: CodingPath) throws -> T {
+        if let scalar = try decodeScalar(T.self, from: value, at: path.keys) {
+            return scalar
+        }
+        return try decodeNonScalar(T.self, from: value, at: path)
+    }
+
+    /// Decodes `value` directly when `T` is one of the standard scalar types, or returns
+    /// `nil`.
+    ///
+    /// Generic code such as `Array.init(from:)` asks for its elements through the generic
+    /// `decode(_:)`; answering those requests here spares each element a trip through the
+    /// type's `init(from:)` and a single-value container.
+    @inline(__always)
+    func decodeScalar<T: Decodable>(
+        _ type: T.Type, from value: JSONValue, at path: @autoclosure () -> [any CodingKey]
+    ) throws -> T? {
+        // Each cast below reinterprets a value as the very type `T` was just compared with.
+        if T.self == String.self {
+            return unsafeBitCast(try unboxString(value, at: path()), to: T.self)
+        }
+        if T.self == Int.self {
+            return unsafeBitCast(try unboxInteger(value, as: Int.self, at: path()), to: T.self)
+        }
+        if T.self == Double.self {
+            return unsafeBitCast(try unboxDouble(value, at: path()), to: T.self)
+        }
+        if T.self == Bool.self {
+            return unsafeBitCast(try unboxBool(value, at: path()), to: T.self)
+        }
+        if T.self == Int64.self {
+            return unsafeBitCast(try unboxInteger(value, as: Int64.self, at: path()), to: T.self)
+        }
+        if T.self == Float.self {
+            return unsafeBitCast(try unboxFloat(value, at: path()), to: T.self)
+        }
+        if T.self == Int32.self {
+            return unsafeBitCast(try unboxInteger(value, as: Int32.self, at: path()), to: T.self)
+        }
+        if T.self == UInt8.self {
+            return unsafeBitCast(try unboxInteger(value, as: UInt8.self, at: path()), to: T.self)
+        }
+        if T.self == UInt64.self {
+            return unsafeBitCast(try unboxInteger(value, as: UInt64.self, at: path()), to: T.self)
+        }
+        if T.self == UInt.self {
+            return unsafeBitCast(try unboxInteger(value, as: UInt.self, at: path()), to: T.self)
+        }
+        if T.self == UInt32.self {
+            return unsafeBitCast(try unboxInteger(value, as: UInt32.self, at: path()), to: T.self)
+        }
+        if T.self == Int16.self {
+            return unsafeBitCast(try unboxInteger(value, as: Int16.self, at: path()), to: T.self)
+        }
+        if T.self == UInt16.self {
+            return unsafeBitCast(try unboxInteger(value, as: UInt16.self, at: path()), to: T.self)
+        }
+        if T.self == Int8.self {
+            return unsafeBitCast(try unboxInteger(value, as: Int8.self, at: path()), to: T.self)
+        }
+        return nil
+    }
+
+    /// ``decodeNested(_:from:at:)`` for a type already known not to be a standard scalar.
+    func decodeNonScalar<T: Decodable>(_ type: T.Type, from value: JSONValue, at path: CodingPath) throws -> T {
         if T.self == JSONValue.self, let json = value as? T {
             return json
         }

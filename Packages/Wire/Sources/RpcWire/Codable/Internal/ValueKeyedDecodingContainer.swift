@@ -131,7 +131,11 @@ struct ValueKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoc
     func decode(_ type: UInt128.Type, forKey key: Key) throws -> UInt128 { try decodeInteger(type, forKey: key) }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try decoder.decodeNested(T.self, from: try value(for: key), at: path.appending(key: key))
+        let value = try value(for: key)
+        if let scalar = try decoder.decodeScalar(T.self, from: value, at: path.keys(appending: key)) {
+            return scalar
+        }
+        return try decoder.decodeNonScalar(T.self, from: value, at: path.appending(key: key))
     }
 
     // MARK: Optional values (one look-up each)
@@ -220,7 +224,10 @@ struct ValueKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoc
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let value = presentValue(for: key) else { return nil }
-        return try decoder.decodeNested(T.self, from: value, at: path.appending(key: key))
+        if let scalar = try decoder.decodeScalar(T.self, from: value, at: path.keys(appending: key)) {
+            return scalar
+        }
+        return try decoder.decodeNonScalar(T.self, from: value, at: path.appending(key: key))
     }
 
     // MARK: Nested containers and super decoders

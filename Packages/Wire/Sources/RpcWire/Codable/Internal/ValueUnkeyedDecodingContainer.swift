@@ -6,9 +6,6 @@ struct ValueUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     let decoder: ValueDecoder
     let elements: [JSONValue]
     let path: CodingPath
-    /// The container's path with every component in nodes, made on first use so that paths
-    /// of nested elements share it.
-    private var elementBase: CodingPath?
     private(set) var currentIndex = 0
 
     init(decoder: ValueDecoder, elements: [JSONValue], path: CodingPath) {
@@ -24,10 +21,8 @@ struct ValueUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     var isAtEnd: Bool { currentIndex >= elements.count }
 
     /// The path of the current element.
-    private mutating func elementPath() -> CodingPath {
-        let base = elementBase ?? path.materialized()
-        elementBase = base
-        return base.appending(.index(currentIndex))
+    private func elementPath() -> CodingPath {
+        path.appending(.index(currentIndex))
     }
 
     /// The current element, which must exist.
@@ -93,7 +88,11 @@ struct ValueUnkeyedDecodingContainer: UnkeyedDecodingContainer {
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         let value = try current(type)
-        let result = try decoder.decodeNested(T.self, from: value, at: elementPath())
+        if let scalar = try decoder.decodeScalar(T.self, from: value, at: path.keys(appendingIndex: currentIndex)) {
+            currentIndex += 1
+            return scalar
+        }
+        let result = try decoder.decodeNonScalar(T.self, from: value, at: elementPath())
         currentIndex += 1
         return result
     }

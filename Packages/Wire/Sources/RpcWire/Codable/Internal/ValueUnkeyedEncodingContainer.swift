@@ -2,9 +2,6 @@
 struct ValueUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     let encoder: ValueEncoder
     let array: EncodedNode.ArrayBox
-    /// The container's path with every component in nodes, made on first use so that paths
-    /// of nested elements share it.
-    private var elementBase: CodingPath?
 
     init(encoder: ValueEncoder, array: EncodedNode.ArrayBox) {
         self.encoder = encoder
@@ -16,10 +13,8 @@ struct ValueUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     var count: Int { array.nodes.count }
 
     /// The path of the element about to be appended.
-    private mutating func nextPath() -> CodingPath {
-        let base = elementBase ?? encoder.path.materialized()
-        elementBase = base
-        return base.appending(.index(array.nodes.count))
+    private func nextPath() -> CodingPath {
+        encoder.path.appending(.index(array.nodes.count))
     }
 
     private func append(_ value: JSONValue) {

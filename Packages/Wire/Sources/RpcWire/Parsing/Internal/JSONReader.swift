@@ -22,7 +22,14 @@ struct JSONReader: ~Copyable {
     /// Decoded bytes of the string being read when it contains escapes.
     private var scratch: [UInt8] = []
     private var values = ElementStack<JSONValue>(initialCapacity: 32)
-    private var members = ElementStack<JSONObject.Member>(initialCapacity: 16)
+    private var members = ElementStack<PendingMember>(initialCapacity: 16)
+
+    /// A member of an object being read, with a cheap digest of its key's bytes that settles
+    /// most key comparisons of the duplicate check without looking at the strings.
+    struct PendingMember {
+        var member: JSONObject.Member
+        var fingerprint: UInt64
+    }
 
     /// Prepares to read `input`, which must not be empty.
     init(input: UnsafeBufferPointer<UInt8>, configuration: JSONParser.Configuration) {
@@ -36,16 +43,16 @@ struct JSONReader: ~Copyable {
     /// Reads the whole input as one JSON text.
     mutating func parseDocument() throws(WireError) -> JSONValue {
         if end >= 3, base[0] == 0xEF, base[1] == 0xBB, base[2] == 0xBF {
-            throw ParseDiagnostics.byteOrderMark(in: input)
+            try ParseDiagnostics.byteOrderMark(in: input)
         }
         skipWhitespace()
         guard index < end else {
-            throw ParseDiagnostics.unexpectedEnd("where a JSON value was expected (the input is only white space)", in: input)
+            try ParseDiagnostics.unexpectedEnd("where a JSON value was expected (the input is only white space)", in: input)
         }
         let value = try parseValue(.topLevel)
         skipWhitespace()
         guard index == end else {
-            throw ParseDiagnostics.trailingData(at: index, in: input)
+            try ParseDiagnostics.trailingData(at: index, in: input)
         }
         return value
     }
@@ -69,45 +76,29 @@ struct JSONReader: ~Copyable {
                 index &+= 4
                 return .bool(true)
             }
-            throw literalError("true")
+            try ParseDiagnostics.invalidLiteral("true", at: index, in: input)
         case UInt8(ascii: "f"):
             // "alse" after the "f".
             if end &- index >= 5, load32(at: index &+ 1) == 0x6573_6C61 {
                 index &+= 5
                 return .bool(false)
             }
-            throw literalError("false")
+            try ParseDiagnostics.invalidLiteral("false", at: index, in: input)
         case UInt8(ascii: "n"):
             // "null".
             if end &- index >= 4, load32(at: index) == 0x6C6C_756E {
                 index &+= 4
                 return .null
             }
-            throw literalError("null")
+            try ParseDiagnostics.invalidLiteral("null", at: index, in: input)
         default:
-            throw ParseDiagnostics.unexpectedValueStart(at: index, context: context, in: input)
+            try ParseDiagnostics.unexpectedValueStart(at: index, context: context, in: input)
         }
     }
 
     @inline(__always)
     private func load32(at offset: Int) -> UInt32 {
         UInt32(littleEndian: UnsafeRawPointer(base + offset).loadUnaligned(as: UInt32.self))
-    }
-
-    /// The error for a literal that does not match at `index`.
-    @inline(never)
-    private func literalError(_ literal: StaticString) -> WireError {
-        let expected = UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
-        for step in expected.indices {
-            let offset = index + step
-            guard offset < end else {
-                return ParseDiagnostics.unexpectedEnd("in literal '\(literal)'", in: input)
-            }
-            if base[offset] != expected[step] {
-                return ParseDiagnostics.unexpected(at: offset, "in literal, expected '\(literal)'", in: input)
-            }
-        }
-        return ParseDiagnostics.unexpected(at: index, "in literal, expected '\(literal)'", in: input)
     }
 
     // MARK: - White space
@@ -130,53 +121,94 @@ struct JSONReader: ~Copyable {
     private mutating func parseArray() throws(WireError) -> JSONValue {
         depth &+= 1
         guard depth <= maxDepth else {
-            throw ParseDiagnostics.depthLimitExceeded(at: index, limit: maxDepth, in: input)
+            try ParseDiagnostics.depthLimitExceeded(at: index, limit: maxDepth, in: input)
         }
         index &+= 1
         skipWhitespace()
         guard index < end else {
-            throw ParseDiagnostics.unexpectedEnd("in array, expected a value or ']'", in: input)
+            try ParseDiagnostics.unexpectedEnd("in array, expected a value or ']'", in: input)
         }
         if base[index] == UInt8(ascii: "]") {
             index &+= 1
             depth &-= 1
             return .array([])
         }
+        // The first four elements go to a small buffer on the machine stack: most arrays are
+        // that short, and an array literal of moved elements is the cheapest way to build the
+        // result. Longer arrays continue on the shared stack.
+        return try withUnsafeTemporaryAllocation(of: JSONValue.self, capacity: 4) {
+            (slots) throws(WireError) -> JSONValue in
+            try parseArrayElements(slots: slots.baseAddress.unsafelyUnwrapped)
+        }
+    }
+
+    /// Reads the elements of a non-empty array, from the first one to the closing bracket.
+    @inline(__always)
+    private mutating func parseArrayElements(slots: UnsafeMutablePointer<JSONValue>) throws(WireError) -> JSONValue {
+        var count = 0
         let start = values.count
-        while true {
-            let element = try parseValue(.array)
-            values.push(element)
-            skipWhitespace()
-            guard index < end else {
-                throw ParseDiagnostics.unexpectedEnd("in array, expected ',' or ']'", in: input)
-            }
-            let byte = base[index]
-            index &+= 1
-            if byte == UInt8(ascii: ",") {
+        do {
+            while true {
+                let element = try parseValue(.array)
+                if count < 4 {
+                    (slots + count).initialize(to: element)
+                } else {
+                    if count == 4 {
+                        for slot in 0..<4 {
+                            values.push((slots + slot).move())
+                        }
+                    }
+                    values.push(element)
+                }
+                count &+= 1
                 skipWhitespace()
                 guard index < end else {
-                    throw ParseDiagnostics.unexpectedEnd("in array, expected a value after ','", in: input)
+                    try ParseDiagnostics.unexpectedEnd("in array, expected ',' or ']'", in: input)
                 }
-                continue
+                let byte = base[index]
+                index &+= 1
+                if byte == UInt8(ascii: ",") {
+                    skipWhitespace()
+                    guard index < end else {
+                        try ParseDiagnostics.unexpectedEnd("in array, expected a value after ','", in: input)
+                    }
+                    continue
+                }
+                if byte == UInt8(ascii: "]") {
+                    break
+                }
+                try ParseDiagnostics.unexpected(at: index &- 1, "in array, expected ',' or ']'", in: input)
             }
-            if byte == UInt8(ascii: "]") {
-                break
+        } catch {
+            if count <= 4 {
+                slots.deinitialize(count: count)
             }
-            throw ParseDiagnostics.unexpected(at: index &- 1, "in array, expected ',' or ']'", in: input)
+            throw error
         }
         depth &-= 1
-        return .array(values.popArray(from: start))
+        switch count {
+        case 1:
+            return .array([slots.move()])
+        case 2:
+            return .array([slots.move(), (slots + 1).move()])
+        case 3:
+            return .array([slots.move(), (slots + 1).move(), (slots + 2).move()])
+        case 4:
+            return .array([slots.move(), (slots + 1).move(), (slots + 2).move(), (slots + 3).move()])
+        default:
+            return .array(values.popArray(from: start))
+        }
     }
 
     private mutating func parseObject() throws(WireError) -> JSONValue {
         depth &+= 1
         guard depth <= maxDepth else {
-            throw ParseDiagnostics.depthLimitExceeded(at: index, limit: maxDepth, in: input)
+            try ParseDiagnostics.depthLimitExceeded(at: index, limit: maxDepth, in: input)
         }
         index &+= 1
         skipWhitespace()
         guard index < end else {
-            throw ParseDiagnostics.unexpectedEnd("in object, expected a key or '}'", in: input)
+            try ParseDiagnostics.unexpectedEnd("in object, expected a key or '}'", in: input)
         }
         if base[index] == UInt8(ascii: "}") {
             index &+= 1
@@ -189,30 +221,30 @@ struct JSONReader: ~Copyable {
         while true {
             let keyOffset = index
             guard base[index] == UInt8(ascii: "\"") else {
-                throw ParseDiagnostics.unexpectedKeyStart(at: index, in: input)
+                try ParseDiagnostics.unexpectedKeyStart(at: index, in: input)
             }
-            let key = try parseString()
+            let (key, fingerprint) = try parseKey()
             skipWhitespace()
             guard index < end else {
-                throw ParseDiagnostics.unexpectedEnd("in object, expected ':' after the key", in: input)
+                try ParseDiagnostics.unexpectedEnd("in object, expected ':' after the key", in: input)
             }
             guard base[index] == UInt8(ascii: ":") else {
-                throw ParseDiagnostics.unexpected(at: index, "in object, expected ':' after the key", in: input)
+                try ParseDiagnostics.unexpected(at: index, "in object, expected ':' after the key", in: input)
             }
             index &+= 1
             skipWhitespace()
             guard index < end else {
-                throw ParseDiagnostics.unexpectedEnd("in object, expected a value after ':'", in: input)
+                try ParseDiagnostics.unexpectedEnd("in object, expected a value after ':'", in: input)
             }
-            let existing = position(of: key, from: start, keyIndex: keyIndex)
+            let existing = position(of: key, fingerprint: fingerprint, from: start, keyIndex: keyIndex)
             if existing != nil, rejectsDuplicateKeys {
-                throw ParseDiagnostics.duplicateKey(key, at: keyOffset, in: input)
+                try ParseDiagnostics.duplicateKey(key, at: keyOffset, in: input)
             }
             let value = try parseValue(.object)
             if let existing {
-                members[start &+ existing].value = value
+                members[start &+ existing].member.value = value
             } else {
-                members.push(JSONObject.Member(key: key, value: value))
+                members.push(PendingMember(member: JSONObject.Member(key: key, value: value), fingerprint: fingerprint))
                 let count = members.count &- start
                 if keyIndex != nil {
                     keyIndex![JSONKey(key)] = count &- 1
@@ -222,37 +254,45 @@ struct JSONReader: ~Copyable {
             }
             skipWhitespace()
             guard index < end else {
-                throw ParseDiagnostics.unexpectedEnd("in object, expected ',' or '}'", in: input)
+                try ParseDiagnostics.unexpectedEnd("in object, expected ',' or '}'", in: input)
             }
             let byte = base[index]
             index &+= 1
             if byte == UInt8(ascii: ",") {
                 skipWhitespace()
                 guard index < end else {
-                    throw ParseDiagnostics.unexpectedEnd("in object, expected a key after ','", in: input)
+                    try ParseDiagnostics.unexpectedEnd("in object, expected a key after ','", in: input)
                 }
                 continue
             }
             if byte == UInt8(ascii: "}") {
                 break
             }
-            throw ParseDiagnostics.unexpected(at: index &- 1, "in object, expected ',' or '}'", in: input)
+            try ParseDiagnostics.unexpected(at: index &- 1, "in object, expected ',' or '}'", in: input)
         }
         depth &-= 1
         var object = JSONObject()
-        object.members = members.popArray(from: start)
+        object.members = members.popArray(from: start) { $0.member }
         object.index = keyIndex
         return .object(object)
     }
 
     /// The position of `key` among the members read so far of the object starting at `start`.
     @inline(__always)
-    private func position(of key: String, from start: Int, keyIndex: [JSONKey: Int]?) -> Int? {
+    private func position(
+        of key: String,
+        fingerprint: UInt64,
+        from start: Int,
+        keyIndex: [JSONKey: Int]?
+    ) -> Int? {
         if let keyIndex {
             return keyIndex[JSONKey(key)]
         }
         return members.withElements(from: start) { elements in
-            for position in elements.indices where JSONKey.equal(elements[position].key, key) {
+            for position in elements.indices
+            where elements[position].fingerprint == fingerprint
+                && JSONKey.equal(elements[position].member.key, key)
+            {
                 return position
             }
             return nil
@@ -265,7 +305,7 @@ struct JSONReader: ~Copyable {
         members.withElements(from: start) { elements in
             var keyIndex = [JSONKey: Int](minimumCapacity: elements.count * 2)
             for position in elements.indices {
-                keyIndex[JSONKey(elements[position].key)] = position
+                keyIndex[JSONKey(elements[position].member.key)] = position
             }
             return keyIndex
         }
@@ -280,9 +320,86 @@ struct JSONReader: ~Copyable {
         let stop = try scanStringRun(from: start)
         if base[stop] == UInt8(ascii: "\"") {
             index = stop &+ 1
-            return String(decoding: UnsafeBufferPointer(start: base + start, count: stop &- start), as: UTF8.self)
+            return Self.makeString(base + start, count: stop &- start)
         }
         return try parseEscapedString(from: start, firstEscape: stop)
+    }
+
+    /// Reads the object key whose opening quote is at `index`, with the fingerprint of its
+    /// decoded bytes.
+    @inline(__always)
+    private mutating func parseKey() throws(WireError) -> (key: String, fingerprint: UInt64) {
+        let start = index &+ 1
+        let stop = try scanStringRun(from: start)
+        if base[stop] == UInt8(ascii: "\"") {
+            index = stop &+ 1
+            let length = stop &- start
+            return (Self.makeString(base + start, count: length), Self.fingerprint(base + start, count: length))
+        }
+        let key = try parseEscapedString(from: start, firstEscape: stop)
+        // The scratch buffer still holds the decoded bytes of the key.
+        let fingerprint = scratch.withUnsafeBufferPointer { decoded in
+            decoded.baseAddress.map { Self.fingerprint($0, count: decoded.count) } ?? 0
+        }
+        return (key, fingerprint)
+    }
+
+    /// A string from bytes already checked to be well-formed UTF-8.
+    @inline(__always)
+    private static func makeString(_ bytes: UnsafePointer<UInt8>, count: Int) -> String {
+        // Short strings are stored inline; filling one in place is cheaper than decoding.
+        if count <= 15 {
+            if count == 0 {
+                return ""
+            }
+            return String(unsafeUninitializedCapacity: count) { destination in
+                copySmall(bytes, to: UnsafeMutableRawPointer(destination.baseAddress.unsafelyUnwrapped), count: count)
+                return count
+            }
+        }
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+
+    /// Copies 1 to 15 bytes with at most two overlapping loads and stores of one width, which
+    /// beats a call to a general copy routine at this size.
+    @inline(__always)
+    private static func copySmall(_ source: UnsafePointer<UInt8>, to destination: UnsafeMutableRawPointer, count: Int) {
+        let from = UnsafeRawPointer(source)
+        if count >= 8 {
+            let head = from.loadUnaligned(as: UInt64.self)
+            let tail = from.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self)
+            destination.storeBytes(of: head, as: UInt64.self)
+            destination.storeBytes(of: tail, toByteOffset: count &- 8, as: UInt64.self)
+        } else if count >= 4 {
+            let head = from.loadUnaligned(as: UInt32.self)
+            let tail = from.loadUnaligned(fromByteOffset: count &- 4, as: UInt32.self)
+            destination.storeBytes(of: head, as: UInt32.self)
+            destination.storeBytes(of: tail, toByteOffset: count &- 4, as: UInt32.self)
+        } else {
+            destination.storeBytes(of: source[0], as: UInt8.self)
+            destination.storeBytes(of: source[count &>> 1], toByteOffset: count &>> 1, as: UInt8.self)
+            destination.storeBytes(of: source[count &- 1], toByteOffset: count &- 1, as: UInt8.self)
+        }
+    }
+
+    /// A digest of a key's bytes: equal keys have equal fingerprints, and different keys
+    /// rarely do (their length, first and last bytes all take part).
+    @inline(__always)
+    private static func fingerprint(_ bytes: UnsafePointer<UInt8>, count: Int) -> UInt64 {
+        var digest = UInt64(truncatingIfNeeded: count) &* 0x9E37_79B9_7F4A_7C15
+        let raw = UnsafeRawPointer(bytes)
+        if count >= 8 {
+            let head = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
+            let tail = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self))
+            digest ^= head ^ (tail &<< 29 | tail &>> 35)
+        } else if count >= 4 {
+            let head = UInt32(littleEndian: raw.loadUnaligned(as: UInt32.self))
+            let tail = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: count &- 4, as: UInt32.self))
+            digest ^= UInt64(head) | UInt64(tail) &<< 32
+        } else if count > 0 {
+            digest ^= UInt64(bytes[0]) | UInt64(bytes[count &>> 1]) &<< 8 | UInt64(bytes[count &- 1]) &<< 16
+        }
+        return digest
     }
 
     /// The offset of the first `"` or `\` at or after `position`, having checked that the bytes
@@ -301,23 +418,31 @@ struct JSONReader: ~Copyable {
                 offset &+= 8
             }
             guard offset < end else {
-                throw ParseDiagnostics.unexpectedEnd("in string, expected a closing '\"'", in: input)
+                try ParseDiagnostics.unexpectedEnd("in string, expected a closing '\"'", in: input)
             }
-            let byte = base[offset]
+            var byte = base[offset]
+            if byte >= 0x80 {
+                // A run of non-ASCII text: check sequence after sequence without going back to
+                // the word-at-a-time scan, which would stop at once.
+                repeat {
+                    let length = UTF8Sequence.validLength(at: offset, base: base, end: end)
+                    guard length != 0 else {
+                        try ParseDiagnostics.invalidUTF8(at: offset, in: input)
+                    }
+                    offset &+= length
+                    guard offset < end else {
+                        try ParseDiagnostics.unexpectedEnd("in string, expected a closing '\"'", in: input)
+                    }
+                    byte = base[offset]
+                } while byte >= 0x80
+            }
             if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
                 return offset
             }
-            if byte >= 0x80 {
-                let length = UTF8Sequence.validLength(at: offset, base: base, end: end)
-                guard length != 0 else {
-                    throw ParseDiagnostics.invalidUTF8(at: offset, in: input)
-                }
-                offset &+= length
-            } else if byte < 0x20 {
-                throw ParseDiagnostics.controlCharacter(at: offset, in: input)
-            } else {
-                offset &+= 1
+            if byte < 0x20 {
+                try ParseDiagnostics.controlCharacter(at: offset, in: input)
             }
+            offset &+= 1
         }
     }
 
@@ -349,7 +474,9 @@ struct JSONReader: ~Copyable {
             }
             if base[offset] == UInt8(ascii: "\"") {
                 index = offset &+ 1
-                return String(decoding: scratch, as: UTF8.self)
+                return scratch.withUnsafeBufferPointer { decoded in
+                    Self.makeString(decoded.baseAddress.unsafelyUnwrapped, count: decoded.count)
+                }
             }
             offset = try decodeEscape(at: offset)
             runStart = offset
@@ -361,7 +488,7 @@ struct JSONReader: ~Copyable {
     private mutating func decodeEscape(at backslash: Int) throws(WireError) -> Int {
         let next = backslash &+ 1
         guard next < end else {
-            throw ParseDiagnostics.unexpectedEnd("in escape sequence", in: input)
+            try ParseDiagnostics.unexpectedEnd("in escape sequence", in: input)
         }
         let byte = base[next]
         switch byte {
@@ -380,7 +507,7 @@ struct JSONReader: ~Copyable {
         case UInt8(ascii: "u"):
             return try decodeUnicodeEscape(at: backslash)
         default:
-            throw ParseDiagnostics.invalidEscape(at: next, in: input)
+            try ParseDiagnostics.invalidEscape(at: next, in: input)
         }
         return backslash &+ 2
     }
@@ -392,23 +519,23 @@ struct JSONReader: ~Copyable {
         var scalar = unit
         if unit & 0xF800 == 0xD800 {
             guard unit < 0xDC00 else {
-                throw ParseDiagnostics.loneSurrogate(unit, at: backslash, in: input)
+                try ParseDiagnostics.loneSurrogate(unit, at: backslash, in: input)
             }
             guard next < end else {
-                throw ParseDiagnostics.unexpectedEnd("in string, expected a closing '\"'", in: input)
+                try ParseDiagnostics.unexpectedEnd("in string, expected a closing '\"'", in: input)
             }
             guard base[next] == UInt8(ascii: "\\") else {
-                throw ParseDiagnostics.loneSurrogate(unit, at: backslash, in: input)
+                try ParseDiagnostics.loneSurrogate(unit, at: backslash, in: input)
             }
             guard next &+ 1 < end else {
-                throw ParseDiagnostics.unexpectedEnd("in escape sequence", in: input)
+                try ParseDiagnostics.unexpectedEnd("in escape sequence", in: input)
             }
             guard base[next &+ 1] == UInt8(ascii: "u") else {
-                throw ParseDiagnostics.loneSurrogate(unit, at: backslash, in: input)
+                try ParseDiagnostics.loneSurrogate(unit, at: backslash, in: input)
             }
             let low = try readHex4(at: next &+ 2)
             guard low & 0xFC00 == 0xDC00 else {
-                throw ParseDiagnostics.loneSurrogate(unit, at: backslash, in: input)
+                try ParseDiagnostics.loneSurrogate(unit, at: backslash, in: input)
             }
             scalar = 0x1_0000 &+ ((unit &- 0xD800) &<< 10) &+ (low &- 0xDC00)
             next &+= 6
@@ -423,7 +550,7 @@ struct JSONReader: ~Copyable {
         var value: UInt32 = 0
         for offset in position..<(position &+ 4) {
             guard offset < end else {
-                throw ParseDiagnostics.unexpectedEnd("in \\u escape", in: input)
+                try ParseDiagnostics.unexpectedEnd("in \\u escape", in: input)
             }
             let byte = base[offset]
             let digit: UInt8
@@ -435,7 +562,7 @@ struct JSONReader: ~Copyable {
             case UInt8(ascii: "A")...UInt8(ascii: "F"):
                 digit = byte &- (UInt8(ascii: "A") &- 10)
             default:
-                throw ParseDiagnostics.invalidHexDigit(at: offset, in: input)
+                try ParseDiagnostics.invalidHexDigit(at: offset, in: input)
             }
             value = value &<< 4 | UInt32(digit)
         }
@@ -476,7 +603,7 @@ struct JSONReader: ~Copyable {
         if negative {
             offset &+= 1
             guard offset < end else {
-                throw ParseDiagnostics.unexpectedEnd("in number, expected a digit after '-'", in: input)
+                try ParseDiagnostics.unexpectedEnd("in number, expected a digit after '-'", in: input)
             }
         }
 
@@ -489,7 +616,7 @@ struct JSONReader: ~Copyable {
         if first == UInt8(ascii: "0") {
             offset &+= 1
             if offset < end, Self.isDigit(base[offset]) {
-                throw ParseDiagnostics.invalidNumber("leading zero in number", at: integerStart, in: input)
+                try ParseDiagnostics.invalidNumber("leading zero in number", at: integerStart, in: input)
             }
         } else if Self.isDigit(first) {
             repeat {
@@ -498,7 +625,7 @@ struct JSONReader: ~Copyable {
             } while offset < end && Self.isDigit(base[offset])
             significantDigits = offset &- integerStart
         } else {
-            throw ParseDiagnostics.invalidNumber("expected a digit after '-'", at: offset, in: input)
+            try ParseDiagnostics.invalidNumber("expected a digit after '-'", at: offset, in: input)
         }
         let integerDigits = offset &- integerStart
 
@@ -508,10 +635,10 @@ struct JSONReader: ~Copyable {
             isInteger = false
             offset &+= 1
             guard offset < end else {
-                throw ParseDiagnostics.unexpectedEnd("in number, expected a digit after '.'", in: input)
+                try ParseDiagnostics.unexpectedEnd("in number, expected a digit after '.'", in: input)
             }
             guard Self.isDigit(base[offset]) else {
-                throw ParseDiagnostics.invalidNumber("expected a digit after the decimal point", at: offset, in: input)
+                try ParseDiagnostics.invalidNumber("expected a digit after the decimal point", at: offset, in: input)
             }
             let fractionStart = offset
             if mantissa == 0 {
@@ -536,18 +663,18 @@ struct JSONReader: ~Copyable {
             isInteger = false
             offset &+= 1
             guard offset < end else {
-                throw ParseDiagnostics.unexpectedEnd("in number, expected a digit in the exponent", in: input)
+                try ParseDiagnostics.unexpectedEnd("in number, expected a digit in the exponent", in: input)
             }
             var exponentNegative = false
             if base[offset] == UInt8(ascii: "-") || base[offset] == UInt8(ascii: "+") {
                 exponentNegative = base[offset] == UInt8(ascii: "-")
                 offset &+= 1
                 guard offset < end else {
-                    throw ParseDiagnostics.unexpectedEnd("in number, expected a digit in the exponent", in: input)
+                    try ParseDiagnostics.unexpectedEnd("in number, expected a digit in the exponent", in: input)
                 }
             }
             guard Self.isDigit(base[offset]) else {
-                throw ParseDiagnostics.invalidNumber("expected a digit in the exponent", at: offset, in: input)
+                try ParseDiagnostics.invalidNumber("expected a digit in the exponent", at: offset, in: input)
             }
             repeat {
                 // Saturates far beyond any exponent that could change the result.
@@ -585,7 +712,7 @@ struct JSONReader: ~Copyable {
             fromLiteral: UnsafeBufferPointer(start: base + start, count: offset &- start)
         )
         guard value.isFinite else {
-            throw ParseDiagnostics.numberOutOfRange(from: start, to: offset, in: input)
+            try ParseDiagnostics.numberOutOfRange(from: start, to: offset, in: input)
         }
         return .double(value)
     }

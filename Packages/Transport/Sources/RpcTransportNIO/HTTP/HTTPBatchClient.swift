@@ -1,0 +1,170 @@
+public import Logging
+public import NIOCore
+public import NIOPosix
+public import RpcTransport
+import NIOHTTP1
+
+/// Sends batches of messages as HTTP POST requests: the messages joined by `\n` as the body,
+/// the response body split the same way. Connections are kept alive and reused.
+///
+/// ```swift
+/// let client = try HTTPBatchClient(url: "http://127.0.0.1:8080/rpc")
+/// let replies = try await client.exchange([.text(#"["push",1]"#), .text(#"["pull",1]"#)])
+/// await client.close()
+/// ```
+public final class HTTPBatchClient: BatchTransport, Sendable {
+    /// The configuration the client runs with.
+    public let configuration: HTTPBatchClientConfiguration
+
+    private let target: TransportTarget
+    private let requestTarget: String
+    private let hostHeader: String
+    private let tls: (any TLSClientProvider)?
+    private let eventLoopGroup: any EventLoopGroup
+    private let pool: HTTPBatchConnectionPool
+    private let logger: Logger
+
+    /// Creates a client for an `http://` or `https://` URL; connections open on first use.
+    ///
+    /// - Parameters:
+    ///   - url: Where to POST batches.
+    ///   - configuration: Headers, TLS, timeouts and limits. `https` uses
+    ///     ``HTTPBatchClientConfiguration/tls`` or the default TLS settings; `http` never uses TLS.
+    ///   - eventLoopGroup: Where the connections' I/O runs.
+    ///   - logger: Where client events are logged; silent by default.
+    /// - Throws: ``RpcTransport/TransportError`` with code `invalidTarget` for a URL that cannot
+    ///   be used, or a TLS configuration code.
+    public convenience init(
+        url: String,
+        configuration: HTTPBatchClientConfiguration = HTTPBatchClientConfiguration(),
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: Logger = Logger(label: "rpc.transport.http", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) throws(TransportError) {
+        let endpoint = try EndpointURL.parse(url, schemes: [.http, .https])
+        var configuration = configuration
+        configuration.tls = endpoint.scheme.isSecure ? (configuration.tls ?? .default) : nil
+        try self.init(
+            target: endpoint.target,
+            path: endpoint.requestTarget,
+            hostHeader: endpoint.hostHeader,
+            configuration: configuration,
+            eventLoopGroup: eventLoopGroup,
+            logger: logger
+        )
+    }
+
+    /// Creates a client for a host and port, an IP address or a Unix domain socket; TLS is used
+    /// when ``HTTPBatchClientConfiguration/tls`` is set.
+    ///
+    /// - Parameters:
+    ///   - target: Where to connect.
+    ///   - path: The path and query to POST to.
+    ///   - configuration: Headers, TLS, timeouts and limits.
+    ///   - eventLoopGroup: Where the connections' I/O runs.
+    ///   - logger: Where client events are logged; silent by default.
+    /// - Throws: ``RpcTransport/TransportError`` with code `invalidTarget` for a path that does
+    ///   not start with `/`, or a TLS configuration code.
+    public convenience init(
+        target: TransportTarget,
+        path: String = "/",
+        configuration: HTTPBatchClientConfiguration = HTTPBatchClientConfiguration(),
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: Logger = Logger(label: "rpc.transport.http", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) throws(TransportError) {
+        guard path.hasPrefix("/") else {
+            throw TransportError(code: .invalidTarget, message: "the request path \(path) does not start with /")
+        }
+        try self.init(
+            target: target,
+            path: path,
+            hostHeader: target.hostHeader,
+            configuration: configuration,
+            eventLoopGroup: eventLoopGroup,
+            logger: logger
+        )
+    }
+
+    private init(
+        target: TransportTarget,
+        path: String,
+        hostHeader: String,
+        configuration: HTTPBatchClientConfiguration,
+        eventLoopGroup: any EventLoopGroup,
+        logger: Logger
+    ) throws(TransportError) {
+        self.target = target
+        self.requestTarget = path
+        self.hostHeader = hostHeader
+        self.configuration = configuration
+        self.tls = try configuration.tls.map { configuration throws(TransportError) in
+            try TLSProviders.client(configuration)
+        }
+        self.eventLoopGroup = eventLoopGroup
+        self.pool = HTTPBatchConnectionPool(
+            maxIdle: configuration.maxIdleConnections, idleTimeout: configuration.idleConnectionTimeout)
+        self.logger = logger
+    }
+
+    /// Sends `messages` in one POST and returns the messages of the response.
+    ///
+    /// - Throws: ``RpcTransport/TransportError``: `protocolViolation` for a binary message, a
+    ///   message containing a newline or a response that is not UTF-8; `requestTooLarge` for
+    ///   413; `httpStatus` (with ``RpcTransport/TransportError/httpStatus``) for any other status
+    ///   than 200; a connection code when the server cannot be reached; `closed` after
+    ///   ``close()``.
+    public func exchange(_ messages: [TransportMessage]) async throws(TransportError) -> [TransportMessage] {
+        guard messages.allSatisfy(HTTPBatchBody.canCarry) else {
+            throw TransportError(
+                code: .protocolViolation, message: "HTTP batches carry only text messages without newlines")
+        }
+        let connection: HTTPBatchConnection
+        if let idle = try pool.checkout() {
+            connection = idle
+        } else {
+            connection = try await HTTPBatchConnection.connect(
+                to: target, eventLoop: eventLoopGroup.next(), configuration: configuration, tls: tls)
+        }
+        let body = HTTPBatchBody.encode(messages, allocator: connection.channel.allocator)
+        var head = HTTPRequestHead(version: .http1_1, method: .POST, uri: requestTarget)
+        head.headers.add(name: "host", value: hostHeader)
+        head.headers.add(name: "content-type", value: HTTPBatchBody.contentType)
+        head.headers.add(name: "content-length", value: String(body.readableBytes))
+        head.headers.add(contentsOf: configuration.headers)
+
+        let response: HTTPBatchResponse
+        do {
+            response = try await connection.execute(head: head, body: body, timeout: configuration.requestTimeout)
+        } catch {
+            connection.close()
+            logger.debug("batch request failed", metadata: ["target": "\(target)", "error": "\(error)"])
+            throw error
+        }
+        if response.head.isKeepAlive {
+            pool.checkin(connection)
+        } else {
+            connection.close()
+        }
+        let status = Int(response.head.status.code)
+        switch status {
+        case 200:
+            guard let replies = HTTPBatchBody.decode(response.body) else {
+                throw TransportError(code: .protocolViolation, message: "the response body is not valid UTF-8")
+            }
+            return replies
+        case 413:
+            throw TransportError(
+                code: .requestTooLarge, message: "the server refused the request body as too large", httpStatus: 413)
+        default:
+            throw TransportError(
+                code: .httpStatus,
+                message: "the server answered \(status) \(response.head.status.reasonPhrase)",
+                httpStatus: status
+            )
+        }
+    }
+
+    /// Closes the idle connections; later exchanges fail with ``RpcTransport/TransportError/Code/closed``.
+    public func close() async {
+        await pool.close()
+    }
+}

@@ -1,0 +1,284 @@
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOWebSocket
+import RpcTransport
+
+/// Answers the HTTP requests of a server connection that are not WebSocket upgrades: POST
+/// batches go to the batch handler, refused or malformed upgrades get their status, other GETs
+/// 404 and other methods 405. Removed from the pipeline when the connection upgrades.
+///
+/// Every method runs on the connection's event loop.
+final class ServerHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private enum State {
+        /// Between requests.
+        case idle
+        /// Reading the body of a batch request.
+        case collecting(HTTPRequestHead, ByteBuffer)
+        /// The request was answered already; its remaining parts are ignored.
+        case answered
+        /// A batch is with the handler; its answer is written when it comes back.
+        case awaitingBatch
+        /// A body was refused as too large; the rest is discarded until the connection closes.
+        case discarding
+    }
+
+    private let core: ServerCore
+    private let upgradeState: ServerUpgradeState
+    private var context: ChannelHandlerContext?
+    private var state: State = .idle
+    private var requestVersion: HTTPVersion = .http1_1
+    private var keepAlive = true
+    private var idleTimer: Scheduled<Void>?
+    private var drainTimer: Scheduled<Void>?
+
+    init(core: ServerCore, upgradeState: ServerUpgradeState) {
+        self.core = core
+        self.upgradeState = upgradeState
+    }
+
+    private var maxBody: Int { max(core.configuration.maxBatchBodySize, 0) }
+
+    // MARK: Channel events
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        if context.channel.isActive {
+            armIdleTimer()
+        }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        idleTimer?.cancel()
+        drainTimer?.cancel()
+        idleTimer = nil
+        drainTimer = nil
+        self.context = nil
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        armIdleTimer()
+        context.fireChannelActive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        switch error {
+        case is NIOWebSocketUpgradeError:
+            // The upgrade of this request was refused or malformed; the request itself follows.
+            break
+        default:
+            core.logger.debug("HTTP connection failed", metadata: ["error": "\(error)"])
+            context.close(promise: nil)
+        }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            receiveHead(head)
+        case .body(var chunk):
+            guard case .collecting(let head, var body) = state else { return }
+            guard body.readableBytes + chunk.readableBytes <= maxBody else {
+                state = .answered
+                refuseTooLarge()
+                return
+            }
+            state = .answered  // drop the reference so that the append does not copy
+            body.writeBuffer(&chunk)
+            state = .collecting(head, body)
+        case .end:
+            switch state {
+            case .collecting(let head, let body):
+                dispatchBatch(head: head, body: body)
+            case .answered:
+                state = .idle
+            case .idle, .awaitingBatch, .discarding:
+                break
+            }
+        }
+    }
+
+    // MARK: Requests
+
+    private func receiveHead(_ head: HTTPRequestHead) {
+        idleTimer?.cancel()
+        idleTimer = nil
+        requestVersion = head.version
+        keepAlive = head.isKeepAlive && !core.registry.isShuttingDown
+        switch head.method {
+        case .POST:
+            guard core.acceptsBatches else {
+                state = .answered
+                respond(.notFound, text: "no batch endpoint")
+                return
+            }
+            if let length = head.headers.first(name: "content-length").flatMap({ Int($0) }), length > maxBody {
+                state = .discarding
+                refuseTooLarge()
+                return
+            }
+            let allocator = context?.channel.allocator ?? ByteBufferAllocator()
+            state = .collecting(head, allocator.buffer(capacity: 0))
+        case .GET:
+            state = .answered
+            if Self.asksForWebSocket(head) {
+                // A WebSocket upgrade reaches this handler only when it was not performed.
+                keepAlive = false
+                respond(upgradeState.refusal ?? .badRequest, text: "WebSocket upgrade refused")
+            } else {
+                respond(.notFound, text: "not found")
+            }
+        default:
+            state = .answered
+            respond(.methodNotAllowed, text: "method not allowed", headers: [("allow", "GET, POST")])
+        }
+    }
+
+    private static func asksForWebSocket(_ head: HTTPRequestHead) -> Bool {
+        head.headers[canonicalForm: "upgrade"].contains { $0.lowercased() == "websocket" }
+    }
+
+    private func dispatchBatch(head: HTTPRequestHead, body: ByteBuffer) {
+        guard let context else { return }
+        guard let messages = HTTPBatchBody.decode(body) else {
+            state = .answered
+            respond(.badRequest, text: "the body is not valid UTF-8")
+            state = .idle
+            return
+        }
+        guard core.registry.beginBatch() else {
+            state = .answered
+            keepAlive = false
+            respond(.serviceUnavailable, text: "the server is shutting down")
+            state = .idle
+            return
+        }
+        state = .awaitingBatch
+        let request = HTTPBatchRequest(
+            path: ServerCore.path(of: head.uri),
+            uri: head.uri,
+            headers: head.headers,
+            remoteAddress: context.channel.remoteAddress,
+            messages: messages
+        )
+        let promise = context.eventLoop.makePromise(of: [TransportMessage].self)
+        promise.futureResult.assumeIsolated().whenComplete { result in
+            self.finishBatch(result)
+        }
+        core.work.yield(.batch(request, ServerReply(promise: promise)))
+    }
+
+    private func finishBatch(_ result: Result<[TransportMessage], any Error>) {
+        state = .idle
+        switch result {
+        case .success(let messages):
+            let allocator = context?.channel.allocator ?? ByteBufferAllocator()
+            let body = HTTPBatchBody.encode(messages, allocator: allocator)
+            respond(.ok, body: body, contentType: HTTPBatchBody.contentType) { [core] in
+                core.registry.endBatch()
+            }
+        case .failure(let error as TransportError) where error.code == .serverShutdown:
+            keepAlive = false
+            respond(.serviceUnavailable, text: "the server is shutting down") { [core] in
+                core.registry.endBatch()
+            }
+        case .failure(let error):
+            core.logger.debug("batch handler failed", metadata: ["error": "\(error)"])
+            respond(.internalServerError, text: "the batch handler failed") { [core] in
+                core.registry.endBatch()
+            }
+        }
+    }
+
+    /// Answers 413 and stops reading the body: the output side is closed once the answer is out
+    /// and the rest of the body is discarded until the client closes or the drain timeout passes.
+    private func refuseTooLarge() {
+        keepAlive = false
+        state = .discarding
+        guard let context else { return }
+        respond(.payloadTooLarge, text: "the request body exceeds \(maxBody) bytes", closeAfterwards: false) {
+            [weak self] in
+            guard let self, let context = self.context else { return }
+            context.close(mode: .output).assumeIsolated().whenFailure { _ in
+                self.context?.close(promise: nil)
+            }
+        }
+        drainTimer = context.eventLoop.assumeIsolated().scheduleTask(
+            in: TimeAmount(core.configuration.rejectedBodyDrainTimeout)
+        ) {
+            self.context?.close(promise: nil)
+        }
+    }
+
+    // MARK: Responses
+
+    private func respond(
+        _ status: HTTPResponseStatus,
+        text: String,
+        headers: [(String, String)] = [],
+        closeAfterwards: Bool = true,
+        written: (() -> Void)? = nil
+    ) {
+        let allocator = context?.channel.allocator ?? ByteBufferAllocator()
+        respond(
+            status,
+            body: allocator.buffer(string: text),
+            contentType: "text/plain; charset=utf-8",
+            headers: headers,
+            closeAfterwards: closeAfterwards,
+            written: written
+        )
+    }
+
+    private func respond(
+        _ status: HTTPResponseStatus,
+        body: ByteBuffer,
+        contentType: String,
+        headers extra: [(String, String)] = [],
+        closeAfterwards: Bool = true,
+        written: (() -> Void)? = nil
+    ) {
+        guard let context else {
+            written?()
+            return
+        }
+        var head = HTTPResponseHead(version: requestVersion, status: status)
+        head.headers.add(name: "content-type", value: contentType)
+        head.headers.add(name: "content-length", value: String(body.readableBytes))
+        for (name, value) in extra {
+            head.headers.add(name: name, value: value)
+        }
+        let keepAlive = self.keepAlive && !core.registry.isShuttingDown
+        if keepAlive, requestVersion == .http1_0 {
+            head.headers.add(name: "connection", value: "keep-alive")
+        } else if !keepAlive {
+            head.headers.add(name: "connection", value: "close")
+        }
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        if body.readableBytes > 0 {
+            context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+        }
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in
+            written?()
+            if !keepAlive {
+                if closeAfterwards {
+                    self.context?.close(promise: nil)
+                }
+            } else {
+                self.armIdleTimer()
+            }
+        }
+    }
+
+    private func armIdleTimer() {
+        guard let context else { return }
+        idleTimer?.cancel()
+        idleTimer = context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(core.configuration.idleTimeout)) {
+            guard case .idle = self.state else { return }
+            self.context?.close(promise: nil)
+        }
+    }
+}

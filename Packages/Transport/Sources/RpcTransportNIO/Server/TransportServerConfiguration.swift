@@ -1,0 +1,119 @@
+import NIOCore
+
+/// Where a ``TransportServer`` listens and how it treats connections.
+///
+/// ```swift
+/// var configuration = TransportServerConfiguration(address: .host("127.0.0.1", port: 0))
+/// configuration.deflate = .default
+/// configuration.upgradeHook = { request in
+///     request.path == "/rpc" ? .accept(subprotocol: request.offeredSubprotocols.first) : .reject(status: 404)
+/// }
+/// ```
+public struct TransportServerConfiguration: Sendable {
+    /// Where the server listens.
+    public enum Address: Sendable, Hashable, CustomStringConvertible {
+        /// A host name or IP address and a port; port 0 picks a free port
+        /// (read it from ``TransportServer/port``).
+        case host(String, port: Int)
+        /// A Unix domain socket at a file system path; an existing socket file there is replaced.
+        case unixDomainSocket(path: String)
+
+        /// `host:port` or `unix:path`.
+        public var description: String {
+            switch self {
+            case .host(let host, let port): "\(host):\(port)"
+            case .unixDomainSocket(let path): "unix:\(path)"
+            }
+        }
+    }
+
+    /// Where the server listens.
+    public var address: Address
+    /// TLS settings; `nil` (the default) for plaintext.
+    public var tls: TLSServerConfiguration?
+    /// permessage-deflate settings; `nil` (the default) declines every compression offer.
+    public var deflate: PerMessageDeflateConfiguration?
+    /// Decides about each WebSocket upgrade: refuse it with a status, or accept it with a
+    /// subprotocol. `nil` (the default) accepts every upgrade without a subprotocol.
+    public var upgradeHook: (@Sendable (WebSocketUpgradeRequest) async -> WebSocketUpgradeDecision)?
+    /// The largest frame accepted from a client, in bytes. Default 16 MiB.
+    public var maxFrameSize: Int
+    /// The largest WebSocket message accepted from a client or given to send, in bytes.
+    /// Default 32 MiB.
+    public var maxMessageSize: Int
+    /// Messages longer than this are sent as several frames of at most this many bytes.
+    /// Default 1 MiB.
+    public var maxOutboundFrameSize: Int
+    /// How many bytes may wait to be written to one connection before
+    /// ``WebSocketTransport/send(_:)`` suspends. Default 8 MiB.
+    public var outboundBufferLimit: Int
+    /// Keepalive pings on WebSocket connections; `nil` (the default) sends none.
+    public var keepalive: WebSocketKeepalive?
+    /// How long a WebSocket close handshake may take before the connection is cut. Default 5 seconds.
+    public var closeTimeout: Duration
+    /// The largest HTTP batch request body accepted, in bytes; larger ones are answered with 413.
+    /// Default 32 MiB.
+    public var maxBatchBodySize: Int
+    /// How long the TLS handshake of a new connection may take. Default 10 seconds.
+    public var handshakeTimeout: Duration
+    /// How long an HTTP connection may sit without a request before it is closed. Default 60 seconds.
+    public var idleTimeout: Duration
+    /// After a 413 answer, how long the rest of the refused body is read and discarded before
+    /// the connection is closed, so that the client can read the answer. Default 2 seconds.
+    public var rejectedBodyDrainTimeout: Duration
+    /// How long a graceful shutdown waits for batch requests and connection handlers to finish
+    /// before it cuts what remains. Default 10 seconds.
+    public var shutdownGracePeriod: Duration
+    /// The listen backlog. Default 256.
+    public var backlog: Int
+
+    /// Creates a configuration; every parameter has the default its property documents.
+    public init(
+        address: Address,
+        tls: TLSServerConfiguration? = nil,
+        deflate: PerMessageDeflateConfiguration? = nil,
+        upgradeHook: (@Sendable (WebSocketUpgradeRequest) async -> WebSocketUpgradeDecision)? = nil,
+        maxFrameSize: Int = 16 * 1024 * 1024,
+        maxMessageSize: Int = 32 * 1024 * 1024,
+        maxOutboundFrameSize: Int = 1024 * 1024,
+        outboundBufferLimit: Int = 8 * 1024 * 1024,
+        keepalive: WebSocketKeepalive? = nil,
+        closeTimeout: Duration = .seconds(5),
+        maxBatchBodySize: Int = 32 * 1024 * 1024,
+        handshakeTimeout: Duration = .seconds(10),
+        idleTimeout: Duration = .seconds(60),
+        rejectedBodyDrainTimeout: Duration = .seconds(2),
+        shutdownGracePeriod: Duration = .seconds(10),
+        backlog: Int = 256
+    ) {
+        self.address = address
+        self.tls = tls
+        self.deflate = deflate
+        self.upgradeHook = upgradeHook
+        self.maxFrameSize = maxFrameSize
+        self.maxMessageSize = maxMessageSize
+        self.maxOutboundFrameSize = maxOutboundFrameSize
+        self.outboundBufferLimit = outboundBufferLimit
+        self.keepalive = keepalive
+        self.closeTimeout = closeTimeout
+        self.maxBatchBodySize = maxBatchBodySize
+        self.handshakeTimeout = handshakeTimeout
+        self.idleTimeout = idleTimeout
+        self.rejectedBodyDrainTimeout = rejectedBodyDrainTimeout
+        self.shutdownGracePeriod = shutdownGracePeriod
+        self.backlog = backlog
+    }
+
+    /// The settings of the WebSocket connections this server accepts.
+    var connectionSettings: WebSocketConnectionSettings {
+        WebSocketConnectionSettings(
+            role: .server,
+            maxFrameSize: maxFrameSize,
+            maxMessageSize: maxMessageSize,
+            maxOutboundFrameSize: maxOutboundFrameSize,
+            outboundBufferLimit: outboundBufferLimit,
+            keepalive: keepalive,
+            closeTimeout: TimeAmount(closeTimeout)
+        )
+    }
+}

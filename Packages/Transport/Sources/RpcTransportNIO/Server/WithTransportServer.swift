@@ -1,0 +1,76 @@
+public import Logging
+public import NIOCore
+public import NIOPosix
+public import RpcTransport
+
+/// Starts a ``TransportServer``, runs `body` with it and shuts it down gracefully when `body`
+/// returns or throws. Every connection and batch handler runs in a task of this call, so none
+/// outlives it: handlers still running after the grace period are cancelled.
+///
+/// ```swift
+/// try await withTransportServer(
+///     configuration: TransportServerConfiguration(address: .host("127.0.0.1", port: 0)),
+///     onConnection: { transport, _ in
+///         transport.start { event in
+///             if case .message(let message) = event { try? transport.enqueue(message) }
+///         }
+///         _ = await transport.waitUntilClosed()
+///     },
+///     onBatch: { request in request.messages }
+/// ) { server in
+///     print("listening on", server.port ?? 0)
+///     try await Task.sleep(for: .seconds(60))
+/// }
+/// ```
+///
+/// - Parameters:
+///   - configuration: Where to listen and how to treat connections.
+///   - eventLoopGroup: Where the connections' I/O runs.
+///   - logger: Where server events are logged; silent by default.
+///   - onConnection: Runs for each WebSocket connection; the connection is closed (1000) when
+///     it returns, so a handler that works through ``WebSocketTransport/start(_:)`` awaits
+///     ``WebSocketTransport/waitUntilClosed()``. `nil` answers upgrades with 404.
+///   - onBatch: Answers each HTTP batch; a thrown error becomes a 500 answer. `nil` answers
+///     POST requests with 404.
+///   - body: What to do while the server runs.
+/// - Returns: What `body` returns.
+/// - Throws: ``RpcTransport/TransportError`` when the server cannot listen or its TLS settings
+///   cannot be used, or what `body` throws.
+public func withTransportServer<Value>(
+    configuration: TransportServerConfiguration,
+    eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+    logger: Logger = Logger(label: "rpc.transport.server", factory: { _ in SwiftLogNoOpLogHandler() }),
+    onConnection: (@Sendable (WebSocketTransport, WebSocketUpgradeRequest) async -> Void)? = nil,
+    onBatch: (@Sendable (HTTPBatchRequest) async throws -> [TransportMessage])? = nil,
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: (TransportServer) async throws -> Value
+) async throws -> Value {
+    let server = try await TransportServer.bind(
+        configuration: configuration,
+        eventLoopGroup: eventLoopGroup,
+        logger: logger,
+        acceptsWebSockets: onConnection != nil,
+        acceptsBatches: onBatch != nil
+    )
+    return try await withTaskGroup(of: Void.self, returning: Result<Value, any Error>.self, isolation: isolation) {
+        group in
+        group.addTask {
+            await server.dispatch(onConnection: onConnection, onBatch: onBatch)
+        }
+        let outcome: Result<Value, any Error>
+        do {
+            outcome = .success(try await body(server))
+        } catch {
+            outcome = .failure(error)
+        }
+        let deadline = ContinuousClock.now + configuration.shutdownGracePeriod
+        await server.shutdown()
+        group.addTask {
+            try? await Task.sleep(until: deadline, clock: .continuous)
+        }
+        // Whichever ends first: every handler returned, or the grace period is over.
+        await group.next()
+        group.cancelAll()
+        return outcome
+    }.get()
+}

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Fuzzes the Wire layer with libFuzzer and AddressSanitizer:
+#   FuzzJSONParser      JSON parser and serializer (parse, write, parse back, canonical form)
+#   FuzzCapnWebDecoder  Cap'n Web codec (decode, encode, decode back, tree encoder)
+# Each target runs for FUZZ_SECONDS (default 60) from a temporary corpus seeded with the
+# JSONTestSuite parsing cases and every message of the reference Cap'n Web transcript.
+# Inputs that crash, hang or exhaust memory are saved in Tests/Fuzz/artifacts/<target>/ with the
+# run's log; the script exits non-zero if any target found one.
+#
+# Environment: FUZZ_SECONDS (per target), FUZZ_MAX_LEN (largest generated input, default 16384),
+# RPC_SHARED_DIR (conformance material, default ../shared beside the checkout).
+# Reproduce an artifact: Tests/Fuzz/.build/debug/<target> <artifact>
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
+FUZZ_MAX_LEN="${FUZZ_MAX_LEN:-16384}"
+[[ "$FUZZ_SECONDS" =~ ^[1-9][0-9]*$ ]] || die "FUZZ_SECONDS must be a positive number of seconds"
+[[ "$FUZZ_MAX_LEN" =~ ^[1-9][0-9]*$ ]] || die "FUZZ_MAX_LEN must be a positive number of bytes"
+
+fuzz_dir="$REPO_ROOT/Tests/Fuzz"
+artifacts="$fuzz_dir/artifacts"
+json_suite="$RPC_SHARED_DIR/conformance/JSONTestSuite/test_parsing"
+transcript="$RPC_SHARED_DIR/conformance/capnweb/reference-wire-transcript.log"
+[ -d "$json_suite" ] || die "JSONTestSuite not found at $json_suite (set RPC_SHARED_DIR)"
+[ -f "$transcript" ] || die "Cap'n Web transcript not found at $transcript (set RPC_SHARED_DIR)"
+
+build_flags=(
+    -c debug --package-path "$fuzz_dir" --scratch-path "$fuzz_dir/.build"
+    -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
+)
+log "fuzz: building with libFuzzer and AddressSanitizer"
+# The linker warns once per AddressSanitizer helper it cannot export; that noise says nothing
+# about our code, so it is left out.
+swift build "${build_flags[@]}" 2>&1 | { grep -v "Cannot export local symbol '__asan" || true; }
+bin_dir="$(swift build "${build_flags[@]}" --show-bin-path)"
+
+# Let libFuzzer and AddressSanitizer report a crash; the Swift runtime's own backtracer would
+# read memory AddressSanitizer watches and bury the report under one of its own.
+export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=no}"
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/wire-fuzz.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+
+# Seeds: every JSONTestSuite parsing case, and each message of the transcript (the payload after
+# "[ws#N] <- " or "[ws#N] -> ", and the bare lines of the HTTP batch), one file per message.
+mkdir -p "$work/seeds/json" "$work/seeds/capnweb"
+cp "$json_suite"/*.json "$work/seeds/json/"
+sed -nE -e 's/^\[ws#[0-9]+\] (<-|->) //p;t' -e '/^\["/p' "$transcript" |
+    awk -v dir="$work/seeds/capnweb" '{ file = sprintf("%s/message-%04d", dir, NR); printf "%s", $0 > file; close(file) }'
+cp "$work/seeds/capnweb"/* "$work/seeds/json/"
+log "fuzz: $(ls "$work/seeds/json" | wc -l | tr -d ' ') JSON seeds, $(ls "$work/seeds/capnweb" | wc -l | tr -d ' ') Cap'n Web seeds; ${FUZZ_SECONDS}s per target"
+
+# Runs one target; prints its summary line and returns non-zero if it found a failing input.
+run_target() {
+    local target="$1" seeds="$2" dict="$3"
+    local corpus="$work/corpus/$target" out="$artifacts/$target"
+    local log_file="$out/last-run.log"
+    mkdir -p "$corpus" "$out"
+    local status=0
+    "$bin_dir/$target" "$corpus" "$seeds" \
+        -dict="$dict" \
+        -max_total_time="$FUZZ_SECONDS" \
+        -max_len="$FUZZ_MAX_LEN" \
+        -rss_limit_mb=4096 \
+        -timeout=10 \
+        -print_final_stats=1 \
+        -artifact_prefix="$out/" \
+        >"$log_file" 2>&1 || status=$?
+
+    local runs coverage features corpus_size rate
+    runs="$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+).*/\1/p' "$log_file" | tail -n 1)"
+    rate="$(sed -nE 's/^stat::average_exec_per_sec: *([0-9]+).*/\1/p' "$log_file" | tail -n 1)"
+    coverage="$(sed -nE 's/^#[0-9]+.* cov: ([0-9]+).*/\1/p' "$log_file" | tail -n 1)"
+    features="$(sed -nE 's/^#[0-9]+.* ft: ([0-9]+).*/\1/p' "$log_file" | tail -n 1)"
+    corpus_size="$(find "$corpus" -type f | wc -l | tr -d ' ')"
+    if [ -z "$runs" ]; then
+        runs="$(sed -nE 's/^#([0-9]+).*/\1/p' "$log_file" | tail -n 1)"
+    fi
+
+    local artifact
+    artifact="$(sed -nE "s/.*Test unit written to (.*)$/\1/p" "$log_file" | tail -n 1)"
+    if [ "$status" -ne 0 ] || [ -n "$artifact" ]; then
+        printf '%s: FAILED (exit %s) after %s runs, cov %s; input %s; log %s\n' \
+            "$target" "$status" "${runs:-?}" "${coverage:-?}" "${artifact:-none saved}" "${log_file#"$REPO_ROOT"/}"
+        grep -m 1 -E 'Fatal error|Precondition failed|ERROR: (AddressSanitizer|libFuzzer|LeakSanitizer)' "$log_file" >&2 || true
+        return 1
+    fi
+    printf '%s: ok, %s runs in %ss (%s/s), cov %s, ft %s, corpus %s inputs\n' \
+        "$target" "${runs:-?}" "$FUZZ_SECONDS" "${rate:-?}" "${coverage:-?}" "${features:-?}" "$corpus_size"
+}
+
+failed=0
+summaries=()
+for spec in "FuzzJSONParser:json" "FuzzCapnWebDecoder:capnweb"; do
+    target="${spec%%:*}" kind="${spec##*:}"
+    log "fuzz: $target"
+    if line="$(run_target "$target" "$work/seeds/$kind" "$fuzz_dir/Dictionaries/$kind.dict")"; then
+        summaries+=("$line")
+    else
+        summaries+=("$line")
+        failed=1
+    fi
+    printf '%s\n' "$line"
+done
+
+log "fuzz: summary"
+printf '%s\n' "${summaries[@]}"
+[ "$failed" -eq 0 ] || die "fuzzing found failing inputs (see Tests/Fuzz/artifacts/)"
+log "fuzz: no failures"
