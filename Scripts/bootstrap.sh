@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs the system packages the stack builds against, when they are missing.
-# Idempotent: on a machine that has everything it only says so.
+# Installs the system packages the stack builds against, and the interop tests' Python peer in a
+# virtual environment inside the clone, when they are missing.
+# Idempotent: on a machine that has everything it only says so. Nothing is installed globally.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -29,3 +30,30 @@ else
 fi
 
 command -v swift >/dev/null 2>&1 || die "no swift toolchain on PATH (Swift 6.1 or later is required)"
+
+# The interop tests (Tests/Interop) run against the Python `websockets` package at a pinned
+# version, installed in $INTEROP_VENV only.
+interop_python="$INTEROP_VENV/bin/python"
+interop_version_check="import websockets, sys; sys.exit(0 if websockets.__version__ == '$INTEROP_WEBSOCKETS_VERSION' else 1)"
+if [ -x "$interop_python" ] && "$interop_python" -c "$interop_version_check" >/dev/null 2>&1; then
+    log "bootstrap: interop peer present (websockets $INTEROP_WEBSOCKETS_VERSION in ${INTEROP_VENV#"$REPO_ROOT"/})"
+else
+    if [ ! -x "$interop_python" ]; then
+        base_python=""
+        for candidate in python3.11 python3; do
+            if command -v "$candidate" >/dev/null 2>&1 &&
+                "$candidate" -c 'import sys, venv; sys.exit(0 if sys.version_info >= (3, 9) else 1)' >/dev/null 2>&1; then
+                base_python="$candidate"
+                break
+            fi
+        done
+        [ -n "$base_python" ] || die "the interop tests need Python 3.9 or later with the venv module (python3.11 or python3)"
+        log "bootstrap: creating ${INTEROP_VENV#"$REPO_ROOT"/} with $("$base_python" --version 2>&1)"
+        "$base_python" -m venv "$INTEROP_VENV" || die "could not create the virtual environment $INTEROP_VENV"
+    fi
+    log "bootstrap: installing websockets==$INTEROP_WEBSOCKETS_VERSION into ${INTEROP_VENV#"$REPO_ROOT"/}"
+    "$interop_python" -m pip install --quiet --disable-pip-version-check "websockets==$INTEROP_WEBSOCKETS_VERSION" ||
+        die "could not install websockets==$INTEROP_WEBSOCKETS_VERSION into $INTEROP_VENV"
+    "$interop_python" -c "$interop_version_check" || die "websockets $INTEROP_WEBSOCKETS_VERSION is not importable from $interop_python"
+    log "bootstrap: installed websockets $INTEROP_WEBSOCKETS_VERSION in ${INTEROP_VENV#"$REPO_ROOT"/}"
+fi

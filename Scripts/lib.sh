@@ -12,6 +12,7 @@ LAYER_PACKAGES=(
 # Packages under Tests/ whose tests `make test-all` runs after the layers (cross-package and
 # interop tests).
 TEST_PACKAGES=(
+    Tests/Interop
 )
 
 # Packages under Tests/ that `make test-all` only builds (benchmarks), so they cannot rot.
@@ -22,6 +23,11 @@ BUILD_ONLY_PACKAGES=(
 # Conformance material sits beside the checkout unless RPC_SHARED_DIR says otherwise.
 : "${RPC_SHARED_DIR:=$(cd "$REPO_ROOT/.." && pwd)/shared}"
 export RPC_SHARED_DIR
+
+# The interop tests' Python peer: a virtual environment inside the clone, made by bootstrap.sh,
+# holding the `websockets` package at this version.
+INTEROP_VENV="$REPO_ROOT/.venv-interop"
+INTEROP_WEBSOCKETS_VERSION="15.0.1"
 
 # Flags every build of our own code uses: no warnings allowed.
 SWIFT_STRICT_FLAGS=(-Xswiftc -warnings-as-errors)

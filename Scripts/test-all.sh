@@ -6,6 +6,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 "$REPO_ROOT/Scripts/bootstrap.sh"
 
+# The interop tests find their Python peer's interpreter here.
+export RPC_INTEROP_PYTHON="${RPC_INTEROP_PYTHON:-$INTEROP_VENV/bin/python}"
+
 [ -d "$RPC_SHARED_DIR/conformance" ] || die "conformance material not found at $RPC_SHARED_DIR (set RPC_SHARED_DIR)"
 
 for package in "${LAYER_PACKAGES[@]}" "${TEST_PACKAGES[@]}"; do

@@ -60,6 +60,28 @@ struct TLSTests {
         }
     }
 
+    @Test("A chain file holding the leaf and its intermediate verifies against the root alone")
+    func intermediateChainAccepted() async throws {
+        try await withEventLoop { loop in
+            let provider = try OpenSSLServerProvider(
+                configuration: TLSServerConfiguration(
+                    certificateChain: [.file(path: fixture.path("chained-full.pem"))],
+                    privateKey: fixture.privateKey("chained")
+                )
+            )
+            let server = try await TLSTestServer.echo(provider: provider, on: loop)
+            let client = try await TLSTestClient.connect(
+                to: server.port,
+                provider: clientProvider(),
+                serverHostname: "localhost",
+                expectedEchoBytes: 5,
+                on: loop
+            )
+            client.send(Array("chain".utf8))
+            #expect(String(buffer: try await TLSTestWait.value(of: client.echo)) == "chain")
+        }
+    }
+
     @Test("An IP address target is verified against the certificate's IP address entries")
     func ipAddressTargetAccepted() async throws {
         try await withEventLoop { loop in
@@ -137,6 +159,12 @@ struct TLSTests {
         #expect(code == .certificateUntrusted)
     }
 
+    @Test("A leaf presented without its intermediate fails as untrusted")
+    func missingIntermediateRejected() async throws {
+        let code = try await clientFailureCode(server: serverProvider(certificate: "chained"), client: clientProvider())
+        #expect(code == .certificateUntrusted)
+    }
+
     @Test("An expired server certificate fails as expired")
     func expiredCertificateRejected() async throws {
         let code = try await clientFailureCode(server: serverProvider(certificate: "expired"), client: clientProvider())
@@ -145,7 +173,10 @@ struct TLSTests {
 
     @Test("A certificate for another host name fails as a hostname mismatch")
     func wrongHostRejected() async throws {
-        let code = try await clientFailureCode(server: serverProvider(certificate: "wrong-host"), client: clientProvider())
+        let code = try await clientFailureCode(
+            server: serverProvider(certificate: "wrong-host"),
+            client: clientProvider()
+        )
         #expect(code == .hostnameMismatch)
     }
 
@@ -164,7 +195,8 @@ struct TLSTests {
     @Test("A pin of the server key's SubjectPublicKeyInfo lets the connection through")
     func matchingPinAccepted() async throws {
         var configuration = trustingCA()
-        configuration.pinnedPublicKeys = [try PublicKeyPin(base64: "sha256/" + fixture.publicKeyPinBase64(ofKey: "server"))]
+        let pin = try PublicKeyPin(base64: "sha256/" + fixture.publicKeyPinBase64(ofKey: "server"))
+        configuration.pinnedPublicKeys = [pin]
         try await withEventLoop { loop in
             let server = try await TLSTestServer.echo(provider: serverProvider(), on: loop)
             let client = try await TLSTestClient.connect(
@@ -303,7 +335,10 @@ struct TLSTests {
         var configuration = trustingCA()
         configuration.applicationProtocols = ["h2"]
         try await withEventLoop { loop in
-            let server = try await TLSTestServer.echo(provider: serverProvider(applicationProtocols: ["capnweb"]), on: loop)
+            let server = try await TLSTestServer.echo(
+                provider: serverProvider(applicationProtocols: ["capnweb"]),
+                on: loop
+            )
             let client = try await TLSTestClient.connect(
                 to: server.port,
                 provider: try OpenSSLClientProvider(configuration: configuration),
@@ -367,7 +402,9 @@ struct TLSTests {
     func malformedTrustRoots() throws {
         let error = configurationError {
             _ = try OpenSSLClientProvider(
-                configuration: TLSClientConfiguration(trustRoots: .certificates([.pem(Array("not a certificate".utf8))]))
+                configuration: TLSClientConfiguration(
+                    trustRoots: .certificates([.pem(Array("not a certificate".utf8))])
+                )
             )
         }
         #expect(error?.code == .tlsConfigurationInvalid)

@@ -44,7 +44,9 @@ struct JSONSerializerTests {
             (-1e-7, "-1e-7"), (Double.leastNonzeroMagnitude, "5e-324"), (2.2250738585072014e-308, "2.2250738585072014e-308"),
             (Double.greatestFiniteMagnitude, "1.7976931348623157e+308"),
             (9_007_199_254_740_992, "9007199254740992"), (9_007_199_254_740_994, "9007199254740994"),
-            (1_152_921_504_606_846_976, "1152921504606847000"),
+            // The one departure: integral values below 2^63 are written exactly (JavaScript
+            // writes 1152921504606847000, which an exact reader would take for another integer).
+            (1_152_921_504_606_846_976, "1152921504606846976"),
             (123_456_789_012_345_683_968, "123456789012345680000"),
             (999_999_999_999_999_868_928, "999999999999999900000"),
             (1e16, "10000000000000000"), (-1e16, "-10000000000000000"), (1.25e15, "1250000000000000"),
@@ -53,6 +55,19 @@ struct JSONSerializerTests {
         ]
         for (value, expected) in cases {
             #expect(try text(value) == expected, "writing \(value)")
+        }
+    }
+
+    @Test(
+        "Integral doubles between 2^53 and 2^63 read back as the same number",
+        arguments: [-90_071_992_547_409_930.0, 1_152_921_504_606_846_976, 9.2e18, -9.223372036854775808e18, 1.7e19]
+    )
+    func largeIntegralDoublesRoundTrip(value: Double) throws {
+        let written = try text(value)
+        let reread = try JSONValue(parsing: written)
+        #expect(reread.doubleValue == value, "\(value) was written \(written)")
+        if let integer = reread.int64Value, case .integer = reread {
+            #expect(Double(exactly: integer) == value, "\(written) read back as the integer \(integer)")
         }
     }
 
@@ -93,7 +108,14 @@ struct JSONSerializerTests {
                 return
             }
             #expect(reread.bitPattern == value.bitPattern, "bits \(bits) wrote \(written)")
-            #expect(significantDigits(of: written) == significantDigits(of: value.description), "bits \(bits)")
+            if value.magnitude >= 9_007_199_254_740_992, value.magnitude < 9_223_372_036_854_775_808,
+                value == value.rounded(.towardZero)
+            {
+                // Written as the exact integer rather than the shortest digits (see writeDouble).
+                #expect(Int64(written) == Int64(value), "bits \(bits) wrote \(written)")
+            } else {
+                #expect(significantDigits(of: written) == significantDigits(of: value.description), "bits \(bits)")
+            }
         }
     }
 

@@ -86,6 +86,28 @@ struct JSONValueDecoderTests {
         #expect(throws: DecodingError.self) { try decoder.decode(Listing.self, from: [1] as JSONValue) }
     }
 
+    @Test("Coding paths through nested arrays list every index, then the key")
+    func nestedArrayPaths() throws {
+        let scalarError = try #require(throws: DecodingError.self) {
+            try decoder.decode([[Int]].self, from: [[1], [2, "x"]])
+        }
+        guard case .typeMismatch(_, let scalarContext) = scalarError else {
+            Issue.record("expected typeMismatch, got \(scalarError)")
+            return
+        }
+        #expect(describe(scalarContext.codingPath) == ["Index 1", "Index 1"])
+        #expect(scalarContext.codingPath.map(\.intValue) == [1, 1])
+
+        let keyedError = try #require(throws: DecodingError.self) {
+            try decoder.decode([String: [[Point]]].self, from: ["grid": [[["x": 1]], [["x": 2], ["x": nil]]]])
+        }
+        guard case .valueNotFound(_, let keyedContext) = keyedError else {
+            Issue.record("expected valueNotFound, got \(keyedError)")
+            return
+        }
+        #expect(describe(keyedContext.codingPath) == ["grid", "Index 1", "Index 1", "x"])
+    }
+
     @Test("Text that is not JSON fails with dataCorrupted whose underlying error is the WireError")
     func parseFailure() throws {
         let error = try #require(throws: DecodingError.self) { try decoder.decode([Int].self, from: "[1,]") }
@@ -149,6 +171,16 @@ struct JSONValueDecoderTests {
         #expect(throws: DecodingError.self) { try decoder.decode(Float.self, from: 1e300) }
         #expect(throws: DecodingError.self) { try decoder.decode(Double.self, from: .string("1.5")) }
         #expect(throws: DecodingError.self) { try decoder.decode(Double.self, from: .string("Infinity")) }
+    }
+
+    @Test("Floats at the edges of their range survive encoding, writing, parsing and decoding")
+    func floatExtremes() throws {
+        let floats: [Float] = [.greatestFiniteMagnitude, -.greatestFiniteMagnitude, .leastNonzeroMagnitude,
+                               .leastNormalMagnitude, 0.1, -0.0, 16_777_216, 3.4e-38]
+        let text = try JSONValueEncoder().encodeToString(floats)
+        let decoded = try decoder.decode([Float].self, from: text)
+        #expect(decoded.map(\.bitPattern) == floats.map(\.bitPattern))
+        #expect(throws: DecodingError.self) { try decoder.decode(Float.self, from: .double(3.5e38)) }
     }
 
     @Test("Booleans decode only from booleans and strings only from strings")

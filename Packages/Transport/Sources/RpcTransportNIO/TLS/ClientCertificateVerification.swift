@@ -1,11 +1,13 @@
 /// Whether a server asks clients for a certificate (mutual TLS), and how it treats the answer.
 public struct ClientCertificateVerification: Sendable, Hashable {
+    /// The choice, for the TLS implementations.
     package enum Mode: Sendable, Hashable {
         case none
         case optional
         case required
     }
 
+    /// Which choice this is.
     package let mode: Mode
 
     private init(mode: Mode) {

@@ -1,11 +1,13 @@
 /// How a client checks the certificate a server presents.
 public struct ServerCertificateVerification: Sendable, Hashable {
+    /// The choice, for the TLS implementations.
     package enum Mode: Sendable, Hashable {
         case fullVerification
         case noHostnameVerification
         case noVerification
     }
 
+    /// Which choice this is.
     package let mode: Mode
 
     private init(mode: Mode) {

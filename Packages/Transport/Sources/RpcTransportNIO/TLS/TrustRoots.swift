@@ -1,10 +1,12 @@
 /// The certificate authorities a peer's certificate chain must lead to.
 public struct TrustRoots: Sendable, Hashable {
+    /// The choice, for the TLS implementations.
     package enum Storage: Sendable, Hashable {
         case systemDefault
         case certificates([CertificateSource])
     }
 
+    /// Which choice this is.
     package let storage: Storage
 
     private init(storage: Storage) {

@@ -14,11 +14,13 @@ final class ScriptedWebSocketServer: Sendable {
 
         let frames: [TestFrame]
         let answerPings: Bool
+        let maskFrames: Bool
         let received = Mutex<[TestFrame]>([])
 
-        init(frames: [TestFrame], answerPings: Bool) {
+        init(frames: [TestFrame], answerPings: Bool, maskFrames: Bool) {
             self.frames = frames
             self.answerPings = answerPings
+            self.maskFrames = maskFrames
         }
 
         func handlerAdded(context: ChannelHandlerContext) {
@@ -52,7 +54,10 @@ final class ScriptedWebSocketServer: Sendable {
             WebSocketFrame(
                 fin: frame.fin,
                 rsv1: frame.reserved & 0x40 != 0,
+                rsv2: frame.reserved & 0x20 != 0,
+                rsv3: frame.reserved & 0x10 != 0,
                 opcode: WebSocketOpcode(encodedWebSocketOpcode: frame.opcode) ?? .binary,
+                maskKey: maskFrames ? [1, 2, 3, 4] : nil,
                 data: allocator.buffer(bytes: frame.payload)
             )
         }
@@ -85,10 +90,12 @@ final class ScriptedWebSocketServer: Sendable {
     ///   - responseHeaders: Extra headers for the 101 answer.
     ///   - answerPings: Whether pings are answered with pongs.
     ///   - script: Frames sent to each client after the handshake.
+    ///   - maskFrames: Whether the server masks what it sends, which clients must reject.
     static func start(
         responseHeaders: [(String, String)] = [],
         answerPings: Bool = true,
-        script: [TestFrame] = []
+        script: [TestFrame] = [],
+        maskFrames: Bool = false
     ) async throws -> ScriptedWebSocketServer {
         let scripts = Scripts()
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -105,7 +112,7 @@ final class ScriptedWebSocketServer: Sendable {
                     },
                     upgradePipelineHandler: { channel, _ in
                         channel.eventLoop.makeCompletedFuture {
-                            let handler = Script(frames: script, answerPings: answerPings)
+                            let handler = Script(frames: script, answerPings: answerPings, maskFrames: maskFrames)
                             scripts.list.withLock { $0.append(handler) }
                             try channel.pipeline.syncOperations.addHandler(handler)
                         }
@@ -122,31 +129,24 @@ final class ScriptedWebSocketServer: Sendable {
         return ScriptedWebSocketServer(channel: channel, scripts: scripts)
     }
 
-    /// Stops listening.
-    func stop() async {
-        try? await channel.close()
-    }
-}
-
-/// A TCP server that accepts connections and never says anything, for handshake timeouts.
-final class SilentTCPServer: Sendable {
-    private let channel: any Channel
-
-    /// The port the server listens on.
-    let port: Int
-
-    private init(channel: any Channel) {
-        self.channel = channel
-        self.port = channel.localAddress?.port ?? 0
-    }
-
-    /// Starts a server on the loopback interface.
-    static func start() async throws -> SilentTCPServer {
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .childChannelInitializer { channel in channel.eventLoop.makeSucceededVoidFuture() }
-            .bind(host: "127.0.0.1", port: 0)
-            .get()
-        return SilentTCPServer(channel: channel)
+    /// Starts a server, runs `body` with it and stops it afterwards.
+    static func run<T>(
+        responseHeaders: [(String, String)] = [],
+        answerPings: Bool = true,
+        script: [TestFrame] = [],
+        maskFrames: Bool = false,
+        _ body: (ScriptedWebSocketServer) async throws -> T
+    ) async throws -> T {
+        let server = try await start(
+            responseHeaders: responseHeaders, answerPings: answerPings, script: script, maskFrames: maskFrames)
+        do {
+            let result = try await body(server)
+            await server.stop()
+            return result
+        } catch {
+            await server.stop()
+            throw error
+        }
     }
 
     /// Stops listening.

@@ -4,9 +4,12 @@ import RpcTransportNIO
 /// Keys and certificates for the TLS tests, made with the `openssl` command line in a fresh
 /// temporary directory that is removed when the fixture goes away.
 ///
-/// Holds a test CA and, issued by it: a server certificate for `localhost` and `127.0.0.1`, an
-/// expired server certificate for the same names, a server certificate for `other.test` only,
-/// and a client certificate. Every key is EC P-256, each next to its certificate as `<name>.key`.
+/// Holds a test CA (`ca`) and, issued by it: a server certificate for `localhost` and
+/// `127.0.0.1` (`server`), an expired one for the same names (`expired`), one for `other.test`
+/// only (`wrong-host`), a client certificate (`client`) and an intermediate CA
+/// (`intermediate`), which issued another server certificate for `localhost` (`chained`;
+/// `chained-full.pem` holds it followed by the intermediate). Every key is EC P-256, next to
+/// its certificate as `<name>.key`.
 final class TLSCertificateFixture: Sendable {
     /// The directory holding the files.
     let directory: String
@@ -74,7 +77,7 @@ final class TLSCertificateFixture: Sendable {
         try Data().write(to: URL(fileURLWithPath: path("index.txt")))
         try Data("1000\n".utf8).write(to: URL(fileURLWithPath: path("serial.txt")))
 
-        for name in ["ca", "server", "expired", "wrong-host", "client"] {
+        for name in ["ca", "server", "expired", "wrong-host", "client", "intermediate", "chained"] {
             try openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "\(name).key"])
         }
         try openssl([
@@ -91,16 +94,37 @@ final class TLSCertificateFixture: Sendable {
         )
         try issue("wrong-host", commonName: "other.test", extensions: "wrong_host_ext", validity: ["-days", "30"])
         try issue("client", commonName: "test-client", extensions: "client_ext", validity: ["-days", "30"])
+        try issue(
+            "intermediate",
+            commonName: "RpcTransport Test Intermediate",
+            extensions: "intermediate_ext",
+            validity: ["-days", "30"]
+        )
+        try issue(
+            "chained",
+            commonName: "localhost",
+            extensions: "server_ext",
+            validity: ["-days", "30"],
+            issuer: "intermediate"
+        )
+        let fullChain = try bytes("chained.pem") + bytes("intermediate.pem")
+        try Data(fullChain).write(to: URL(fileURLWithPath: path("chained-full.pem")))
     }
 
-    private func issue(_ name: String, commonName: String, extensions: String, validity: [String]) throws {
+    private func issue(
+        _ name: String,
+        commonName: String,
+        extensions: String,
+        validity: [String],
+        issuer: String = "ca"
+    ) throws {
         try openssl([
             "req", "-new", "-key", "\(name).key", "-subj", "/CN=\(commonName)", "-config", "fixture.cnf",
             "-out", "\(name).csr",
         ])
         try openssl(
-            ["ca", "-batch", "-config", "fixture.cnf", "-in", "\(name).csr", "-out", "\(name).pem", "-notext",
-             "-extensions", extensions] + validity
+            ["ca", "-batch", "-config", "fixture.cnf", "-cert", "\(issuer).pem", "-keyfile", "\(issuer).key",
+             "-in", "\(name).csr", "-out", "\(name).pem", "-notext", "-extensions", extensions] + validity
         )
     }
 
@@ -165,6 +189,12 @@ final class TLSCertificateFixture: Sendable {
         basicConstraints = critical, CA:TRUE
         keyUsage = critical, keyCertSign, cRLSign
         subjectKeyIdentifier = hash
+
+        [ intermediate_ext ]
+        basicConstraints = critical, CA:TRUE, pathlen:0
+        keyUsage = critical, keyCertSign, cRLSign
+        subjectKeyIdentifier = hash
+        authorityKeyIdentifier = keyid
 
         [ server_ext ]
         basicConstraints = critical, CA:FALSE

@@ -34,7 +34,11 @@ struct TLSTestServer: Sendable {
         on loop: any EventLoop
     ) async throws -> TLSTestServer {
         let firstHandshake = loop.makePromise(of: TLSHandshakeCompleted.self)
-        return try await start(on: loop, firstHandshake: firstHandshake, allowHalfClosure: allowHalfClosure) { channel in
+        return try await start(
+            on: loop,
+            firstHandshake: firstHandshake,
+            allowHalfClosure: allowHalfClosure
+        ) { channel in
             try channel.pipeline.syncOperations.addHandler(
                 provider.makeServerHandler(handshakeTimeout: .seconds(10), handshakePromise: firstHandshake)
             )

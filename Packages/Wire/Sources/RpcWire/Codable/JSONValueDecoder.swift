@@ -29,6 +29,10 @@ public import Foundation
 /// struct Point: Codable { var x: Int; var y: Int }
 /// let point = try JSONValueDecoder().decode(Point.self, from: #"{"x":1,"y":2}"#)
 /// ```
+///
+/// A string literal argument is JSON text and an array literal of integers is UTF-8 bytes, as
+/// in the example above. To decode from a literal ``JSONValue``, say so:
+/// `decode(String.self, from: .string("text"))` or `decode([Int].self, from: [1, 2] as JSONValue)`.
 public struct JSONValueDecoder: Sendable {
     /// How `Date` values are decoded.
     public enum DateDecodingStrategy: Sendable {

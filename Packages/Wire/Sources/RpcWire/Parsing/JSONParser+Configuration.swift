@@ -21,9 +21,10 @@ extension JSONParser {
         ///
         /// With the default of 256, a value nested in 256 arrays or objects parses and one
         /// nested in 257 fails with ``WireError/Code/depthLimitExceeded``; a value of 0 accepts
-        /// only scalars. The parser descends recursively, so each level uses a little of the
-        /// calling thread's stack: keep the limit in the low thousands unless the thread's stack
-        /// is known to be large.
+        /// only scalars. The parser descends recursively and each level of nesting takes up to
+        /// about half a kilobyte of the calling thread's stack in an optimised build (more in a
+        /// debug build): the default is safe on any thread, while limits in the thousands need
+        /// a thread whose stack is known to be large enough.
         public var maxDepth: Int
 
         /// The largest input accepted, in bytes (default 32 MiB).

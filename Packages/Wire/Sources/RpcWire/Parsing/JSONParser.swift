@@ -48,13 +48,20 @@ public struct JSONParser: Sendable {
     ///   limit of ``configuration``.
     public func parse(_ bytes: UnsafeRawBufferPointer) throws(WireError) -> JSONValue {
         try checkSize(bytes.count)
-        guard let start = bytes.baseAddress, bytes.count > 0 else {
+        guard bytes.count > 0 else {
             try ParseDiagnostics.emptyInput()
         }
-        let count = bytes.count
-        let input = UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt8.self), count: count)
-        var reader = JSONReader(input: input, configuration: configuration)
-        return try reader.parseDocument()
+        return try bytes.withMemoryRebound(to: UInt8.self) { (input) throws(WireError) -> JSONValue in
+            // A small workspace on the machine stack holds the reader's stacks for documents
+            // of ordinary size, so that those need no heap memory beyond the result.
+            try withUnsafeTemporaryAllocation(
+                byteCount: JSONReader.workspaceByteCount,
+                alignment: JSONReader.workspaceAlignment
+            ) { (workspace) throws(WireError) -> JSONValue in
+                var reader = JSONReader(input: input, configuration: configuration, workspace: workspace)
+                return try reader.parseDocument()
+            }
+        }
     }
 
     /// Parses JSON text given as UTF-8 bytes.

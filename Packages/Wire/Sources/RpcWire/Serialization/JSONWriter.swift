@@ -115,7 +115,14 @@ public struct JSONWriter: Sendable {
     ///
     /// Integral values below 10^21 have no fraction (`100`, `100000000000000000000`); other
     /// values use plain notation between 10^-7 and 10^21 (`0.000001`, `123.456`) and
-    /// exponent notation outside it (`1e+21`, `1.5e-7`). Negative zero is written `-0`.
+    /// exponent notation outside it (`1e+21`, `1.5e-7`).
+    ///
+    /// Two departures keep parse-then-write an identity: negative zero is written `-0`, and an
+    /// integral value of magnitude below 2^63 is written as its exact integer
+    /// (`1152921504606846976` where JavaScript writes `1152921504606847000`). Above 2^53 the
+    /// shortest digits are not the exact value, and since they fit an `Int64` a reader that keeps
+    /// integers exact would take them for a different number. Both texts read back as the same
+    /// double in JavaScript.
     ///
     /// - Throws: ``WireError/Code/nonFiniteNumber`` for infinities and NaN, which JSON cannot
     ///   hold; nothing is appended then.
@@ -132,8 +139,10 @@ public struct JSONWriter: Sendable {
     /// Appends a finite double; see ``writeDouble(_:)``.
     @inlinable
     mutating func writeFiniteDouble(_ value: Double) {
-        // Integral values below 2^53 print as their exact integer, like Number::toString.
-        if value.magnitude < 9_007_199_254_740_992.0, value == value.rounded(.towardZero) {
+        // Integral values below 2^63 print as their exact integer: below 2^53 that is what
+        // Number::toString writes too; above it, the exact digits keep the text from reading
+        // back as a different Int64 (see writeDouble).
+        if value.magnitude < 9_223_372_036_854_775_808.0, value == value.rounded(.towardZero) {
             if value == 0, value.sign == .minus {
                 writeRaw("-0")
             } else {
@@ -163,17 +172,52 @@ public struct JSONWriter: Sendable {
     /// text, which is what `JSON.stringify` writes.
     @inlinable
     public mutating func writeString(_ value: String) {
-        bytes.append(UInt8(ascii: "\""))
         let written: Void? = value.utf8.withContiguousStorageIfAvailable { utf8 in
-            appendEscaped(utf8)
+            appendQuoted(utf8)
         }
         if written == nil {
             var contiguous = value
             contiguous.withUTF8 { utf8 in
-                appendEscaped(utf8)
+                appendQuoted(utf8)
             }
         }
+    }
+
+    /// Appends UTF-8 text in quotes, escaping what JSON requires.
+    @usableFromInline
+    mutating func appendQuoted(_ utf8: UnsafeBufferPointer<UInt8>) {
         bytes.append(UInt8(ascii: "\""))
+        if Self.needsEscaping(utf8) {
+            appendEscaped(utf8)
+        } else {
+            bytes.append(contentsOf: utf8)
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether any byte of `utf8` needs an escape, checked eight bytes at a time.
+    @usableFromInline
+    static func needsEscaping(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = utf8.baseAddress else { return false }
+        let count = utf8.count
+        var index = 0
+        while count - index >= 8 {
+            if wordNeedsEscape(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)) {
+                return true
+            }
+            index += 8
+        }
+        guard index < count else { return false }
+        // The last few bytes, padded with spaces (which need no escape) to a whole word.
+        var word: UInt64 = 0x2020_2020_2020_2020
+        withUnsafeMutableBytes(of: &word) { raw in
+            var offset = 0
+            while index + offset < count {
+                raw[offset] = base[index + offset]
+                offset += 1
+            }
+        }
+        return wordNeedsEscape(word)
     }
 
     /// Appends UTF-8 text without quotes, escaping what JSON requires.

@@ -25,15 +25,12 @@ enum ServerChildPipeline {
         let upgradeState = ServerUpgradeState()
         let httpHandler = ServerHTTPHandler(core: core, upgradeState: upgradeState)
         let boundState = NIOLoopBound(upgradeState, eventLoop: channel.eventLoop)
-        let boundHandler = NIOLoopBound(httpHandler, eventLoop: channel.eventLoop)
-        let upgrader = NIOWebSocketServerUpgrader(
-            maxFrameSize: core.configuration.connectionSettings.decoderMaxFrameSize,
-            automaticErrorHandling: false,
+        let upgrader = ServerWebSocketUpgrader(
+            core: core,
+            state: upgradeState,
+            httpHandler: httpHandler,
             shouldUpgrade: { channel, head in
                 shouldUpgrade(channel: channel, head: head, core: core, state: boundState)
-            },
-            upgradePipelineHandler: { channel, _ in
-                completeUpgrade(channel: channel, core: core, state: boundState.value, httpHandler: boundHandler.value)
             }
         )
         try channel.pipeline.syncOperations.configureHTTPServerPipeline(
@@ -128,9 +125,9 @@ enum ServerChildPipeline {
         }
     }
 
-    /// Replaces the HTTP handlers with the WebSocket connection handler and hands the new
-    /// connection to the server's task group.
-    private static func completeUpgrade(
+    /// Replaces the HTTP handler with the frame decoder and the WebSocket connection handler and
+    /// hands the new connection to the server's task group.
+    static func completeUpgrade(
         channel: any Channel,
         core: ServerCore,
         state: ServerUpgradeState,
@@ -139,10 +136,10 @@ enum ServerChildPipeline {
         do {
             let operations = channel.pipeline.syncOperations
             _ = operations.removeHandler(httpHandler)
-            // Frames are serialised by the connection handler itself.
-            let encoder = try operations.context(handlerType: WebSocketFrameEncoder.self)
-            _ = operations.removeHandler(context: encoder)
             let settings = core.configuration.connectionSettings
+            // Frames are serialised by the connection handler itself, so only a decoder is added.
+            try operations.addHandler(
+                ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: settings.decoderMaxFrameSize)))
             var codec: PerMessageDeflateCodec?
             if let agreed = state.agreedDeflate, let deflate = core.configuration.deflate {
                 codec = try PerMessageDeflateCodec(

@@ -70,6 +70,7 @@ final class ServerHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             // The upgrade of this request was refused or malformed; the request itself follows.
             break
         default:
+            // Includes malformed HTTP, which NIO's protocol error handler already answered with 400.
             core.logger.debug("HTTP connection failed", metadata: ["error": "\(error)"])
             context.close(promise: nil)
         }
@@ -122,6 +123,10 @@ final class ServerHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
             let allocator = context?.channel.allocator ?? ByteBufferAllocator()
             state = .collecting(head, allocator.buffer(capacity: 0))
+            if head.headers[canonicalForm: "expect"].contains(where: { $0.lowercased() == "100-continue" }) {
+                let interim = HTTPResponseHead(version: head.version, status: .continue)
+                context?.writeAndFlush(wrapOutboundOut(.head(interim)), promise: nil)
+            }
         case .GET:
             state = .answered
             if Self.asksForWebSocket(head) {

@@ -352,10 +352,16 @@ final class OpenSSLHandler: ChannelDuplexHandler {
     /// The error to fail with when the server's leaf key matches no pin, or `nil` when it matches.
     private func pinMismatch(_ pins: [PublicKeyPin]) -> TransportError? {
         guard let leaf = connection.peerLeafCertificate() else {
-            return TransportError(code: .pinMismatch, message: "the server presented no certificate to check the pins against")
+            return TransportError(
+                code: .pinMismatch,
+                message: "the server presented no certificate to check the pins against"
+            )
         }
         guard let digest = leaf.subjectPublicKeyInfoSHA256() else {
-            return TransportError(code: .pinMismatch, message: "cannot hash the public key of the server's certificate")
+            return TransportError(
+                code: .pinMismatch,
+                message: "cannot hash the public key of the server's certificate"
+            )
         }
         if pins.contains(where: { $0.sha256 == digest }) {
             return nil
@@ -369,7 +375,11 @@ final class OpenSSLHandler: ChannelDuplexHandler {
 
     // MARK: - Data
 
-    private func encryptAndWrite(context: ChannelHandlerContext, plaintext: ByteBuffer, promise: EventLoopPromise<Void>?) {
+    private func encryptAndWrite(
+        context: ChannelHandlerContext,
+        plaintext: ByteBuffer,
+        promise: EventLoopPromise<Void>?
+    ) {
         var remaining = plaintext
         while remaining.readableBytes > 0 {
             switch connection.write(from: &remaining) {

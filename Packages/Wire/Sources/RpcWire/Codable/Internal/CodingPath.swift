@@ -1,9 +1,10 @@
 /// A coding path kept as a chain of parent links, turned into `[any CodingKey]` only when
 /// someone asks for it (a `codingPath` property or an error).
 ///
-/// A path is a single reference, so passing it along, saving and restoring it cost one
-/// reference count. Only values that are decoded through their own `init(from:)` (or
-/// encoded through `encode(to:)`) get a node; scalars read by a container never do.
+/// A trailing array position is held inline and costs nothing; keys, and positions that get
+/// something appended after them, are stored in nodes. Elements of an array of objects
+/// therefore get their paths for free, and passing, saving and restoring a path costs one
+/// reference count at most.
 struct CodingPath {
     /// One step of a path.
     enum Component {
@@ -34,19 +35,28 @@ struct CodingPath {
         }
     }
 
-    /// The last component, or `nil` for the empty path.
+    /// The components before ``trailingIndex``, or all of them when there is none.
     private let node: Node?
+    /// A last component that is an array position, or -1.
+    private let trailingIndex: Int
 
-    private init(node: Node?) {
+    private init(node: Node?, trailingIndex: Int) {
         self.node = node
+        self.trailingIndex = trailingIndex
     }
 
     /// The empty path.
-    static var root: CodingPath { CodingPath(node: nil) }
+    static var root: CodingPath { CodingPath(node: nil, trailingIndex: -1) }
 
     /// This path followed by `component`.
     func appending(_ component: Component) -> CodingPath {
-        CodingPath(node: Node(parent: node, component: component))
+        let base = trailingIndex >= 0 ? Node(parent: node, component: .index(trailingIndex)) : node
+        switch component {
+        case .index(let index) where index >= 0:
+            return CodingPath(node: base, trailingIndex: index)
+        default:
+            return CodingPath(node: Node(parent: base, component: component), trailingIndex: -1)
+        }
     }
 
     /// This path followed by `key`.
@@ -61,7 +71,7 @@ struct CodingPath {
 
     /// The path followed by `extra`, as coding keys.
     func keys(appending extra: Component?) -> [any CodingKey] {
-        let count = (node?.count ?? 0) + (extra == nil ? 0 : 1)
+        let count = (node?.count ?? 0) + (trailingIndex >= 0 ? 1 : 0) + (extra == nil ? 0 : 1)
         var result = [any CodingKey]()
         result.reserveCapacity(count)
         var reversed: [Component] = []
@@ -73,6 +83,9 @@ struct CodingPath {
         }
         for component in reversed.reversed() {
             result.append(component.codingKey)
+        }
+        if trailingIndex >= 0 {
+            result.append(WireCodingKey(index: trailingIndex))
         }
         if let extra {
             result.append(extra.codingKey)

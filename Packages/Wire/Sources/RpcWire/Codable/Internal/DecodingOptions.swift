@@ -1,5 +1,5 @@
-/// The settings of one decode call, shared by every decoder and container it creates.
-final class DecodingOptions {
+/// The settings of one decode call, held by every decoder it creates.
+struct DecodingOptions {
     let dateStrategy: JSONValueDecoder.DateDecodingStrategy
     let dataStrategy: JSONValueDecoder.DataDecodingStrategy
     let keyStrategy: JSONValueDecoder.KeyDecodingStrategy
@@ -14,12 +14,15 @@ final class DecodingOptions {
         dataStrategy = decoder.dataDecodingStrategy
         keyStrategy = decoder.keyDecodingStrategy
         floatStrategy = decoder.nonConformingFloatDecodingStrategy
-        var info: [CodingUserInfoKey: Any] = [:]
-        info.reserveCapacity(decoder.userInfo.count)
-        for (key, value) in decoder.userInfo {
-            info[key] = value
+        if decoder.userInfo.isEmpty {
+            userInfo = [:]
+        } else {
+            var info: [CodingUserInfoKey: Any] = [:]
+            for (key, value) in decoder.userInfo {
+                info[key] = value
+            }
+            userInfo = info
         }
-        userInfo = info
         if case .useDefaultKeys = decoder.keyDecodingStrategy {
             usesDefaultKeys = true
         } else {

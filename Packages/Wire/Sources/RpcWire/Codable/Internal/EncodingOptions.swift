@@ -14,12 +14,15 @@ final class EncodingOptions {
         dataStrategy = encoder.dataEncodingStrategy
         keyStrategy = encoder.keyEncodingStrategy
         floatStrategy = encoder.nonConformingFloatEncodingStrategy
-        var info: [CodingUserInfoKey: Any] = [:]
-        info.reserveCapacity(encoder.userInfo.count)
-        for (key, value) in encoder.userInfo {
-            info[key] = value
+        if encoder.userInfo.isEmpty {
+            userInfo = [:]
+        } else {
+            var info: [CodingUserInfoKey: Any] = [:]
+            for (key, value) in encoder.userInfo {
+                info[key] = value
+            }
+            userInfo = info
         }
-        userInfo = info
         if case .useDefaultKeys = encoder.keyEncodingStrategy {
             usesDefaultKeys = true
         } else {

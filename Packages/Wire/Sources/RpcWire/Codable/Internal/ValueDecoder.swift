@@ -16,9 +16,6 @@ final class ValueDecoder: Decoder {
     private(set) var value: JSONValue
     /// The coding path of ``value``.
     private(set) var path: CodingPath
-    /// The member position after the last key found in the current object: fields are
-    /// usually decoded in the order they were written, so the next look-up tries it first.
-    var keyHint = 0
 
     init(value: JSONValue, path: CodingPath, options: DecodingOptions) {
         self.value = value
@@ -53,99 +50,157 @@ final class ValueDecoder: Decoder {
     /// Decodes the value at `path`: the types the decoder handles itself directly, anything
     /// else through its `init(from:)` with this decoder switched to the value.
     func decodeNested<T: Decodable>(_ type: T.Type, from value: JSONValue, at path: CodingPath) throws -> T {
-        if let scalar = try decodeScalar(T.self, from: value, at: path.keys) {
-            return scalar
-        }
-        return try decodeNonScalar(T.self, from: value, at: path)
+        try decodeValue(T.self, from: value, errorPath: path.keys, nestedPath: path)
     }
 
-    /// Decodes `value` directly when `T` is one of the standard scalar types, or returns
-    /// `nil`.
+    /// Decodes a value of any type.
     ///
-    /// Generic code such as `Array.init(from:)` asks for its elements through the generic
-    /// `decode(_:)`; answering those requests here spares each element a trip through the
-    /// type's `init(from:)` and a single-value container.
+    /// Standard scalars are read directly, which matters because generic code such as
+    /// `Array.init(from:)` asks for its elements through the generic `decode(_:)`. The path
+    /// of the value is only built when the value is not a scalar (`nestedPath`) or when
+    /// decoding fails (`errorPath`).
+    ///
+    /// Nothing here is wrapped in an optional of `T`: in unspecialised generic code an
+    /// optional of a type parameter costs a run-time metadata look-up on every call.
     @inline(__always)
-    func decodeScalar<T: Decodable>(
-        _ type: T.Type, from value: JSONValue, at path: @autoclosure () -> [any CodingKey]
-    ) throws -> T? {
+    func decodeValue<T: Decodable>(
+        _ type: T.Type, from value: JSONValue,
+        errorPath: @autoclosure () -> [any CodingKey], nestedPath: @autoclosure () -> CodingPath
+    ) throws -> T {
         // Each cast below reinterprets a value as the very type `T` was just compared with.
         if T.self == String.self {
-            return unsafeBitCast(try unboxString(value, at: path()), to: T.self)
+            return unsafeBitCast(try unboxString(value, at: errorPath()), to: T.self)
         }
         if T.self == Int.self {
-            return unsafeBitCast(try unboxInteger(value, as: Int.self, at: path()), to: T.self)
+            return unsafeBitCast(try unboxInteger(value, as: Int.self, at: errorPath()), to: T.self)
         }
         if T.self == Double.self {
-            return unsafeBitCast(try unboxDouble(value, at: path()), to: T.self)
+            return unsafeBitCast(try unboxDouble(value, at: errorPath()), to: T.self)
         }
         if T.self == Bool.self {
-            return unsafeBitCast(try unboxBool(value, at: path()), to: T.self)
+            return unsafeBitCast(try unboxBool(value, at: errorPath()), to: T.self)
         }
         if T.self == Int64.self {
-            return unsafeBitCast(try unboxInteger(value, as: Int64.self, at: path()), to: T.self)
+            return unsafeBitCast(try unboxInteger(value, as: Int64.self, at: errorPath()), to: T.self)
         }
         if T.self == Float.self {
-            return unsafeBitCast(try unboxFloat(value, at: path()), to: T.self)
+            return unsafeBitCast(try unboxFloat(value, at: errorPath()), to: T.self)
         }
         if T.self == Int32.self {
-            return unsafeBitCast(try unboxInteger(value, as: Int32.self, at: path()), to: T.self)
+            return unsafeBitCast(try unboxInteger(value, as: Int32.self, at: errorPath()), to: T.self)
         }
         if T.self == UInt8.self {
-            return unsafeBitCast(try unboxInteger(value, as: UInt8.self, at: path()), to: T.self)
+            return unsafeBitCast(try unboxInteger(value, as: UInt8.self, at: errorPath()), to: T.self)
         }
         if T.self == UInt64.self {
-            return unsafeBitCast(try unboxInteger(value, as: UInt64.self, at: path()), to: T.self)
+            return unsafeBitCast(try unboxInteger(value, as: UInt64.self, at: errorPath()), to: T.self)
         }
         if T.self == UInt.self {
-            return unsafeBitCast(try unboxInteger(value, as: UInt.self, at: path()), to: T.self)
+            return unsafeBitCast(try unboxInteger(value, as: UInt.self, at: errorPath()), to: T.self)
         }
         if T.self == UInt32.self {
-            return unsafeBitCast(try unboxInteger(value, as: UInt32.self, at: path()), to: T.self)
+            return unsafeBitCast(try unboxInteger(value, as: UInt32.self, at: errorPath()), to: T.self)
         }
         if T.self == Int16.self {
-            return unsafeBitCast(try unboxInteger(value, as: Int16.self, at: path()), to: T.self)
+            return unsafeBitCast(try unboxInteger(value, as: Int16.self, at: errorPath()), to: T.self)
         }
         if T.self == UInt16.self {
-            return unsafeBitCast(try unboxInteger(value, as: UInt16.self, at: path()), to: T.self)
+            return unsafeBitCast(try unboxInteger(value, as: UInt16.self, at: errorPath()), to: T.self)
         }
         if T.self == Int8.self {
-            return unsafeBitCast(try unboxInteger(value, as: Int8.self, at: path()), to: T.self)
+            return unsafeBitCast(try unboxInteger(value, as: Int8.self, at: errorPath()), to: T.self)
         }
-        return nil
+        return try decodeNonScalar(T.self, from: value, at: nestedPath())
     }
 
-    /// ``decodeNested(_:from:at:)`` for a type already known not to be a standard scalar.
-    func decodeNonScalar<T: Decodable>(_ type: T.Type, from value: JSONValue, at path: CodingPath) throws -> T {
-        if T.self == JSONValue.self, let json = value as? T {
-            return json
+    /// Decodes a value whose type is not a standard scalar; `path` is only built when needed.
+    private func decodeNonScalar<T: Decodable>(
+        _ type: T.Type, from value: JSONValue, at path: @autoclosure () -> CodingPath
+    ) throws -> T {
+        // As above, each cast reinterprets a value as the type `T` was just compared with.
+        if T.self == JSONValue.self {
+            return unsafeBitCast(value, to: T.self)
         }
-        if T.self == Date.self, let date = try decodeDate(from: value, at: path) as? T {
-            return date
+        // Arrays of scalars, read without `Array.init(from:)` and its per-element dispatch.
+        if T.self == [String].self {
+            return unsafeBitCast(try decodeArray(value, at: path, unboxString), to: T.self)
         }
-        if T.self == Data.self, let data = try decodeData(from: value, at: path) as? T {
-            return data
+        if T.self == [Int].self {
+            return unsafeBitCast(try decodeArray(value, at: path) { try unboxInteger($0, as: Int.self, at: $1()) }, to: T.self)
         }
-        if T.self == URL.self, let url = try decodeURL(from: value, at: path) as? T {
-            return url
+        if T.self == [Double].self {
+            return unsafeBitCast(try decodeArray(value, at: path, unboxDouble), to: T.self)
         }
-        if T.self == Decimal.self, let decimal = try decodeDecimal(from: value, at: path) as? T {
-            return decimal
+        if T.self == [Bool].self {
+            return unsafeBitCast(try decodeArray(value, at: path, unboxBool), to: T.self)
         }
-        if !options.usesDefaultKeys, let dictionaryType = T.self as? any StringKeyedDecodableDictionary.Type,
-           let dictionary = try dictionaryType.decodeMembers(from: value, with: self, at: path) as? T {
-            return dictionary
+        if T.self == [Int64].self {
+            return unsafeBitCast(try decodeArray(value, at: path) { try unboxInteger($0, as: Int64.self, at: $1()) }, to: T.self)
         }
+        if T.self == Date.self {
+            return unsafeBitCast(try decodeDate(from: value, at: path()), to: T.self)
+        }
+        if T.self == Data.self {
+            return unsafeBitCast(try decodeData(from: value, at: path()), to: T.self)
+        }
+        if T.self == URL.self {
+            return unsafeBitCast(try decodeURL(from: value, at: path()), to: T.self)
+        }
+        if T.self == Decimal.self {
+            return unsafeBitCast(try decodeDecimal(from: value, at: path()), to: T.self)
+        }
+        if !options.usesDefaultKeys, T.self is any StringKeyedDecodableDictionary.Type {
+            return try decodeStringKeyedDictionary(T.self, from: value, at: path())
+        }
+        return try decodeThroughInitializer(T.self, from: value, at: path())
+    }
+
+    /// Decodes `value` as a `[String: Value]` dictionary `T`, with its keys as written.
+    @inline(never)
+    private func decodeStringKeyedDictionary<T: Decodable>(
+        _ type: T.Type, from value: JSONValue, at path: CodingPath
+    ) throws -> T {
+        guard let dictionaryType = T.self as? any StringKeyedDecodableDictionary.Type,
+              let dictionary = try dictionaryType.decodeMembers(from: value, with: self, at: path) as? T
+        else {
+            return try decodeThroughInitializer(T.self, from: value, at: path)
+        }
+        return dictionary
+    }
+
+    /// Decodes an array whose elements `unbox` reads.
+    private func decodeArray<Element>(
+        _ value: JSONValue, at path: () -> CodingPath,
+        _ unbox: (JSONValue, @autoclosure () -> [any CodingKey]) throws -> Element
+    ) throws -> [Element] {
+        guard case .array(let elements) = value else {
+            throw DecodingError.mismatch(expecting: [Element].self, found: value, at: path().keys)
+        }
+        var result: [Element] = []
+        result.reserveCapacity(elements.count)
+        for index in elements.indices {
+            do {
+                result.append(try unbox(elements[index], []))
+            } catch {
+                // Decode the element again, this time with its full path for the error.
+                let elementPath = path().keys(appendingIndex: index)
+                _ = try unbox(elements[index], elementPath)
+                throw error
+            }
+        }
+        return result
+    }
+
+    /// Decodes `value` through `T.init(from:)`, with this decoder switched to the value for
+    /// the duration of the call.
+    private func decodeThroughInitializer<T: Decodable>(_ type: T.Type, from value: JSONValue, at path: CodingPath) throws -> T {
         let savedValue = self.value
         let savedPath = self.path
-        let savedHint = keyHint
         self.value = value
         self.path = path
-        keyHint = 0
         defer {
             self.value = savedValue
             self.path = savedPath
-            keyHint = savedHint
         }
         return try T(from: self)
     }
@@ -154,14 +209,11 @@ final class ValueDecoder: Decoder {
     private func with<Result>(_ value: JSONValue, at path: CodingPath, _ body: () throws -> Result) rethrows -> Result {
         let savedValue = self.value
         let savedPath = self.path
-        let savedHint = keyHint
         self.value = value
         self.path = path
-        keyHint = 0
         defer {
             self.value = savedValue
             self.path = savedPath
-            keyHint = savedHint
         }
         return try body()
     }
@@ -248,6 +300,7 @@ final class ValueDecoder: Decoder {
         return string
     }
 
+    @inline(__always)
     func unboxInteger<Integer: FixedWidthInteger>(
         _ value: JSONValue, as type: Integer.Type, at path: @autoclosure () -> [any CodingKey]
     ) throws -> Integer {
@@ -287,10 +340,13 @@ final class ValueDecoder: Decoder {
     func unboxFloat(_ value: JSONValue, at path: @autoclosure () -> [any CodingKey]) throws -> Float {
         switch value {
         case .double(let number):
-            guard number.magnitude <= Double(Float.greatestFiniteMagnitude) else {
+            // A finite number that rounds to infinity is out of range; one that rounds to the
+            // largest Float (as the shortest digits of that Float do) is not.
+            let narrowed = Float(number)
+            guard narrowed.isFinite || !number.isFinite else {
                 throw DecodingError.numberOutOfRange(value, as: Float.self, at: path())
             }
-            return Float(number)
+            return narrowed
         case .integer(let integer):
             return Float(integer)
         case .string:

@@ -61,6 +61,9 @@ final class ValueEncoder: Encoder {
     /// Encodes a value that sits at `path`: the types the encoder handles itself directly,
     /// anything else through its `encode(to:)` with a fresh encoder.
     func encodeNested<T: Encodable>(_ value: T, at path: CodingPath, isTopLevel: Bool = false) throws -> EncodedNode {
+        if let scalar = try encodeScalar(value, at: path) {
+            return .value(scalar)
+        }
         if T.self == JSONValue.self, let json = value as? JSONValue {
             return .value(json)
         }
@@ -90,6 +93,58 @@ final class ValueEncoder: Encoder {
                 EncodingError.Context(codingPath: [], debugDescription: "Top-level \(T.self) did not encode any values."))
         }
         return .object(EncodedNode.ObjectBox())
+    }
+
+    /// The JSON value of a standard scalar, or `nil` when `T` is not one.
+    ///
+    /// Generic code such as `Array.encode(to:)` hands its elements to the generic
+    /// `encode(_:)`; answering here spares each element an encoder of its own.
+    @inline(__always)
+    private func encodeScalar<T: Encodable>(_ value: T, at path: CodingPath) throws -> JSONValue? {
+        // Each cast below reinterprets the value as the very type `T` was just compared with.
+        if T.self == String.self {
+            return .string(unsafeBitCast(value, to: String.self))
+        }
+        if T.self == Int.self {
+            return .integer(Int64(unsafeBitCast(value, to: Int.self)))
+        }
+        if T.self == Double.self {
+            return try box(unsafeBitCast(value, to: Double.self), at: path.keys)
+        }
+        if T.self == Bool.self {
+            return .bool(unsafeBitCast(value, to: Bool.self))
+        }
+        if T.self == Int64.self {
+            return .integer(unsafeBitCast(value, to: Int64.self))
+        }
+        if T.self == Float.self {
+            return try box(unsafeBitCast(value, to: Float.self), at: path.keys)
+        }
+        if T.self == Int32.self {
+            return .integer(Int64(unsafeBitCast(value, to: Int32.self)))
+        }
+        if T.self == UInt8.self {
+            return .integer(Int64(unsafeBitCast(value, to: UInt8.self)))
+        }
+        if T.self == UInt64.self {
+            return try box(unsafeBitCast(value, to: UInt64.self), at: path.keys)
+        }
+        if T.self == UInt.self {
+            return try box(unsafeBitCast(value, to: UInt.self), at: path.keys)
+        }
+        if T.self == UInt32.self {
+            return .integer(Int64(unsafeBitCast(value, to: UInt32.self)))
+        }
+        if T.self == Int16.self {
+            return .integer(Int64(unsafeBitCast(value, to: Int16.self)))
+        }
+        if T.self == UInt16.self {
+            return .integer(Int64(unsafeBitCast(value, to: UInt16.self)))
+        }
+        if T.self == Int8.self {
+            return .integer(Int64(unsafeBitCast(value, to: Int8.self)))
+        }
+        return nil
     }
 
     /// Runs `body` with a fresh encoder at `path` and returns what it encoded, or an empty

@@ -1,78 +1,31 @@
 /// The keyed container of ``ValueDecoder``: reads the members of one object.
 ///
-/// A look-up first tries the member after the previous hit (see ``ValueDecoder/keyHint``),
-/// then searches the object. Coding paths are only turned into arrays for errors and for
-/// ``codingPath``.
+/// Its state lives in one ``DecodingObject`` reference, so the copies the standard library
+/// makes of a container cost one reference count. Coding paths are only turned into arrays
+/// for errors and for ``codingPath``.
 struct ValueKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let decoder: ValueDecoder
-    let object: JSONObject
-    let path: CodingPath
-    /// The object's keys after the key strategy, by position; `nil` with default keys.
-    private let convertedKeys: [String]?
+    let storage: DecodingObject
 
     init(decoder: ValueDecoder, object: JSONObject, path: CodingPath) {
-        self.decoder = decoder
-        self.object = object
-        self.path = path
-        if decoder.options.usesDefaultKeys {
-            convertedKeys = nil
-        } else {
-            convertedKeys = Self.convertKeys(of: object, strategy: decoder.options.keyStrategy, at: path)
-        }
+        storage = DecodingObject(decoder: decoder, object: object, path: path)
     }
 
-    private static func convertKeys(
-        of object: JSONObject, strategy: JSONValueDecoder.KeyDecodingStrategy, at path: CodingPath
-    ) -> [String] {
-        switch strategy {
-        case .useDefaultKeys:
-            return object.keys
-        case .convertFromSnakeCase:
-            return object.members.map { KeyCaseConversion.camelCase($0.key) }
-        case .custom(let convert):
-            let base = path.keys
-            return object.members.map { member in
-                convert(base + [WireCodingKey(stringValue: member.key)]).stringValue
-            }
-        }
-    }
+    private var decoder: ValueDecoder { storage.decoder }
+
+    private var path: CodingPath { storage.path }
 
     var codingPath: [any CodingKey] { path.keys }
 
     var allKeys: [Key] {
-        (convertedKeys ?? object.keys).compactMap { Key(stringValue: $0) }
+        storage.keys.compactMap { Key(stringValue: $0) }
     }
 
     // MARK: Look-up
 
-    /// The position of the member named `name` (after key conversion), or `nil`.
-    @inline(__always)
-    private func position(ofName name: String) -> Int? {
-        let hint = decoder.keyHint
-        if let convertedKeys {
-            if hint < convertedKeys.count, JSONKey.equal(convertedKeys[hint], name) {
-                decoder.keyHint = hint + 1
-                return hint
-            }
-            guard let found = convertedKeys.firstIndex(where: { JSONKey.equal($0, name) }) else { return nil }
-            decoder.keyHint = found + 1
-            return found
-        }
-        let members = object.members
-        if hint < members.count, JSONKey.equal(members[hint].key, name) {
-            decoder.keyHint = hint + 1
-            return hint
-        }
-        guard let found = object.position(ofKey: name) else { return nil }
-        decoder.keyHint = found + 1
-        return found
-    }
-
     /// The value for `key`, or `nil` when the object has no such member.
     @inline(__always)
     private func valueIfPresent(for key: Key) -> JSONValue? {
-        guard let position = position(ofName: key.stringValue) else { return nil }
-        return object.members[position].value
+        storage.value(named: key.stringValue)
     }
 
     /// The value for `key`.
@@ -88,7 +41,7 @@ struct ValueKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoc
     }
 
     func contains(_ key: Key) -> Bool {
-        position(ofName: key.stringValue) != nil
+        storage.position(ofName: key.stringValue) != nil
     }
 
     // MARK: Required values
@@ -113,6 +66,7 @@ struct ValueKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoc
         try decoder.unboxFloat(try value(for: key), at: path.keys(appending: key))
     }
 
+    @inline(__always)
     private func decodeInteger<Integer: FixedWidthInteger>(_ type: Integer.Type, forKey key: Key) throws -> Integer {
         try decoder.unboxInteger(try value(for: key), as: type, at: path.keys(appending: key))
     }
@@ -132,10 +86,8 @@ struct ValueKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoc
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         let value = try value(for: key)
-        if let scalar = try decoder.decodeScalar(T.self, from: value, at: path.keys(appending: key)) {
-            return scalar
-        }
-        return try decoder.decodeNonScalar(T.self, from: value, at: path.appending(key: key))
+        return try decoder.decodeValue(
+            T.self, from: value, errorPath: path.keys(appending: key), nestedPath: path.appending(key: key))
     }
 
     // MARK: Optional values (one look-up each)
@@ -167,6 +119,7 @@ struct ValueKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoc
         return try decoder.unboxFloat(value, at: path.keys(appending: key))
     }
 
+    @inline(__always)
     private func decodeIntegerIfPresent<Integer: FixedWidthInteger>(
         _ type: Integer.Type, forKey key: Key
     ) throws -> Integer? {
@@ -224,10 +177,8 @@ struct ValueKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoc
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let value = presentValue(for: key) else { return nil }
-        if let scalar = try decoder.decodeScalar(T.self, from: value, at: path.keys(appending: key)) {
-            return scalar
-        }
-        return try decoder.decodeNonScalar(T.self, from: value, at: path.appending(key: key))
+        return try decoder.decodeValue(
+            T.self, from: value, errorPath: path.keys(appending: key), nestedPath: path.appending(key: key))
     }
 
     // MARK: Nested containers and super decoders
@@ -255,7 +206,7 @@ struct ValueKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoc
     /// A decoder for the member `super`; a missing member reads as `null`.
     func superDecoder() throws -> any Decoder {
         let superKey = WireCodingKey.superKey
-        let value = position(ofName: superKey.stringValue).map { object.members[$0].value } ?? .null
+        let value = storage.value(named: superKey.stringValue) ?? .null
         return ValueDecoder(value: value, path: path.appending(key: superKey), options: decoder.options)
     }
 

@@ -67,6 +67,7 @@ struct ValueUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         return result
     }
 
+    @inline(__always)
     private mutating func decodeInteger<Integer: FixedWidthInteger>(_ type: Integer.Type) throws -> Integer {
         let result = try decoder.unboxInteger(try current(type), as: type, at: path.keys(appendingIndex: currentIndex))
         currentIndex += 1
@@ -88,11 +89,8 @@ struct ValueUnkeyedDecodingContainer: UnkeyedDecodingContainer {
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         let value = try current(type)
-        if let scalar = try decoder.decodeScalar(T.self, from: value, at: path.keys(appendingIndex: currentIndex)) {
-            currentIndex += 1
-            return scalar
-        }
-        let result = try decoder.decodeNonScalar(T.self, from: value, at: elementPath())
+        let result = try decoder.decodeValue(
+            T.self, from: value, errorPath: path.keys(appendingIndex: currentIndex), nestedPath: elementPath())
         currentIndex += 1
         return result
     }

@@ -4,19 +4,24 @@
 /// arrive, and finally moves them, without copying or reference counting, into an array of
 /// exactly the right size. Reusing one stack avoids growing a fresh array per container.
 ///
-/// Storage is allocated on the first push, so a parse that never needs the stack never pays
-/// for it.
+/// The stack can start in memory lent by the caller (a small buffer on the machine stack, so
+/// that parsing a small document allocates nothing for it); it moves to the heap when it
+/// outgrows that memory. Without lent memory, storage is allocated on the first push.
 struct ElementStack<Element>: ~Copyable {
     private var storage: UnsafeMutablePointer<Element>?
     private var capacity: Int
+    private var ownsStorage: Bool
     private let initialCapacity: Int
 
     /// The number of elements on the stack.
     private(set) var count: Int
 
-    init(initialCapacity: Int) {
-        storage = nil
-        capacity = 0
+    /// Creates an empty stack that starts in `buffer`, which must stay valid and otherwise
+    /// unused for the stack's lifetime; the stack never frees it.
+    init(buffer: UnsafeMutableBufferPointer<Element>, initialCapacity: Int) {
+        storage = buffer.count > 0 ? buffer.baseAddress : nil
+        capacity = storage == nil ? 0 : buffer.count
+        ownsStorage = false
         self.initialCapacity = max(initialCapacity, 1)
         count = 0
     }
@@ -24,7 +29,9 @@ struct ElementStack<Element>: ~Copyable {
     deinit {
         if let storage {
             storage.deinitialize(count: count)
-            storage.deallocate()
+            if ownsStorage {
+                storage.deallocate()
+            }
         }
     }
 
@@ -71,7 +78,31 @@ struct ElementStack<Element>: ~Copyable {
     /// stack `start` elements deep.
     @inline(__always)
     mutating func popArray(from start: Int) -> [Element] {
-        popArray(from: start) { $0 }
+        let length = count &- start
+        guard length > 0 else {
+            return []
+        }
+        let source = elements + start
+        count = start
+        // Short arrays are built as literals of moved elements, the cheapest way to allocate
+        // an array; longer ones by reserving capacity.
+        switch length {
+        case 1:
+            return [source.move()]
+        case 2:
+            return [source.move(), (source + 1).move()]
+        case 3:
+            return [source.move(), (source + 1).move(), (source + 2).move()]
+        case 4:
+            return [source.move(), (source + 1).move(), (source + 2).move(), (source + 3).move()]
+        default:
+            var result: [Element] = []
+            result.reserveCapacity(length)
+            for offset in 0..<length {
+                result.append((source + offset).move())
+            }
+            return result
+        }
     }
 
     /// Moves the elements from `start` to the top of the stack, each transformed by
@@ -100,13 +131,16 @@ struct ElementStack<Element>: ~Copyable {
 
     @inline(never)
     private mutating func grow() {
-        let newCapacity = capacity == 0 ? initialCapacity : capacity &* 2
+        let newCapacity = max(capacity &* 2, initialCapacity)
         let newStorage = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
         if let storage {
             newStorage.moveInitialize(from: storage, count: count)
-            storage.deallocate()
+            if ownsStorage {
+                storage.deallocate()
+            }
         }
         storage = newStorage
         capacity = newCapacity
+        ownsStorage = true
     }
 }

@@ -21,8 +21,8 @@ struct JSONReader: ~Copyable {
     private let rejectsDuplicateKeys: Bool
     /// Decoded bytes of the string being read when it contains escapes.
     private var scratch: [UInt8] = []
-    private var values = ElementStack<JSONValue>(initialCapacity: 32)
-    private var members = ElementStack<PendingMember>(initialCapacity: 16)
+    private var values: ElementStack<JSONValue>
+    private var members: ElementStack<PendingMember>
 
     /// A member of an object being read, with a cheap digest of its key's bytes that settles
     /// most key comparisons of the duplicate check without looking at the strings.
@@ -31,13 +31,43 @@ struct JSONReader: ~Copyable {
         var fingerprint: UInt64
     }
 
+    /// Bytes of machine stack worth lending to a reader (see ``init(input:configuration:workspace:)``);
+    /// small enough to be placed on the stack by a temporary allocation.
+    static let workspaceByteCount = 1024
+
+    /// The alignment the workspace needs.
+    static var workspaceAlignment: Int {
+        max(MemoryLayout<PendingMember>.alignment, MemoryLayout<JSONValue>.alignment)
+    }
+
     /// Prepares to read `input`, which must not be empty.
-    init(input: UnsafeBufferPointer<UInt8>, configuration: JSONParser.Configuration) {
+    ///
+    /// The reader starts its element and member stacks in `workspace`, which must stay valid
+    /// until the reader is gone; documents that fit in it need no heap memory for the stacks.
+    init(
+        input: UnsafeBufferPointer<UInt8>,
+        configuration: JSONParser.Configuration,
+        workspace: UnsafeMutableRawBufferPointer
+    ) {
         self.input = input
         base = input.baseAddress.unsafelyUnwrapped
         end = input.count
         maxDepth = configuration.maxDepth
         rejectsDuplicateKeys = configuration.duplicateKeys == .reject
+        // Members take about half of the workspace, element values the rest.
+        let memberStride = MemoryLayout<PendingMember>.stride
+        let valueStride = MemoryLayout<JSONValue>.stride
+        let memberCount = workspace.count / 2 / memberStride
+        let memberBytes = memberCount * memberStride
+        let valueOffset = (memberBytes + valueStride - 1) / valueStride * valueStride
+        let valueCount = max(0, workspace.count - valueOffset) / valueStride
+        let memberBuffer = UnsafeMutableRawBufferPointer(rebasing: workspace[0..<memberBytes])
+            .bindMemory(to: PendingMember.self)
+        let valueBuffer = UnsafeMutableRawBufferPointer(
+            rebasing: workspace[valueOffset..<(valueOffset + valueCount * valueStride)]
+        ).bindMemory(to: JSONValue.self)
+        members = ElementStack(buffer: memberBuffer, initialCapacity: 32)
+        values = ElementStack(buffer: valueBuffer, initialCapacity: 64)
     }
 
     /// Reads the whole input as one JSON text.
@@ -60,6 +90,9 @@ struct JSONReader: ~Copyable {
     // MARK: - Values
 
     /// Reads the value starting at `index`, which is in bounds and not white space.
+    ///
+    /// Inlined into the container loops, so that reading a scalar costs no extra call.
+    @inline(__always)
     private mutating func parseValue(_ context: Context) throws(WireError) -> JSONValue {
         switch base[index] {
         case UInt8(ascii: "\""):
@@ -133,71 +166,29 @@ struct JSONReader: ~Copyable {
             depth &-= 1
             return .array([])
         }
-        // The first four elements go to a small buffer on the machine stack: most arrays are
-        // that short, and an array literal of moved elements is the cheapest way to build the
-        // result. Longer arrays continue on the shared stack.
-        return try withUnsafeTemporaryAllocation(of: JSONValue.self, capacity: 4) {
-            (slots) throws(WireError) -> JSONValue in
-            try parseArrayElements(slots: slots.baseAddress.unsafelyUnwrapped)
-        }
-    }
-
-    /// Reads the elements of a non-empty array, from the first one to the closing bracket.
-    @inline(__always)
-    private mutating func parseArrayElements(slots: UnsafeMutablePointer<JSONValue>) throws(WireError) -> JSONValue {
-        var count = 0
         let start = values.count
-        do {
-            while true {
-                let element = try parseValue(.array)
-                if count < 4 {
-                    (slots + count).initialize(to: element)
-                } else {
-                    if count == 4 {
-                        for slot in 0..<4 {
-                            values.push((slots + slot).move())
-                        }
-                    }
-                    values.push(element)
-                }
-                count &+= 1
+        while true {
+            values.push(try parseValue(.array))
+            skipWhitespace()
+            guard index < end else {
+                try ParseDiagnostics.unexpectedEnd("in array, expected ',' or ']'", in: input)
+            }
+            let byte = base[index]
+            index &+= 1
+            if byte == UInt8(ascii: ",") {
                 skipWhitespace()
                 guard index < end else {
-                    try ParseDiagnostics.unexpectedEnd("in array, expected ',' or ']'", in: input)
+                    try ParseDiagnostics.unexpectedEnd("in array, expected a value after ','", in: input)
                 }
-                let byte = base[index]
-                index &+= 1
-                if byte == UInt8(ascii: ",") {
-                    skipWhitespace()
-                    guard index < end else {
-                        try ParseDiagnostics.unexpectedEnd("in array, expected a value after ','", in: input)
-                    }
-                    continue
-                }
-                if byte == UInt8(ascii: "]") {
-                    break
-                }
-                try ParseDiagnostics.unexpected(at: index &- 1, "in array, expected ',' or ']'", in: input)
+                continue
             }
-        } catch {
-            if count <= 4 {
-                slots.deinitialize(count: count)
+            if byte == UInt8(ascii: "]") {
+                break
             }
-            throw error
+            try ParseDiagnostics.unexpected(at: index &- 1, "in array, expected ',' or ']'", in: input)
         }
         depth &-= 1
-        switch count {
-        case 1:
-            return .array([slots.move()])
-        case 2:
-            return .array([slots.move(), (slots + 1).move()])
-        case 3:
-            return .array([slots.move(), (slots + 1).move(), (slots + 2).move()])
-        case 4:
-            return .array([slots.move(), (slots + 1).move(), (slots + 2).move(), (slots + 3).move()])
-        default:
-            return .array(values.popArray(from: start))
-        }
+        return .array(values.popArray(from: start))
     }
 
     private mutating func parseObject() throws(WireError) -> JSONValue {
@@ -244,11 +235,12 @@ struct JSONReader: ~Copyable {
             if let existing {
                 members[start &+ existing].member.value = value
             } else {
-                members.push(PendingMember(member: JSONObject.Member(key: key, value: value), fingerprint: fingerprint))
-                let count = members.count &- start
                 if keyIndex != nil {
-                    keyIndex![JSONKey(key)] = count &- 1
-                } else if count > JSONObject.indexThreshold {
+                    keyIndex![JSONKey(key)] = members.count &- start
+                }
+                // The key's last use: it moves into the stack without a copy.
+                members.push(PendingMember(member: JSONObject.Member(key: key, value: value), fingerprint: fingerprint))
+                if keyIndex == nil, members.count &- start > JSONObject.indexThreshold {
                     keyIndex = makeKeyIndex(from: start)
                 }
             }
@@ -285,8 +277,8 @@ struct JSONReader: ~Copyable {
         from start: Int,
         keyIndex: [JSONKey: Int]?
     ) -> Int? {
-        if let keyIndex {
-            return keyIndex[JSONKey(key)]
+        if keyIndex != nil {
+            return keyIndex.unsafelyUnwrapped[JSONKey(key)]
         }
         return members.withElements(from: start) { elements in
             for position in elements.indices
@@ -320,7 +312,7 @@ struct JSONReader: ~Copyable {
         let stop = try scanStringRun(from: start)
         if base[stop] == UInt8(ascii: "\"") {
             index = stop &+ 1
-            return Self.makeString(base + start, count: stop &- start)
+            return Self.makeString(base + start, count: stop &- start, readable: end &- start)
         }
         return try parseEscapedString(from: start, firstEscape: stop)
     }
@@ -334,7 +326,10 @@ struct JSONReader: ~Copyable {
         if base[stop] == UInt8(ascii: "\"") {
             index = stop &+ 1
             let length = stop &- start
-            return (Self.makeString(base + start, count: length), Self.fingerprint(base + start, count: length))
+            return (
+                Self.makeString(base + start, count: length, readable: end &- start),
+                Self.fingerprint(base + start, count: length)
+            )
         }
         let key = try parseEscapedString(from: start, firstEscape: stop)
         // The scratch buffer still holds the decoded bytes of the key.
@@ -344,20 +339,35 @@ struct JSONReader: ~Copyable {
         return (key, fingerprint)
     }
 
-    /// A string from bytes already checked to be well-formed UTF-8.
+    /// A string from bytes already checked to be well-formed UTF-8; `readable` bytes (at least
+    /// `count`) may be read from `bytes`.
     @inline(__always)
-    private static func makeString(_ bytes: UnsafePointer<UInt8>, count: Int) -> String {
-        // Short strings are stored inline; filling one in place is cheaper than decoding.
-        if count <= 15 {
-            if count == 0 {
-                return ""
-            }
-            return String(unsafeUninitializedCapacity: count) { destination in
-                copySmall(bytes, to: UnsafeMutableRawPointer(destination.baseAddress.unsafelyUnwrapped), count: count)
+    private static func makeString(_ bytes: UnsafePointer<UInt8>, count: Int, readable: Int) -> String {
+        guard count <= 15 else {
+            return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+        }
+        // Short strings are stored inline, and filling one in place is cheaper than decoding.
+        if count == 0 {
+            return ""
+        }
+        let source = UnsafeRawPointer(bytes)
+        if count <= 8 ? readable >= 8 : readable >= 15 {
+            // Write whole words with one store each, so that the standard library's reading
+            // them back is served straight from the store buffer. The bytes past `count` are
+            // in the requested capacity and are not part of the result.
+            return String(unsafeUninitializedCapacity: 15) { destination in
+                let target = UnsafeMutableRawPointer(destination.baseAddress.unsafelyUnwrapped)
+                if count > 8 {
+                    target.storeBytes(of: source.loadUnaligned(fromByteOffset: 7, as: UInt64.self), toByteOffset: 7, as: UInt64.self)
+                }
+                target.storeBytes(of: source.loadUnaligned(as: UInt64.self), as: UInt64.self)
                 return count
             }
         }
-        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+        return String(unsafeUninitializedCapacity: count) { destination in
+            copySmall(bytes, to: UnsafeMutableRawPointer(destination.baseAddress.unsafelyUnwrapped), count: count)
+            return count
+        }
     }
 
     /// Copies 1 to 15 bytes with at most two overlapping loads and stores of one width, which
@@ -408,9 +418,9 @@ struct JSONReader: ~Copyable {
     private func scanStringRun(from position: Int) throws(WireError) -> Int {
         var offset = position
         while true {
+            // Eight bytes per step while they are plain, then one.
             while offset &+ 8 <= end {
-                let word = UInt64(littleEndian: UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self))
-                let mask = Self.specialBytes(in: word)
+                let mask = Self.specialBytes(in: load64(at: offset))
                 if mask != 0 {
                     offset &+= mask.trailingZeroBitCount &>> 3
                     break
@@ -423,9 +433,12 @@ struct JSONReader: ~Copyable {
             var byte = base[offset]
             if byte >= 0x80 {
                 // A run of non-ASCII text: check sequence after sequence without going back to
-                // the word-at-a-time scan, which would stop at once.
+                // the word-at-a-time scan, which would stop at once; that scan then takes over
+                // again from the first ASCII byte, whatever it is.
                 repeat {
-                    let length = UTF8Sequence.validLength(at: offset, base: base, end: end)
+                    let length = end &- offset >= 4
+                        ? UTF8Sequence.validLength(word: load32(at: offset))
+                        : UTF8Sequence.validLength(at: offset, base: base, end: end)
                     guard length != 0 else {
                         try ParseDiagnostics.invalidUTF8(at: offset, in: input)
                     }
@@ -435,6 +448,7 @@ struct JSONReader: ~Copyable {
                     }
                     byte = base[offset]
                 } while byte >= 0x80
+                continue
             }
             if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
                 return offset
@@ -444,6 +458,11 @@ struct JSONReader: ~Copyable {
             }
             offset &+= 1
         }
+    }
+
+    @inline(__always)
+    private func load64(at offset: Int) -> UInt64 {
+        UInt64(littleEndian: UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self))
     }
 
     /// A mask whose lowest set bit marks the first byte of `word` (in memory order) that is a
@@ -475,7 +494,7 @@ struct JSONReader: ~Copyable {
             if base[offset] == UInt8(ascii: "\"") {
                 index = offset &+ 1
                 return scratch.withUnsafeBufferPointer { decoded in
-                    Self.makeString(decoded.baseAddress.unsafelyUnwrapped, count: decoded.count)
+                    Self.makeString(decoded.baseAddress.unsafelyUnwrapped, count: decoded.count, readable: decoded.count)
                 }
             }
             offset = try decodeEscape(at: offset)

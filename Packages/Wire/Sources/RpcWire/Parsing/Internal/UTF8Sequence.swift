@@ -32,6 +32,31 @@ enum UTF8Sequence {
         return 4
     }
 
+    /// The length of the well-formed sequence at the start of `word` (the next four bytes,
+    /// first byte lowest, first byte 0x80 or above), or 0 when it is not well-formed.
+    ///
+    /// Matches the bit pattern of a two-, three- or four-byte sequence, then checks the top
+    /// bits of the encoded scalar: not overlong, not a surrogate, not above U+10FFFF.
+    @inline(__always)
+    static func validLength(word: UInt32) -> Int {
+        if word & 0xC0E0 == 0x80C0 {
+            // 110xxxxx 10xxxxxx: scalar bits 10–7 must not all be zero.
+            return word & 0x1E != 0 ? 2 : 0
+        }
+        if word & 0xC0_C0F0 == 0x80_80E0 {
+            // 1110xxxx 10xxxxxx 10xxxxxx: scalar bits 15–11 must be neither 00000 (overlong)
+            // nor 11011 (a surrogate).
+            let top = (word & 0x0F) &<< 1 | (word &>> 13) & 1
+            return top != 0 && top != 0x1B ? 3 : 0
+        }
+        if word & 0xC0C0_C0F8 == 0x8080_80F0 {
+            // 11110xxx 10xxxxxx 10xxxxxx 10xxxxxx: scalar bits 20–16 must be 1 through 16.
+            let top = (word & 0x07) &<< 2 | (word &>> 12) & 3
+            return top != 0 && top <= 0x10 ? 4 : 0
+        }
+        return 0
+    }
+
     @inline(__always)
     static func isContinuation(_ byte: UInt8) -> Bool {
         byte & 0xC0 == 0x80

@@ -1,0 +1,30 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Settings shared by every target: the same strictness as the layer packages.
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "Interop",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    dependencies: [
+        .package(path: "../../Packages/Transport"),
+    ],
+    targets: [
+        // The Transport layer against an independent WebSocket implementation (the Python
+        // `websockets` package, see Peers/), both ways, in plaintext and over TLS.
+        .testTarget(
+            name: "InteropTests",
+            dependencies: [
+                .product(name: "RpcTransport", package: "Transport"),
+                .product(name: "RpcTransportNIO", package: "Transport"),
+            ],
+            swiftSettings: strictSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,156 @@
+import RpcTransport
+import RpcTransportNIO
+import Testing
+
+/// Our `WebSocketClient` against the echo server of the Python `websockets` package.
+@Suite("Our WebSocket client against the Python websockets server", .timeLimit(.minutes(2)))
+struct OurClientInteropTests {
+    @Test(
+        "Messages of 0 B, 125 B, 126 B, 64 KiB and 4 MiB come back from the Python server unchanged, with permessage-deflate negotiated exactly when both sides enable it",
+        arguments: PayloadKind.allCases, [true, false]
+    )
+    func echoesEverySize(kind: PayloadKind, deflate: Bool) async throws {
+        // Without deflate on our side the Python server still offers to accept it.
+        try await PythonServer.run { server, port in
+            let configuration = WebSocketClientConfiguration.interop(deflate: deflate ? .default : nil)
+            try await withWebSocketConnection(to: "ws://127.0.0.1:\(port)/echo", configuration: configuration) {
+                transport in
+                #expect(transport.isCompressionEnabled == deflate)
+                let recorder = TransportRecorder.start(transport)
+                for (index, size) in MessagePattern.echoSizes.enumerated() {
+                    let message = MessagePattern.message(kind, size: size)
+                    try await transport.send(message)
+                    let echo = try await recorder.message(number: index + 1)
+                    let unchanged = echo.kind == message.kind && echo.bytes == message.bytes
+                    #expect(unchanged, "the \(kind) message of \(size) bytes came back as \(echo.kind) of \(echo.bytes.count) bytes")
+                }
+            }
+            let open = try await server.waitForEvent("the open event") { $0.event == "open" }
+            #expect(open.extensions?.contains("permessage-deflate") == deflate, "\(open)")
+            _ = try await server.waitForEvent("the closed event") { $0.event == "closed" }
+            let received = server.events.filter { $0.event == "message" }
+            #expect(received.map(\.length) == MessagePattern.echoSizes)
+            #expect(received.allSatisfy { $0.kind == kind.rawValue })
+        }
+    }
+
+    @Test("Our client offers permessage-deflate but goes on uncompressed when the Python server has it disabled")
+    func deflateDeclinedByPeer() async throws {
+        var options = PythonServerOptions()
+        options.deflate = false
+        try await PythonServer.run(options) { server, port in
+            try await withWebSocketConnection(
+                to: "ws://127.0.0.1:\(port)/", configuration: .interop(deflate: .default)
+            ) { transport in
+                #expect(!transport.isCompressionEnabled)
+                let recorder = TransportRecorder.start(transport)
+                let message = MessagePattern.message(.text, size: 4096)
+                try await transport.send(message)
+                #expect(try await recorder.message(number: 1) == message)
+            }
+            let open = try await server.waitForEvent("the open event") { $0.event == "open" }
+            #expect(open.offeredExtensions?.contains("permessage-deflate") == true, "\(open)")
+            #expect(open.extensions == "", "\(open)")
+        }
+    }
+
+    @Test("Our client offers no extension when permessage-deflate is disabled, so none is agreed")
+    func deflateNotOffered() async throws {
+        try await PythonServer.run { server, port in
+            try await withWebSocketConnection(to: "ws://127.0.0.1:\(port)/", configuration: .interop()) { transport in
+                #expect(!transport.isCompressionEnabled)
+            }
+            let open = try await server.waitForEvent("the open event") { $0.event == "open" }
+            #expect(open.offeredExtensions == "", "\(open)")
+            #expect(open.extensions == "", "\(open)")
+        }
+    }
+
+    @Test("A close code and reason our client sends reach the Python server, and the handshake ends cleanly")
+    func closeFromOurClient() async throws {
+        try await PythonServer.run { server, port in
+            let transport = try await WebSocketClient.connect(to: "ws://127.0.0.1:\(port)/", configuration: .interop())
+            await transport.close(code: CloseCode(4000), reason: "client done")
+            let closure = await transport.waitUntilClosed()
+            #expect(closure.code == CloseCode(4000))
+            #expect(closure.initiatedLocally)
+            #expect(closure.isClean, "\(closure)")
+            let closed = try await server.waitForEvent("the closed event") { $0.event == "closed" }
+            #expect(closed.code == 4000)
+            #expect(closed.reason == "client done")
+        }
+    }
+
+    @Test("A close code and reason the Python server sends reach our client's handler")
+    func closeFromPythonServer() async throws {
+        var options = PythonServerOptions()
+        options.closeTrigger = "bye"
+        options.closeCode = 4001
+        options.closeReason = "server says bye"
+        try await PythonServer.run(options) { server, port in
+            try await withWebSocketConnection(to: "ws://127.0.0.1:\(port)/", configuration: .interop()) { transport in
+                let recorder = TransportRecorder.start(transport)
+                try await transport.send(.text("bye"))
+                let closure = try await recorder.waitForClosure()
+                #expect(closure.code == CloseCode(4001))
+                #expect(closure.reason == "server says bye")
+                #expect(!closure.initiatedLocally)
+                #expect(closure.isClean, "\(closure)")
+            }
+            let closed = try await server.waitForEvent("the closed event") { $0.event == "closed" }
+            #expect(closed.code == 4001)
+        }
+    }
+
+    @Test(
+        "A message from the Python server over our client's limit closes the connection with 1009, also when it arrives compressed",
+        arguments: [false, true]
+    )
+    func oversizedMessageFromPythonServer(deflate: Bool) async throws {
+        var options = PythonServerOptions()
+        options.oversizeTrigger = "send-big"
+        options.oversizeBytes = 4096
+        try await PythonServer.run(options) { server, port in
+            try await withWebSocketConnection(
+                to: "ws://127.0.0.1:\(port)/",
+                configuration: .interop(deflate: deflate ? .default : nil, maxMessageSize: 1024)
+            ) { transport in
+                #expect(transport.isCompressionEnabled == deflate)
+                let recorder = TransportRecorder.start(transport)
+                try await transport.send(.text("send-big"))
+                let closure = try await recorder.waitForClosure()
+                #expect(closure.code == .messageTooBig, "\(closure)")
+                #expect(closure.error?.code == .messageTooLarge, "\(closure)")
+                #expect(recorder.messages.isEmpty)
+            }
+            let closed = try await server.waitForEvent("the closed event") { $0.event == "closed" }
+            #expect(closed.code == 1009, "\(closed)")
+        }
+    }
+
+    @Test("The subprotocol the Python server picks from our client's offer is the one our transport reports")
+    func subprotocolNegotiated() async throws {
+        var options = PythonServerOptions()
+        options.subprotocols = ["capnweb"]
+        try await PythonServer.run(options) { server, port in
+            try await withWebSocketConnection(
+                to: "ws://127.0.0.1:\(port)/", configuration: .interop(subprotocols: ["capnweb.v2", "capnweb"])
+            ) { transport in
+                #expect(transport.subprotocol == "capnweb")
+            }
+            let open = try await server.waitForEvent("the open event") { $0.event == "open" }
+            #expect(open.subprotocol == "capnweb")
+        }
+    }
+
+    @Test("A Python server that requires a subprotocol our client does not offer refuses the upgrade with HTTP 400")
+    func subprotocolRequiredByPeer() async throws {
+        var options = PythonServerOptions()
+        options.subprotocols = ["capnweb"]
+        try await PythonServer.run(options) { _, port in
+            let error = await connectionError(to: "ws://127.0.0.1:\(port)/", configuration: .interop())
+            #expect(error?.code == .upgradeRejected, "\(String(describing: error))")
+            #expect(error?.httpStatus == 400, "\(String(describing: error))")
+        }
+    }
+}
