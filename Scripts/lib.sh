@@ -7,6 +7,7 @@ export REPO_ROOT
 # The layer packages, bottom-up. A new package joins `make test-all` by being added here.
 LAYER_PACKAGES=(
     Packages/Wire
+    Packages/Transport
 )
 
 # Packages under Tests/ whose tests `make test-all` runs after the layers (cross-package and

@@ -20,7 +20,7 @@ struct SecureTransportTests {
 
     @Test("wss connections carry messages both ways, compressed or not", arguments: [false, true])
     func secureWebSocket(compressed: Bool) async throws {
-        let fixture = try TLSCertificateFixture()
+        let fixture = try TLSCertificateFixture.shared()
         var configuration = Self.serverConfiguration(fixture)
         configuration.deflate = compressed ? .default : nil
         try await EchoServer.run(configuration: configuration) { server, _ in
@@ -42,7 +42,7 @@ struct SecureTransportTests {
 
     @Test("https batches round-trip and reuse their connection")
     func secureBatches() async throws {
-        let fixture = try TLSCertificateFixture()
+        let fixture = try TLSCertificateFixture.shared()
         try await EchoServer.run(configuration: Self.serverConfiguration(fixture)) { server, observations in
             var configuration = HTTPBatchClientConfiguration()
             configuration.tls = Self.clientTLS(fixture)
@@ -56,7 +56,7 @@ struct SecureTransportTests {
 
     @Test("A server certificate from an unknown CA fails the connect with a TLS error")
     func untrustedServer() async throws {
-        let fixture = try TLSCertificateFixture()
+        let fixture = try TLSCertificateFixture.shared()
         try await EchoServer.run(configuration: Self.serverConfiguration(fixture)) { server, observations in
             let error = await #expect(throws: TransportError.self) {
                 _ = try await WebSocketClient.connect(to: "wss://127.0.0.1:\(server.port ?? 0)/")
@@ -68,7 +68,7 @@ struct SecureTransportTests {
 
     @Test("A plaintext client cannot open a WebSocket on a TLS server")
     func plaintextClientOnTLSServer() async throws {
-        let fixture = try TLSCertificateFixture()
+        let fixture = try TLSCertificateFixture.shared()
         try await EchoServer.run(configuration: Self.serverConfiguration(fixture)) { server, _ in
             var client = WebSocketClientConfiguration()
             client.handshakeTimeout = .seconds(3)

@@ -11,7 +11,7 @@ struct TLSTests {
     let fixture: TLSCertificateFixture
 
     init() throws {
-        fixture = try TLSCertificateFixture()
+        fixture = try TLSCertificateFixture.shared()
     }
 
     // MARK: - Accepted connections

@@ -36,6 +36,24 @@ final class TLSCertificateFixture: Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
+    /// The outcome of making the one fixture the tests of this process share.
+    private static let sharedOutcome: Result<TLSCertificateFixture, CommandFailed> = {
+        do {
+            return .success(try TLSCertificateFixture())
+        } catch let error as CommandFailed {
+            return .failure(error)
+        } catch {
+            return .failure(CommandFailed(description: "making the TLS fixture failed: \(error)"))
+        }
+    }()
+
+    /// One fixture for every test of the process. Making one runs `openssl` a few dozen times,
+    /// each run blocking a thread of the small cooperative pool, so tests running in parallel
+    /// must not each make their own. The files are only read.
+    static func shared() throws -> TLSCertificateFixture {
+        try sharedOutcome.get()
+    }
+
     /// The full path of a file in the fixture.
     func path(_ name: String) -> String {
         directory + "/" + name

@@ -19,8 +19,10 @@ struct JSONReader: ~Copyable {
     private var depth = 0
     private let maxDepth: Int
     private let rejectsDuplicateKeys: Bool
-    /// Decoded bytes of the string being read when it contains escapes.
-    private var scratch: [UInt8] = []
+    /// Decoded bytes of the last string read that contained escapes; allocated on the first
+    /// such string and grown geometrically.
+    private var scratch: UnsafeMutablePointer<UInt8>? = nil
+    private var scratchCapacity = 0
     private var values: ElementStack<JSONValue>
     private var members: ElementStack<PendingMember>
 
@@ -68,6 +70,13 @@ struct JSONReader: ~Copyable {
         ).bindMemory(to: JSONValue.self)
         members = ElementStack(buffer: memberBuffer, initialCapacity: 32)
         values = ElementStack(buffer: valueBuffer, initialCapacity: 64)
+    }
+
+    deinit {
+        if let scratch {
+            scratch.deinitialize(count: scratchCapacity)
+            scratch.deallocate()
+        }
     }
 
     /// Reads the whole input as one JSON text.
@@ -331,12 +340,12 @@ struct JSONReader: ~Copyable {
                 Self.fingerprint(base + start, count: length)
             )
         }
-        let key = try parseEscapedString(from: start, firstEscape: stop)
-        // The scratch buffer still holds the decoded bytes of the key.
-        let fingerprint = scratch.withUnsafeBufferPointer { decoded in
-            decoded.baseAddress.map { Self.fingerprint($0, count: decoded.count) } ?? 0
-        }
-        return (key, fingerprint)
+        let length = try decodeEscapedString(from: start, firstEscape: stop)
+        let decoded = scratch.unsafelyUnwrapped
+        return (
+            Self.makeString(decoded, count: length, readable: scratchCapacity),
+            Self.fingerprint(decoded, count: length)
+        )
     }
 
     /// A string from bytes already checked to be well-formed UTF-8; `readable` bytes (at least
@@ -482,57 +491,183 @@ struct JSONReader: ~Copyable {
         return (isQuote | isBackslash | isControl | word) & highBits
     }
 
-    /// Reads the rest of a string that contains escapes, decoding into the scratch buffer.
+    /// Reads the rest of a string that contains escapes; returns it decoded.
+    @inline(__always)
     private mutating func parseEscapedString(from start: Int, firstEscape: Int) throws(WireError) -> String {
-        scratch.removeAll(keepingCapacity: true)
-        var runStart = start
+        let count = try decodeEscapedString(from: start, firstEscape: firstEscape)
+        return Self.makeString(scratch.unsafelyUnwrapped, count: count, readable: scratchCapacity)
+    }
+
+    /// Decodes the string starting at `start`, whose bytes before `firstEscape` are already
+    /// checked, into the scratch buffer; returns the number of decoded bytes and moves `index`
+    /// past the closing quote.
+    ///
+    /// Copying and checking go together: each step stores a whole word of input into the
+    /// buffer before looking at it, and only the bytes up to the first special one count.
+    /// The buffer always has room for such a store, since the decoded text is never longer
+    /// than the text read so far.
+    private mutating func decodeEscapedString(from start: Int, firstEscape: Int) throws(WireError) -> Int {
+        var written = firstEscape &- start
+        var target = scratchRoom(keeping: 0, for: written &+ 8)
+        var capacity = scratchCapacity
+        if written > 0 {
+            if written < 16 {
+                Self.copySmall(base + start, to: UnsafeMutableRawPointer(target), count: written)
+            } else {
+                UnsafeMutableRawPointer(target).copyMemory(from: base + start, byteCount: written)
+            }
+        }
         var offset = firstEscape
         while true {
-            if offset > runStart {
-                scratch.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: offset &- runStart))
-            }
-            if base[offset] == UInt8(ascii: "\"") {
-                index = offset &+ 1
-                return scratch.withUnsafeBufferPointer { decoded in
-                    Self.makeString(decoded.baseAddress.unsafelyUnwrapped, count: decoded.count, readable: decoded.count)
+            // Eight bytes per step while they are plain.
+            while offset &+ 8 <= end {
+                if written &+ 8 > capacity {
+                    target = scratchRoom(keeping: written, for: written &+ 8)
+                    capacity = scratchCapacity
                 }
+                let word = load64(at: offset)
+                UnsafeMutableRawPointer(target + written).storeBytes(of: word.littleEndian, as: UInt64.self)
+                let mask = Self.specialBytes(in: word)
+                if mask != 0 {
+                    let plain = mask.trailingZeroBitCount &>> 3
+                    offset &+= plain
+                    written &+= plain
+                    break
+                }
+                offset &+= 8
+                written &+= 8
             }
-            offset = try decodeEscape(at: offset)
-            runStart = offset
-            offset = try scanStringRun(from: offset)
+            guard offset < end else {
+                try ParseDiagnostics.unexpectedEnd("in string, expected a closing '\"'", in: input)
+            }
+            if written &+ 8 > capacity {
+                target = scratchRoom(keeping: written, for: written &+ 8)
+                capacity = scratchCapacity
+            }
+            var byte = base[offset]
+            if byte >= 0x80 {
+                // A run of non-ASCII text, sequence after sequence (see `scanStringRun`).
+                repeat {
+                    if end &- offset >= 4 {
+                        let word = load32(at: offset)
+                        let length = UTF8Sequence.validLength(word: word)
+                        guard length != 0 else {
+                            try ParseDiagnostics.invalidUTF8(at: offset, in: input)
+                        }
+                        UnsafeMutableRawPointer(target + written).storeBytes(of: word.littleEndian, as: UInt32.self)
+                        offset &+= length
+                        written &+= length
+                    } else {
+                        let length = UTF8Sequence.validLength(at: offset, base: base, end: end)
+                        guard length != 0 else {
+                            try ParseDiagnostics.invalidUTF8(at: offset, in: input)
+                        }
+                        (target + written).update(from: base + offset, count: length)
+                        offset &+= length
+                        written &+= length
+                    }
+                    guard offset < end else {
+                        try ParseDiagnostics.unexpectedEnd("in string, expected a closing '\"'", in: input)
+                    }
+                    if written &+ 8 > capacity {
+                        target = scratchRoom(keeping: written, for: written &+ 8)
+                        capacity = scratchCapacity
+                    }
+                    byte = base[offset]
+                } while byte >= 0x80
+                continue
+            }
+            if byte == UInt8(ascii: "\\") {
+                offset = try decodeEscape(at: offset, into: target, written: &written)
+                continue
+            }
+            if byte == UInt8(ascii: "\"") {
+                index = offset &+ 1
+                return written
+            }
+            if byte < 0x20 {
+                try ParseDiagnostics.controlCharacter(at: offset, in: input)
+            }
+            target[written] = byte
+            offset &+= 1
+            written &+= 1
         }
     }
 
-    /// Decodes the escape whose backslash is at `backslash`; returns the offset after it.
-    private mutating func decodeEscape(at backslash: Int) throws(WireError) -> Int {
+    /// The scratch buffer, with room for at least `needed` bytes of which the first `count`
+    /// are kept.
+    @inline(__always)
+    private mutating func scratchRoom(keeping count: Int, for needed: Int) -> UnsafeMutablePointer<UInt8> {
+        if needed <= scratchCapacity {
+            return scratch.unsafelyUnwrapped
+        }
+        return growScratch(keeping: count, for: needed)
+    }
+
+    /// Replaces the scratch buffer with one at least twice as large and large enough for
+    /// `needed` bytes, keeping its first `count` bytes.
+    @inline(never)
+    private mutating func growScratch(keeping count: Int, for needed: Int) -> UnsafeMutablePointer<UInt8> {
+        var capacity = max(scratchCapacity &* 2, 256)
+        while capacity < needed {
+            capacity &*= 2
+        }
+        let storage = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+        storage.initialize(repeating: 0, count: capacity)
+        if let old = scratch {
+            storage.update(from: old, count: count)
+            old.deinitialize(count: scratchCapacity)
+            old.deallocate()
+        }
+        scratch = storage
+        scratchCapacity = capacity
+        return storage
+    }
+
+    /// Decodes the escape whose backslash is at `backslash` into `target + written`, which has
+    /// room for eight bytes, and advances `written`; returns the offset after the escape.
+    @inline(__always)
+    private func decodeEscape(
+        at backslash: Int,
+        into target: UnsafeMutablePointer<UInt8>,
+        written: inout Int
+    ) throws(WireError) -> Int {
         let next = backslash &+ 1
         guard next < end else {
             try ParseDiagnostics.unexpectedEnd("in escape sequence", in: input)
         }
         let byte = base[next]
+        let decoded: UInt8
         switch byte {
         case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"):
-            scratch.append(byte)
-        case UInt8(ascii: "b"):
-            scratch.append(0x08)
-        case UInt8(ascii: "f"):
-            scratch.append(0x0C)
+            decoded = byte
         case UInt8(ascii: "n"):
-            scratch.append(0x0A)
-        case UInt8(ascii: "r"):
-            scratch.append(0x0D)
+            decoded = 0x0A
         case UInt8(ascii: "t"):
-            scratch.append(0x09)
+            decoded = 0x09
+        case UInt8(ascii: "r"):
+            decoded = 0x0D
+        case UInt8(ascii: "b"):
+            decoded = 0x08
+        case UInt8(ascii: "f"):
+            decoded = 0x0C
         case UInt8(ascii: "u"):
-            return try decodeUnicodeEscape(at: backslash)
+            return try decodeUnicodeEscape(at: backslash, into: target, written: &written)
         default:
             try ParseDiagnostics.invalidEscape(at: next, in: input)
         }
+        target[written] = decoded
+        written &+= 1
         return backslash &+ 2
     }
 
-    /// Decodes `\uXXXX`, or a surrogate pair written as two such escapes.
-    private mutating func decodeUnicodeEscape(at backslash: Int) throws(WireError) -> Int {
+    /// Decodes `\uXXXX`, or a surrogate pair written as two such escapes, like `decodeEscape`.
+    @inline(__always)
+    private func decodeUnicodeEscape(
+        at backslash: Int,
+        into target: UnsafeMutablePointer<UInt8>,
+        written: inout Int
+    ) throws(WireError) -> Int {
         let unit = try readHex4(at: backslash &+ 2)
         var next = backslash &+ 6
         var scalar = unit
@@ -559,13 +694,43 @@ struct JSONReader: ~Copyable {
             scalar = 0x1_0000 &+ ((unit &- 0xD800) &<< 10) &+ (low &- 0xDC00)
             next &+= 6
         }
-        appendUTF8(scalar)
+        written &+= Self.storeUTF8(scalar, at: UnsafeMutableRawPointer(target + written))
         return next
     }
 
     /// The value of the four hexadecimal digits at `position`.
+    ///
+    /// All four are checked and converted at once as one word; when that fails, or the input
+    /// ends first, a digit-by-digit reading finds the first offending byte.
     @inline(__always)
     private func readHex4(at position: Int) throws(WireError) -> UInt32 {
+        if end &- position >= 4, let value = Self.hexValue(of: load32(at: position)) {
+            return value
+        }
+        return try readHex4Slowly(at: position)
+    }
+
+    /// The value of the four hexadecimal digits in `word` (first digit lowest), or nil when
+    /// one of its bytes is not a hexadecimal digit.
+    @inline(__always)
+    private static func hexValue(of word: UInt32) -> UInt32? {
+        let ones: UInt32 = 0x0101_0101
+        let highBits: UInt32 = 0x8080_8080
+        guard word & highBits == 0 else { return nil }
+        // For bytes below 0x80, adding 0x80 - low sets a byte's top bit when it is at least
+        // `low`, and adding 0x7F - high when it is above `high`; no carry crosses bytes.
+        let folded = word | ones &* 0x20
+        let isDigit = (word &+ ones &* (0x80 - 0x30)) & ~(word &+ ones &* (0x7F - 0x39))
+        let isLetter = (folded &+ ones &* (0x80 - 0x61)) & ~(folded &+ ones &* (0x7F - 0x66))
+        guard (isDigit | isLetter) & highBits == highBits else { return nil }
+        // Letters have bit 6 set: their low four bits plus 9 give 10 to 15.
+        let nibbles = (word & (ones &* 0x0F)) &+ (word &>> 6 & ones) &* 9
+        return (nibbles & 0x0F) &<< 12 | (nibbles &>> 8 & 0x0F) &<< 8
+            | (nibbles &>> 16 & 0x0F) &<< 4 | nibbles &>> 24
+    }
+
+    /// `readHex4` one digit at a time, with the error for the first byte that is not a digit.
+    private func readHex4Slowly(at position: Int) throws(WireError) -> UInt32 {
         var value: UInt32 = 0
         for offset in position..<(position &+ 4) {
             guard offset < end else {
@@ -588,23 +753,29 @@ struct JSONReader: ~Copyable {
         return value
     }
 
+    /// Writes the UTF-8 encoding of `scalar` (at most U+10FFFF, not a surrogate) with one store
+    /// of up to four bytes; returns the length of the encoding. Four bytes must be writable.
     @inline(__always)
-    private mutating func appendUTF8(_ scalar: UInt32) {
+    private static func storeUTF8(_ scalar: UInt32, at target: UnsafeMutableRawPointer) -> Int {
         if scalar < 0x80 {
-            scratch.append(UInt8(truncatingIfNeeded: scalar))
-        } else if scalar < 0x800 {
-            scratch.append(UInt8(truncatingIfNeeded: 0xC0 | scalar &>> 6))
-            scratch.append(UInt8(truncatingIfNeeded: 0x80 | scalar & 0x3F))
-        } else if scalar < 0x1_0000 {
-            scratch.append(UInt8(truncatingIfNeeded: 0xE0 | scalar &>> 12))
-            scratch.append(UInt8(truncatingIfNeeded: 0x80 | scalar &>> 6 & 0x3F))
-            scratch.append(UInt8(truncatingIfNeeded: 0x80 | scalar & 0x3F))
-        } else {
-            scratch.append(UInt8(truncatingIfNeeded: 0xF0 | scalar &>> 18))
-            scratch.append(UInt8(truncatingIfNeeded: 0x80 | scalar &>> 12 & 0x3F))
-            scratch.append(UInt8(truncatingIfNeeded: 0x80 | scalar &>> 6 & 0x3F))
-            scratch.append(UInt8(truncatingIfNeeded: 0x80 | scalar & 0x3F))
+            target.storeBytes(of: UInt8(truncatingIfNeeded: scalar), as: UInt8.self)
+            return 1
         }
+        if scalar < 0x800 {
+            let bytes = (0xC0 | scalar &>> 6) | (0x80 | scalar & 0x3F) &<< 8
+            target.storeBytes(of: UInt16(truncatingIfNeeded: bytes).littleEndian, as: UInt16.self)
+            return 2
+        }
+        if scalar < 0x1_0000 {
+            let bytes = (0xE0 | scalar &>> 12) | (0x80 | scalar &>> 6 & 0x3F) &<< 8
+                | (0x80 | scalar & 0x3F) &<< 16
+            target.storeBytes(of: bytes.littleEndian, as: UInt32.self)
+            return 3
+        }
+        let bytes = (0xF0 | scalar &>> 18) | (0x80 | scalar &>> 12 & 0x3F) &<< 8
+            | (0x80 | scalar &>> 6 & 0x3F) &<< 16 | (0x80 | scalar & 0x3F) &<< 24
+        target.storeBytes(of: bytes.littleEndian, as: UInt32.self)
+        return 4
     }
 
     // MARK: - Numbers
