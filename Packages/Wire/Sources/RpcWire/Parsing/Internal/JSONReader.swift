@@ -323,7 +323,7 @@ struct JSONReader: ~Copyable {
             index = stop &+ 1
             return Self.makeString(base + start, count: stop &- start, readable: end &- start)
         }
-        return try parseEscapedString(from: start, firstEscape: stop)
+        return try parseEscapedString(from: start, firstEscape: stop).string
     }
 
     /// Reads the object key whose opening quote is at `index`, with the fingerprint of its
@@ -340,12 +340,8 @@ struct JSONReader: ~Copyable {
                 Self.fingerprint(base + start, count: length)
             )
         }
-        let length = try decodeEscapedString(from: start, firstEscape: stop)
-        let decoded = scratch.unsafelyUnwrapped
-        return (
-            Self.makeString(decoded, count: length, readable: scratchCapacity),
-            Self.fingerprint(decoded, count: length)
-        )
+        let (key, length) = try parseEscapedString(from: start, firstEscape: stop)
+        return (key, Self.fingerprint(scratch.unsafelyUnwrapped, count: length))
     }
 
     /// A string from bytes already checked to be well-formed UTF-8; `readable` bytes (at least
@@ -491,16 +487,165 @@ struct JSONReader: ~Copyable {
         return (isQuote | isBackslash | isControl | word) & highBits
     }
 
-    /// Reads the rest of a string that contains escapes; returns it decoded.
+    /// Reads the rest of a string that contains escapes; returns it with the number of its
+    /// decoded bytes, which the scratch buffer then holds.
+    ///
+    /// The decoded text is well-formed UTF-8 exactly when the raw text between the escapes is
+    /// (an escape always decodes to whole sequences, and no sequence can straddle one), so the
+    /// first attempt leaves the UTF-8 check to the standard library's validation, which building
+    /// the string performs anyway. When that attempt finds anything wrong, the string is read
+    /// again with every check in order, which reports the first problem exactly.
     @inline(__always)
-    private mutating func parseEscapedString(from start: Int, firstEscape: Int) throws(WireError) -> String {
+    private mutating func parseEscapedString(
+        from start: Int,
+        firstEscape: Int
+    ) throws(WireError) -> (string: String, count: Int) {
+        if let count = decodeEscapedStringUnchecked(from: start, firstEscape: firstEscape),
+            let string = String(
+                validating: UnsafeBufferPointer(start: scratch.unsafelyUnwrapped, count: count),
+                as: UTF8.self
+            )
+        {
+            return (string, count)
+        }
         let count = try decodeEscapedString(from: start, firstEscape: firstEscape)
-        return Self.makeString(scratch.unsafelyUnwrapped, count: count, readable: scratchCapacity)
+        return (Self.makeString(scratch.unsafelyUnwrapped, count: count, readable: scratchCapacity), count)
     }
 
     /// Decodes the string starting at `start`, whose bytes before `firstEscape` are already
-    /// checked, into the scratch buffer; returns the number of decoded bytes and moves `index`
-    /// past the closing quote.
+    /// checked, into the scratch buffer without checking that its other bytes are well-formed
+    /// UTF-8; returns the number of decoded bytes and moves `index` past the closing quote, or
+    /// returns nil, leaving `index` alone, at anything else that is wrong.
+    ///
+    /// Each step stores a whole word of input into the buffer before looking at it, and only
+    /// the bytes up to the first quote, backslash or control character count. The buffer
+    /// always has room for such a store, since the decoded text is never longer than the text
+    /// read so far.
+    private mutating func decodeEscapedStringUnchecked(from start: Int, firstEscape: Int) -> Int? {
+        var written = firstEscape &- start
+        var target = scratchRoom(keeping: 0, for: written &+ 8)
+        var capacity = scratchCapacity
+        if written > 0 {
+            if written < 16 {
+                Self.copySmall(base + start, to: UnsafeMutableRawPointer(target), count: written)
+            } else {
+                UnsafeMutableRawPointer(target).copyMemory(from: base + start, byteCount: written)
+            }
+        }
+        var offset = firstEscape
+        while true {
+            while offset &+ 8 <= end {
+                if written &+ 8 > capacity {
+                    target = scratchRoom(keeping: written, for: written &+ 8)
+                    capacity = scratchCapacity
+                }
+                let word = load64(at: offset)
+                UnsafeMutableRawPointer(target + written).storeBytes(of: word.littleEndian, as: UInt64.self)
+                let mask = Self.delimiters(in: word)
+                if mask != 0 {
+                    let plain = mask.trailingZeroBitCount &>> 3
+                    offset &+= plain
+                    written &+= plain
+                    break
+                }
+                offset &+= 8
+                written &+= 8
+            }
+            guard offset < end else { return nil }
+            if written &+ 8 > capacity {
+                target = scratchRoom(keeping: written, for: written &+ 8)
+                capacity = scratchCapacity
+            }
+            let byte = base[offset]
+            if byte == UInt8(ascii: "\\") {
+                guard let next = decodeEscapeUnchecked(at: offset, into: target, written: &written) else {
+                    return nil
+                }
+                offset = next
+                continue
+            }
+            if byte == UInt8(ascii: "\"") {
+                index = offset &+ 1
+                return written
+            }
+            guard byte >= 0x20 else { return nil }
+            // Fewer than eight bytes are left in the input.
+            target[written] = byte
+            offset &+= 1
+            written &+= 1
+        }
+    }
+
+    /// A mask whose lowest set bit marks the first byte of `word` (in memory order) that is a
+    /// quote, a backslash or a control character; zero when there is none. Bytes of
+    /// multi-byte sequences are not marked.
+    ///
+    /// As in `specialBytes(in:)`, only the lowest set bit is meaningful.
+    @inline(__always)
+    private static func delimiters(in word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        let quotes = word ^ (ones &* 0x22)
+        let backslashes = word ^ (ones &* 0x5C)
+        let isQuote = (quotes &- ones) & ~quotes
+        let isBackslash = (backslashes &- ones) & ~backslashes
+        let isControl = (word &- ones &* 0x20) & ~word
+        return (isQuote | isBackslash | isControl) & highBits
+    }
+
+    /// Decodes the escape whose backslash is at `backslash` like `decodeEscape`, but returns
+    /// nil instead of reporting what is wrong with it.
+    @inline(__always)
+    private func decodeEscapeUnchecked(
+        at backslash: Int,
+        into target: UnsafeMutablePointer<UInt8>,
+        written: inout Int
+    ) -> Int? {
+        let next = backslash &+ 1
+        guard next < end else { return nil }
+        let byte = base[next]
+        let decoded: UInt8
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"):
+            decoded = byte
+        case UInt8(ascii: "n"):
+            decoded = 0x0A
+        case UInt8(ascii: "t"):
+            decoded = 0x09
+        case UInt8(ascii: "r"):
+            decoded = 0x0D
+        case UInt8(ascii: "b"):
+            decoded = 0x08
+        case UInt8(ascii: "f"):
+            decoded = 0x0C
+        case UInt8(ascii: "u"):
+            guard end &- backslash >= 6, let unit = Self.hexValue(of: load32(at: backslash &+ 2)) else {
+                return nil
+            }
+            var scalar = unit
+            var after = backslash &+ 6
+            if unit & 0xF800 == 0xD800 {
+                // A high surrogate followed by `\u` and a low one.
+                guard unit < 0xDC00, end &- after >= 6,
+                    base[after] == UInt8(ascii: "\\"), base[after &+ 1] == UInt8(ascii: "u"),
+                    let low = Self.hexValue(of: load32(at: after &+ 2)), low & 0xFC00 == 0xDC00
+                else { return nil }
+                scalar = 0x1_0000 &+ ((unit &- 0xD800) &<< 10) &+ (low &- 0xDC00)
+                after &+= 6
+            }
+            written &+= Self.storeUTF8(scalar, at: UnsafeMutableRawPointer(target + written))
+            return after
+        default:
+            return nil
+        }
+        target[written] = decoded
+        written &+= 1
+        return backslash &+ 2
+    }
+
+    /// Decodes the string starting at `start`, whose bytes before `firstEscape` are already
+    /// checked, into the scratch buffer with every check; returns the number of decoded bytes
+    /// and moves `index` past the closing quote.
     ///
     /// Copying and checking go together: each step stores a whole word of input into the
     /// buffer before looking at it, and only the bytes up to the first special one count.
