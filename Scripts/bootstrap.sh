@@ -5,7 +5,8 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-APT_PACKAGES=(pkg-config libssl-dev zlib1g-dev)
+# openssl: the command line makes the certificates of the TLS tests.
+APT_PACKAGES=(pkg-config libssl-dev zlib1g-dev openssl)
 
 missing=()
 for package in "${APT_PACKAGES[@]}"; do
