@@ -1,5 +1,5 @@
 # A thin front for the scripts in Scripts/.
-.PHONY: all bootstrap test-all test bench bench-wire fuzz demo check-docs clean
+.PHONY: all bootstrap test-all test bench bench-wire bench-transport fuzz demo check-docs clean
 
 all: test-all
 
@@ -16,6 +16,9 @@ bench:
 
 bench-wire:
 	@bash Scripts/bench-wire.sh
+
+bench-transport:
+	@bash Scripts/bench-transport.sh
 
 fuzz:
 	@bash Scripts/fuzz.sh

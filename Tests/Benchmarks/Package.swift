@@ -13,6 +13,8 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     dependencies: [
         .package(path: "../../Packages/Wire"),
+        .package(path: "../../Packages/Transport"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         // Timing loop, statistics and report formatting shared by every benchmark executable.
@@ -26,6 +28,21 @@ let package = Package(
             dependencies: [
                 "BenchmarkSupport",
                 .product(name: "RpcWire", package: "Wire"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The Transport layer's WebSocket against a bare SwiftNIO WebSocket echo: round-trip
+        // latency and pipelined throughput, one process per side, on loopback.
+        .executableTarget(
+            name: "TransportBenchmarks",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "RpcTransport", package: "Transport"),
+                .product(name: "RpcTransportNIO", package: "Transport"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),

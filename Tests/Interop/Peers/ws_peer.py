@@ -5,7 +5,7 @@ Server mode echoes every message back and reports each connection on stdout as J
     ws_peer.py server [--no-deflate] [--subprotocol NAME ...]
                       [--cert PEM --key PEM] [--client-ca PEM --require-client-cert]
                       [--close-trigger TEXT --close-code N --close-reason TEXT]
-                      [--oversize-trigger TEXT --oversize-bytes N]
+                      [--oversize-trigger TEXT --oversize-bytes N] [--fragment-size N]
 
 It listens on 127.0.0.1 on a free port and prints `READY <port>` once it accepts connections.
 Then, per connection: {"event": "open", ...}, {"event": "message", ...} for each message
@@ -16,11 +16,18 @@ Client mode connects, sends messages one at a time, waits for each reply and pri
     ws_peer.py client URL [--no-deflate] [--subprotocol NAME ...]
                           [--ca PEM] [--cert PEM --key PEM]
                           [--send SPEC ...] [--expect-close] [--close-code N --close-reason TEXT]
+                          [--ping-interval SECONDS --ping-timeout SECONDS] [--linger SECONDS]
+                          [--fragment-size N]
 
 A SPEC is `text:<bytes>` or `binary:<bytes>` (generated content, see `pattern_text` and
-`pattern_binary`) or `literal:<text>`. Every line printed is one JSON object: "open",
-"message" (with "matches_sent"), "closed" or "error". The exit status is 0 when the session ran
-as asked, 1 when connecting failed.
+`pattern_binary`) or `literal:<text>`. `--linger` waits that long after the messages before
+closing; with `--ping-interval` the client pings meanwhile and closes with 1011 when a pong
+takes longer than `--ping-timeout`. Every line printed is one JSON object: "open", "message"
+(with "matches_sent"), "closed" or "error". The exit status is 0 when the session ran as asked,
+1 when connecting failed.
+
+In both modes `--fragment-size N` sends every message longer than N (characters for text,
+bytes for binary) as a fragmented message of pieces of that size.
 """
 
 import argparse
@@ -78,6 +85,15 @@ def describe(message):
     return record
 
 
+async def send(connection, message, fragment_size):
+    """Sends `message`, fragmented into pieces of `fragment_size` when that is set."""
+    if fragment_size and len(message) > fragment_size:
+        pieces = [message[start:start + fragment_size] for start in range(0, len(message), fragment_size)]
+        await connection.send(pieces)
+    else:
+        await connection.send(message)
+
+
 def header_value(headers, name):
     value = headers.get(name) if headers is not None else None
     return value if value is not None else ""
@@ -115,7 +131,7 @@ async def run_server(options):
                 if options.oversize_trigger is not None and message == options.oversize_trigger:
                     await connection.send(pattern_text(options.oversize_bytes))
                     continue
-                await connection.send(message)
+                await send(connection, message, options.fragment_size)
         except ConnectionClosed:
             pass
         await connection.wait_closed()
@@ -167,7 +183,8 @@ async def run_client(options):
             compression=None if options.no_deflate else "deflate",
             subprotocols=options.subprotocol or None,
             max_size=MAX_MESSAGE_SIZE,
-            ping_interval=None,
+            ping_interval=options.ping_interval,
+            ping_timeout=options.ping_timeout,
             open_timeout=10,
             close_timeout=5,
         )
@@ -183,11 +200,13 @@ async def run_client(options):
     try:
         for spec in options.send:
             message = make_message(spec)
-            await connection.send(message)
+            await send(connection, message, options.fragment_size)
             reply = await asyncio.wait_for(connection.recv(), timeout=20)
             record = {"event": "message", "matches_sent": reply == message}
             record.update(describe(reply))
             emit(record)
+        if options.linger > 0:
+            await asyncio.sleep(options.linger)
         if options.expect_close:
             try:
                 extra = await asyncio.wait_for(connection.recv(), timeout=20)
@@ -228,6 +247,7 @@ def parse(arguments):
     server.add_argument("--close-reason", default="")
     server.add_argument("--oversize-trigger")
     server.add_argument("--oversize-bytes", type=int, default=0)
+    server.add_argument("--fragment-size", type=int)
 
     client = modes.add_parser("client")
     client.add_argument("url")
@@ -240,6 +260,10 @@ def parse(arguments):
     client.add_argument("--expect-close", action="store_true")
     client.add_argument("--close-code", type=int)
     client.add_argument("--close-reason", default="")
+    client.add_argument("--ping-interval", type=float)
+    client.add_argument("--ping-timeout", type=float)
+    client.add_argument("--linger", type=float, default=0)
+    client.add_argument("--fragment-size", type=int)
     return parser.parse_args(arguments)
 
 

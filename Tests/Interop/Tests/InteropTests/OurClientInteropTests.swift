@@ -46,7 +46,9 @@ struct OurClientInteropTests {
                 let recorder = TransportRecorder.start(transport)
                 let message = MessagePattern.message(.text, size: 4096)
                 try await transport.send(message)
-                #expect(try await recorder.message(number: 1) == message)
+                let echo = try await recorder.message(number: 1)
+            let unchanged = echo == message
+            #expect(unchanged, "the echo of \(message.bytes.count) bytes came back as \(echo.bytes.count) bytes")
             }
             let open = try await server.waitForEvent("the open event") { $0.event == "open" }
             #expect(open.offeredExtensions?.contains("permessage-deflate") == true, "\(open)")
@@ -54,13 +56,16 @@ struct OurClientInteropTests {
         }
     }
 
-    @Test("Our client offers no extension when permessage-deflate is disabled, so none is agreed")
+    @Test("Our client requests the URL's path and query, and offers no extension when permessage-deflate is disabled")
     func deflateNotOffered() async throws {
         try await PythonServer.run { server, port in
-            try await withWebSocketConnection(to: "ws://127.0.0.1:\(port)/", configuration: .interop()) { transport in
+            try await withWebSocketConnection(
+                to: "ws://127.0.0.1:\(port)/rpc/v1?room=7&user=a%20b", configuration: .interop()
+            ) { transport in
                 #expect(!transport.isCompressionEnabled)
             }
             let open = try await server.waitForEvent("the open event") { $0.event == "open" }
+            #expect(open.path == "/rpc/v1?room=7&user=a%20b", "\(open)")
             #expect(open.offeredExtensions == "", "\(open)")
             #expect(open.extensions == "", "\(open)")
         }
@@ -151,6 +156,88 @@ struct OurClientInteropTests {
             let error = await connectionError(to: "ws://127.0.0.1:\(port)/", configuration: .interop())
             #expect(error?.code == .upgradeRejected, "\(String(describing: error))")
             #expect(error?.httpStatus == 400, "\(String(describing: error))")
+        }
+    }
+
+    @Test("A close reason over 123 bytes from our client reaches the Python server cut on a character boundary")
+    func longCloseReasonTruncated() async throws {
+        try await PythonServer.run { server, port in
+            let transport = try await WebSocketClient.connect(to: "ws://127.0.0.1:\(port)/", configuration: .interop())
+            // 200 bytes of two-byte characters: 123 bytes would end inside one.
+            await transport.close(code: CloseCode(4000), reason: String(repeating: "\u{e9}", count: 100))
+            let closed = try await server.waitForEvent("the closed event") { $0.event == "closed" }
+            #expect(closed.code == 4000, "\(closed)")
+            #expect(closed.reason == String(repeating: "\u{e9}", count: 61), "\(closed)")
+        }
+    }
+
+    @Test("Our client's keepalive pings are answered by the Python server, so the connection outlives the pong timeout")
+    func keepaliveAnswered() async throws {
+        try await PythonServer.run { _, port in
+            var configuration = WebSocketClientConfiguration.interop()
+            // Generous against a busy machine, yet a missing pong ends the connection well
+            // before the wait is over.
+            configuration.keepalive = WebSocketKeepalive(interval: .milliseconds(200), timeout: .seconds(2))
+            let transport = try await WebSocketClient.connect(to: "ws://127.0.0.1:\(port)/", configuration: configuration)
+            let recorder = TransportRecorder.start(transport)
+            try await Task.sleep(for: .seconds(3))
+            #expect(transport.state.isOpen, "\(transport.state)")
+            #expect(recorder.closure == nil, "\(String(describing: recorder.closure))")
+            await transport.close()
+            let closure = try await recorder.waitForClosure()
+            #expect(closure.code == .normal)
+            #expect(closure.isClean, "\(closure)")
+        }
+    }
+
+    @Test(
+        "Compressed messages survive every window size and context-takeover setting our client asks the Python server for",
+        arguments: DeflateSettings.clientOffers
+    )
+    func deflateParameters(settings: DeflateSettings) async throws {
+        try await PythonServer.run { server, port in
+            try await withWebSocketConnection(
+                to: "ws://127.0.0.1:\(port)/", configuration: .interop(deflate: settings.configuration)
+            ) { transport in
+                #expect(transport.isCompressionEnabled)
+                let recorder = TransportRecorder.start(transport)
+                for (index, message) in DeflateSettings.messages.enumerated() {
+                    try await transport.send(message)
+                    let echo = try await recorder.message(number: index + 1)
+                    let unchanged = echo == message
+                    #expect(unchanged, "message \(index + 1) of \(message.bytes.count) bytes came back changed")
+                }
+            }
+            let open = try await server.waitForEvent("the open event") { $0.event == "open" }
+            #expect(open.extensions?.contains("permessage-deflate") == true, "\(open)")
+        }
+    }
+
+    @Test(
+        "Fragmented messages from the Python server are reassembled by our client, compressed or not",
+        arguments: [false, true]
+    )
+    func fragmentedFromPythonServer(deflate: Bool) async throws {
+        var options = PythonServerOptions()
+        options.fragmentSize = 1000
+        try await PythonServer.run(options) { _, port in
+            try await withWebSocketConnection(
+                to: "ws://127.0.0.1:\(port)/", configuration: .interop(deflate: deflate ? .default : nil)
+            ) { transport in
+                #expect(transport.isCompressionEnabled == deflate)
+                let recorder = TransportRecorder.start(transport)
+                let messages = [
+                    MessagePattern.message(.text, size: 70_000),
+                    MessagePattern.message(.binary, size: 300_000),
+                    MessagePattern.message(.text, size: 1001),
+                ]
+                for (index, message) in messages.enumerated() {
+                    try await transport.send(message)
+                    let echo = try await recorder.message(number: index + 1)
+                    let unchanged = echo == message
+                    #expect(unchanged, "the \(message.kind) message of \(message.bytes.count) bytes came back as \(echo.bytes.count) bytes")
+                }
+            }
         }
     }
 }

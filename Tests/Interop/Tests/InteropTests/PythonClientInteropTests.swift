@@ -103,10 +103,10 @@ struct PythonClientInteropTests {
         }
     }
 
-    @Test("The subprotocol our server accepts from the Python client's offer is agreed on both sides")
+    @Test("The subprotocol our server accepts from the Python client's offer is agreed on both sides, and the request path and query reach the handler")
     func subprotocolNegotiated() async throws {
         try await OurServer.run { port, record in
-            var options = PythonClientOptions(url: "ws://127.0.0.1:\(port)/")
+            var options = PythonClientOptions(url: "ws://127.0.0.1:\(port)/rpc/v1?room=7")
             options.subprotocols = ["capnweb.v2", OurServer.subprotocol]
             options.messages = ["literal:hi"]
             let run = try await PythonClient.run(options)
@@ -114,6 +114,72 @@ struct PythonClientInteropTests {
             let connection = try await record.firstClosedConnection()
             #expect(connection.transport.subprotocol == OurServer.subprotocol)
             #expect(connection.request.offeredSubprotocols == ["capnweb.v2", OurServer.subprotocol])
+            #expect(connection.request.path == "/rpc/v1")
+            #expect(connection.request.query == "room=7")
+        }
+    }
+
+    @Test("Our server answers the Python client's keepalive pings, so the client never times out")
+    func pingsAnswered() async throws {
+        try await OurServer.run { port, record in
+            var options = PythonClientOptions(url: "ws://127.0.0.1:\(port)/")
+            options.messages = ["literal:hello"]
+            // Generous against a busy machine, yet a missing pong closes the connection (1011)
+            // well before the client is done lingering.
+            options.pingInterval = 0.2
+            options.pingTimeout = 2
+            options.linger = 3
+            let run = try await PythonClient.run(options)
+            #expect(run.errors.isEmpty, "\(run.transcript)")
+            #expect(run.closed?.code == 1000, "\(run.transcript)")
+            let connection = try await record.firstClosedConnection()
+            #expect(connection.closure?.code == .normal)
+            #expect(connection.closure?.isClean == true, "\(String(describing: connection.closure))")
+        }
+    }
+
+    @Test(
+        "Compressed messages from the Python client survive every window size and context-takeover setting our server imposes",
+        arguments: DeflateSettings.serverRequirements
+    )
+    func deflateParameters(settings: DeflateSettings) async throws {
+        try await OurServer.run(OurServer.configuration(deflate: settings.configuration)) { port, record in
+            var options = PythonClientOptions(url: "ws://127.0.0.1:\(port)/")
+            options.messages = DeflateSettings.messageSpecs
+            let run = try await PythonClient.run(options)
+            #expect(run.errors.isEmpty, "\(run.transcript)")
+            #expect(run.open?.extensions?.contains("permessage-deflate") == true, "\(run.transcript)")
+            #expect(run.messages.count == DeflateSettings.messageSpecs.count, "\(run.transcript)")
+            #expect(run.messages.allSatisfy { $0.matchesSent == true }, "\(run.transcript)")
+            let connection = try await record.firstClosedConnection()
+            #expect(connection.transport.isCompressionEnabled)
+            let intact = connection.messages == DeflateSettings.messages
+            #expect(intact, "our server received \(connection.messages.map(\.bytes.count)) bytes")
+        }
+    }
+
+    @Test(
+        "Fragmented messages from the Python client are reassembled by our server, compressed or not",
+        arguments: [false, true]
+    )
+    func fragmentedFromPythonClient(deflate: Bool) async throws {
+        try await OurServer.run(OurServer.configuration(deflate: deflate ? .default : nil)) { port, record in
+            var options = PythonClientOptions(url: "ws://127.0.0.1:\(port)/")
+            options.fragmentSize = 1000
+            options.messages = ["text:70000", "binary:300000", "text:1001"]
+            let run = try await PythonClient.run(options)
+            #expect(run.errors.isEmpty, "\(run.transcript)")
+            #expect(run.messages.map(\.length) == [70_000, 300_000, 1001], "\(run.transcript)")
+            #expect(run.messages.allSatisfy { $0.matchesSent == true }, "\(run.transcript)")
+            let connection = try await record.firstClosedConnection()
+            #expect(connection.transport.isCompressionEnabled == deflate)
+            let expected = [
+                MessagePattern.message(.text, size: 70_000),
+                MessagePattern.message(.binary, size: 300_000),
+                MessagePattern.message(.text, size: 1001),
+            ]
+            let intact = connection.messages == expected
+            #expect(intact, "our server received \(connection.messages.map(\.bytes.count)) bytes")
         }
     }
 }

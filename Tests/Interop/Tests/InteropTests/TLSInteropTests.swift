@@ -8,8 +8,8 @@ import Testing
 struct TLSInteropTests {
     let certificates: CertificateFixture
 
-    init() throws {
-        certificates = try CertificateFixture()
+    init() async throws {
+        certificates = try await CertificateFixture.shared()
     }
 
     private func serverOptions(_ identity: CertificateFixture.Identity = .server) -> PythonServerOptions {
@@ -18,14 +18,20 @@ struct TLSInteropTests {
         return options
     }
 
-    /// Connects over TLS, checks one echo and closes.
+    /// Connects over TLS, checks one echo and a clean close.
     private func expectEcho(url: String, tls: TLSClientConfiguration) async throws {
-        try await withWebSocketConnection(to: url, configuration: .interop(tls: tls)) { transport in
+        let recorder = try await withWebSocketConnection(to: url, configuration: .interop(tls: tls)) { transport in
             let recorder = TransportRecorder.start(transport)
             let message = MessagePattern.message(.text, size: 70_000)
             try await transport.send(message)
-            #expect(try await recorder.message(number: 1) == message)
+            let echo = try await recorder.message(number: 1)
+            let unchanged = echo == message
+            #expect(unchanged, "the echo of \(message.bytes.count) bytes came back as \(echo.bytes.count) bytes")
+            return recorder
         }
+        let closure = try await recorder.waitForClosure()
+        #expect(closure.code == .normal, "\(closure)")
+        #expect(closure.isClean, "\(closure)")
     }
 
     // MARK: Our client, Python server
@@ -94,7 +100,7 @@ struct TLSInteropTests {
     @Test("Our client connects when the Python server's public key matches the pin")
     func pinMatchSucceeds() async throws {
         var tls = certificates.clientConfiguration()
-        tls.pinnedPublicKeys = [try certificates.pin(of: .server)]
+        tls.pinnedPublicKeys = [try await certificates.pin(of: .server)]
         try await PythonServer.run(serverOptions()) { _, port in
             try await expectEcho(url: "wss://localhost:\(port)/", tls: tls)
         }
@@ -103,7 +109,7 @@ struct TLSInteropTests {
     @Test("Our client refuses a valid chain whose public key matches no pin")
     func pinMismatchFails() async throws {
         var tls = certificates.clientConfiguration()
-        tls.pinnedPublicKeys = [try certificates.pin(of: .client)]
+        tls.pinnedPublicKeys = [try await certificates.pin(of: .client)]
         try await PythonServer.run(serverOptions()) { _, port in
             let error = await connectionError(to: "wss://localhost:\(port)/", configuration: .interop(tls: tls))
             #expect(error?.code == .pinMismatch, "\(String(describing: error))")
@@ -126,6 +132,8 @@ struct TLSInteropTests {
             #expect(run.closed?.code == 1000, "\(run.transcript)")
             let connection = try await record.firstClosedConnection()
             #expect(connection.messages.first == .text("hello over tls"))
+            #expect(connection.closure?.code == .normal, "\(String(describing: connection.closure))")
+            #expect(connection.closure?.isClean == true, "\(String(describing: connection.closure))")
         }
     }
 

@@ -1,9 +1,21 @@
 import Foundation
 import RpcTransport
 import RpcTransportNIO
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A throw-away PKI for the TLS interop tests, made with the `openssl` command line in a fresh
-/// temporary folder that is deleted with the fixture.
+/// temporary folder. One is made per test run (``shared()``) and deleted when the process exits.
+///
+/// The command line runs as child processes that are awaited without blocking a thread, so
+/// making the files never starves the servers and clients of the tests running meanwhile.
 ///
 /// A test CA issues, each with an EC P-256 key:
 /// - ``Identity/server``: `localhost` and `127.0.0.1`, valid now;
@@ -27,23 +39,33 @@ final class CertificateFixture: Sendable {
     /// The folder holding every file.
     let folder: URL
 
-    init() throws {
-        folder = FileManager.default.temporaryDirectory
+    private static let made = Task { try await CertificateFixture.make() }
+
+    /// The fixture of this test run, made on first use.
+    static func shared() async throws -> CertificateFixture {
+        try await made.value
+    }
+
+    private init(folder: URL) {
+        self.folder = folder
+    }
+
+    private static func make() async throws -> CertificateFixture {
+        let folder = FileManager.default.temporaryDirectory
             .appendingPathComponent("interop-pki-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let fixture = CertificateFixture(folder: folder)
+        CertificateFolderCleanup.register(folder.path)
         do {
-            try makeAuthority()
+            try await fixture.makeAuthority()
             for identity in Identity.allCases {
-                try issue(identity)
+                try await fixture.issue(identity)
             }
         } catch {
             try? FileManager.default.removeItem(at: folder)
             throw error
         }
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: folder)
+        return fixture
     }
 
     // MARK: Paths and sources
@@ -80,10 +102,10 @@ final class CertificateFixture: Sendable {
 
     /// The pin of `identity`'s public key: SHA-256 over its DER SubjectPublicKeyInfo, computed by
     /// the command line.
-    func pin(of identity: Identity) throws -> PublicKeyPin {
-        let spki = "\(identity.rawValue).spki.der"
-        try openssl(["pkey", "-in", keyFile(identity), "-pubout", "-outform", "DER", "-out", file(spki)])
-        let digest = try openssl(["dgst", "-sha256", "-binary", file(spki)])
+    func pin(of identity: Identity) async throws -> PublicKeyPin {
+        let spki = "\(identity.rawValue)-\(UUID().uuidString).spki.der"
+        try await openssl(["pkey", "-in", keyFile(identity), "-pubout", "-outform", "DER", "-out", file(spki)])
+        let digest = try await openssl(["dgst", "-sha256", "-binary", file(spki)])
         return try PublicKeyPin(sha256: Array(digest))
     }
 
@@ -93,18 +115,18 @@ final class CertificateFixture: Sendable {
         folder.appendingPathComponent(name).path
     }
 
-    private func makeAuthority() throws {
+    private func makeAuthority() async throws {
         try Data(Self.authorityConfiguration.utf8).write(to: URL(fileURLWithPath: file("authority.cnf")))
         try Data().write(to: URL(fileURLWithPath: file("issued.db")))
         try Data("01\n".utf8).write(to: URL(fileURLWithPath: file("serial")))
-        try openssl([
+        try await openssl([
             "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
             "-keyout", file("ca.key"), "-out", caFile, "-days", "7", "-subj", "/CN=Interop Test Authority",
             "-config", file("authority.cnf"), "-extensions", "authority",
         ])
     }
 
-    private func issue(_ identity: Identity) throws {
+    private func issue(_ identity: Identity) async throws {
         let name = identity.rawValue
         let subject: String
         let section: String
@@ -120,12 +142,12 @@ final class CertificateFixture: Sendable {
         case .client:
             (subject, section) = ("/CN=interop-client", "client")
         }
-        try openssl([
+        try await openssl([
             "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
             "-keyout", keyFile(identity), "-out", file("\(name).csr"), "-subj", subject,
             "-config", file("authority.cnf"),
         ])
-        try openssl(
+        try await openssl(
             [
                 "ca", "-batch", "-notext", "-config", file("authority.cnf"), "-extensions", section,
                 "-in", file("\(name).csr"), "-out", certificateFile(identity),
@@ -133,14 +155,32 @@ final class CertificateFixture: Sendable {
         )
     }
 
+    /// Runs the command line in the fixture's folder and returns its standard output, polling
+    /// for its exit (at most 30 seconds) instead of blocking a thread.
     @discardableResult
-    private func openssl(_ arguments: [String]) throws -> Data {
+    private func openssl(_ arguments: [String]) async throws -> Data {
+        guard let executable = Self.opensslExecutable else {
+            throw CommandFailed(description: "the openssl command line is not on the PATH")
+        }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl"] + arguments
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
         process.currentDirectoryURL = folder
-        let output = Pipe()
-        let errors = Pipe()
+        // Files rather than pipes: nothing has to read while the process runs.
+        let outputFile = folder.appendingPathComponent("command-\(UUID().uuidString).out")
+        let errorFile = folder.appendingPathComponent("command-\(UUID().uuidString).err")
+        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+        defer {
+            try? FileManager.default.removeItem(at: outputFile)
+            try? FileManager.default.removeItem(at: errorFile)
+        }
+        let output = try FileHandle(forWritingTo: outputFile)
+        let errors = try FileHandle(forWritingTo: errorFile)
+        defer {
+            try? output.close()
+            try? errors.close()
+        }
         process.standardOutput = output
         process.standardError = errors
         do {
@@ -148,16 +188,30 @@ final class CertificateFixture: Sendable {
         } catch {
             throw CommandFailed(description: "could not run the openssl command line: \(error)")
         }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let deadline = ContinuousClock.now + .seconds(30)
+        while process.isRunning {
+            guard ContinuousClock.now < deadline else {
+                process.terminate()
+                throw CommandFailed(description: "openssl \(arguments.joined(separator: " ")) did not finish within 30 seconds")
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
         guard process.terminationStatus == 0 else {
+            let errorText = String(decoding: (try? Data(contentsOf: errorFile)) ?? Data(), as: UTF8.self)
             throw CommandFailed(
                 description: "openssl \(arguments.joined(separator: " ")) exited with \(process.terminationStatus): \(errorText)"
             )
         }
-        return data
+        return try Data(contentsOf: outputFile)
     }
+
+    /// The `openssl` executable on the `PATH`.
+    private static let opensslExecutable: String? = {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        return path.split(separator: ":")
+            .map { "\($0)/openssl" }
+            .first { FileManager.default.isExecutableFile(atPath: $0) }
+    }()
 
     /// The `openssl req` and `openssl ca` settings: where the CA keeps its files, and one
     /// extension section per kind of certificate.
@@ -215,4 +269,23 @@ final class CertificateFixture: Sendable {
         authorityKeyIdentifier = keyid
 
         """
+}
+
+/// Deletes the fixture's folder when the test process exits.
+private enum CertificateFolderCleanup {
+    private static let folders = Mutex<[String]>([])
+
+    static func register(_ path: String) {
+        let first = folders.withLock { folders in
+            folders.append(path)
+            return folders.count == 1
+        }
+        if first {
+            atexit {
+                for folder in CertificateFolderCleanup.folders.withLock({ $0 }) {
+                    try? FileManager.default.removeItem(atPath: folder)
+                }
+            }
+        }
+    }
 }

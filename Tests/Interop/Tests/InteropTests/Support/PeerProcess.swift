@@ -71,10 +71,10 @@ final class PeerProcess: Sendable {
         let peer = try launch(arguments, name: name)
         do {
             let result = try await body(peer)
-            peer.terminate()
+            await peer.terminate()
             return result
         } catch {
-            peer.terminate()
+            await peer.terminate()
             throw error
         }
     }
@@ -166,18 +166,30 @@ final class PeerProcess: Sendable {
     // MARK: Lifetime
 
     /// Stops the process: `SIGTERM`, then `SIGKILL` when it is still running two seconds later.
-    /// Returns once it has exited.
-    func terminate() {
+    /// Returns once it has exited (or, should even `SIGKILL` not end it, after another two
+    /// seconds). Waits without blocking a thread, and is not cut short by cancellation.
+    func terminate() async {
         guard process.isRunning else { return }
         process.terminate()
-        let deadline = ContinuousClock.now + .seconds(2)
-        while process.isRunning, ContinuousClock.now < deadline {
-            usleep(10_000)
+        if await waitForProcessExit(within: .seconds(2)) {
+            return
         }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
+        kill(process.processIdentifier, SIGKILL)
+        _ = await waitForProcessExit(within: .seconds(2))
+    }
+
+    private func waitForProcessExit(within limit: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while process.isRunning {
+            guard ContinuousClock.now < deadline else { return false }
+            // Not `Task.sleep`: a cancelled test must still stop its peer.
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(10)) {
+                    continuation.resume()
+                }
+            }
         }
-        process.waitUntilExit()
+        return true
     }
 
     private func startReading(_ handle: FileHandle, isStandardOutput: Bool) {

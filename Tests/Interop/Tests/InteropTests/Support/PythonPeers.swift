@@ -20,6 +20,8 @@ struct PythonServerOptions: Sendable {
     var oversizeTrigger: String?
     /// The size of the answer to ``oversizeTrigger``.
     var oversizeBytes = 0
+    /// When set, echoes longer than this are sent as fragmented messages of pieces this long.
+    var fragmentSize: Int?
 
     /// The command-line arguments.
     var arguments: [String] {
@@ -44,6 +46,9 @@ struct PythonServerOptions: Sendable {
         }
         if let oversizeTrigger {
             arguments += ["--oversize-trigger", oversizeTrigger, "--oversize-bytes", String(oversizeBytes)]
+        }
+        if let fragmentSize {
+            arguments += ["--fragment-size", String(fragmentSize)]
         }
         return arguments
     }
@@ -84,6 +89,14 @@ struct PythonClientOptions: Sendable {
     var closeCode: Int?
     /// The close reason that goes with ``closeCode``.
     var closeReason = ""
+    /// How long to stay connected after the messages, in seconds.
+    var linger: Double = 0
+    /// The interval between the client's keepalive pings, in seconds; `nil` for none.
+    var pingInterval: Double?
+    /// How long a pong may take before the client closes with 1011, in seconds.
+    var pingTimeout: Double?
+    /// When set, messages longer than this are sent as fragmented messages of pieces this long.
+    var fragmentSize: Int?
 
     /// The command-line arguments.
     var arguments: [String] {
@@ -108,6 +121,18 @@ struct PythonClientOptions: Sendable {
         }
         if let closeCode {
             arguments += ["--close-code", String(closeCode), "--close-reason", closeReason]
+        }
+        if linger > 0 {
+            arguments += ["--linger", String(linger)]
+        }
+        if let pingInterval {
+            arguments += ["--ping-interval", String(pingInterval)]
+        }
+        if let pingTimeout {
+            arguments += ["--ping-timeout", String(pingTimeout)]
+        }
+        if let fragmentSize {
+            arguments += ["--fragment-size", String(fragmentSize)]
         }
         return arguments
     }
