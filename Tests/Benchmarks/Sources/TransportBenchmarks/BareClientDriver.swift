@@ -2,6 +2,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
+@_spi(ChannelHandlers) import RpcTransportNIO
 
 /// Drives an echo server through a client built only from SwiftNIO's pieces: the HTTP client
 /// upgrade handler with `NIOWebSocketClientUpgrader` (which adds the frame encoder and decoder)
@@ -14,7 +15,7 @@ final class BareClientDriver: EchoDriver {
     }
 
     /// Connects, upgrades and returns once the handler is in place.
-    static func connect(port: Int, message: [UInt8]) async throws -> BareClientDriver {
+    static func connect(port: Int, message: [UInt8], tls: TLSClientConfiguration? = nil) async throws -> BareClientDriver {
         let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
         let upgraded = eventLoop.makePromise(of: Void.self)
         let upgrader = NIOWebSocketClientUpgrader(
@@ -30,6 +31,10 @@ final class BareClientDriver: EchoDriver {
             channel = try await ClientBootstrap(group: eventLoop)
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
+                        if let tls {
+                            try channel.pipeline.syncOperations.addHandler(
+                                TLSChannelHandlers.clientHandler(tls, serverHostname: "127.0.0.1"))
+                        }
                         try channel.pipeline.syncOperations.addHTTPClientHandlers(
                             withClientUpgrade: (upgraders: [upgrader], completionHandler: { _ in })
                         )

@@ -4,7 +4,7 @@ import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
 import RpcTransport
-import RpcTransportNIO
+@_spi(ChannelHandlers) import RpcTransportNIO
 
 /// The server side of the benchmark: `TransportBenchmarks --serve <kind>` runs one echo server on
 /// a free loopback port, prints `PORT <n>` and serves until its standard input closes (so it
@@ -20,7 +20,9 @@ enum EchoServers {
         case .ours, .oursDeflate, .oursTLS:
             try await serveOurs(kind, options: options)
         case .bare:
-            try await serveBare()
+            try await serveBare(tls: nil)
+        case .bareTLS:
+            try await serveBare(tls: tlsConfiguration(options))
         }
     }
 
@@ -31,11 +33,7 @@ enum EchoServers {
             configuration.deflate = compressEverything
         }
         if kind == .oursTLS {
-            guard let certificate = options.certificateFile, let key = options.keyFile else {
-                throw BenchmarkFailure("--serve ours-tls needs --cert and --key")
-            }
-            configuration.tls = TLSServerConfiguration(
-                certificateChain: [.file(path: certificate)], privateKey: .file(path: key))
+            configuration.tls = try tlsConfiguration(options)
         }
         try await withTransportServer(
             configuration: configuration,
@@ -53,7 +51,14 @@ enum EchoServers {
         }
     }
 
-    private static func serveBare() async throws {
+    private static func tlsConfiguration(_ options: TransportBenchmarkOptions) throws -> TLSServerConfiguration {
+        guard let certificate = options.certificateFile, let key = options.keyFile else {
+            throw BenchmarkFailure("the TLS servers need --cert and --key")
+        }
+        return TLSServerConfiguration(certificateChain: [.file(path: certificate)], privateKey: .file(path: key))
+    }
+
+    private static func serveBare(tls: TLSServerConfiguration?) async throws {
         let group = MultiThreadedEventLoopGroup.singleton
         let upgrader = NIOWebSocketServerUpgrader(
             shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(HTTPHeaders()) },
@@ -67,6 +72,9 @@ enum EchoServers {
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let tls {
+                        try channel.pipeline.syncOperations.addHandler(TLSChannelHandlers.serverHandler(tls))
+                    }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(
                         withServerUpgrade: (upgraders: [upgrader], completionHandler: { _ in })
                     )

@@ -8,6 +8,8 @@ enum ServerKind: String, CaseIterable, Sendable {
     case oursTLS = "ours-tls"
     /// SwiftNIO's WebSocket upgrader, frame decoder and encoder and a minimal echo handler.
     case bare
+    /// The same behind the package's TLS handler, so the TLS variants compare like with like.
+    case bareTLS = "bare-tls"
 }
 
 /// One line of the report: a server and the client that drives it.
@@ -29,5 +31,6 @@ struct BenchmarkVariant: Sendable {
         BenchmarkVariant(name: "transport", server: .ours, usesOurClient: true, deflate: false, tls: false),
         BenchmarkVariant(name: "transport+deflate", server: .oursDeflate, usesOurClient: true, deflate: true, tls: false),
         BenchmarkVariant(name: "transport+tls", server: .oursTLS, usesOurClient: true, deflate: false, tls: true),
+        BenchmarkVariant(name: "bare-nio+tls", server: .bareTLS, usesOurClient: false, deflate: false, tls: true),
     ]
 }

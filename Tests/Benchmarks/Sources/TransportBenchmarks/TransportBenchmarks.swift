@@ -69,7 +69,6 @@ enum TransportBenchmarks {
             best[variant.name] = result
             print(ReportFormat.left(variant.name, 20) + result.tableColumns)
         }
-        print(ReportFormat.left("bare-nio+tls", 20) + "not measured: the package's TLS handler is internal to RpcTransportNIO")
         print("elapsed " + ReportFormat.fixed((clock.now - start).inSeconds, decimals: 1) + " s")
 
         guard let ours = best["transport"], let bare = best["bare-nio"] else {
@@ -95,17 +94,18 @@ enum TransportBenchmarks {
         let server = try ServerProcess.start(variant.server, extraArguments: extra)
         defer { server.stop() }
 
+        let clientTLS = variant.tls
+            ? TLSClientConfiguration(trustRoots: .certificates([.file(path: tls.certificateFile)])) : nil
         let driver: any EchoDriver
         if variant.usesOurClient {
             driver = try await OurClientDriver.connect(
                 port: server.port,
                 message: message,
                 deflate: variant.deflate ? EchoServers.compressEverything : nil,
-                tls: variant.tls
-                    ? TLSClientConfiguration(trustRoots: .certificates([.file(path: tls.certificateFile)])) : nil
+                tls: clientTLS
             )
         } else {
-            driver = try await BareClientDriver.connect(port: server.port, message: message)
+            driver = try await BareClientDriver.connect(port: server.port, message: message, tls: clientTLS)
         }
 
         let result = try await Watchdog.run("\(variant.name) measurement", limit: .seconds(120)) {
