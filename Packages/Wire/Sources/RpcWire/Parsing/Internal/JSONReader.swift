@@ -523,15 +523,8 @@ struct JSONReader: ~Copyable {
     /// read so far.
     private mutating func decodeEscapedStringUnchecked(from start: Int, firstEscape: Int) -> Int? {
         var written = firstEscape &- start
-        var target = scratchRoom(keeping: 0, for: written &+ 8)
+        var target = scratchStarting(with: start, count: written)
         var capacity = scratchCapacity
-        if written > 0 {
-            if written < 16 {
-                Self.copySmall(base + start, to: UnsafeMutableRawPointer(target), count: written)
-            } else {
-                UnsafeMutableRawPointer(target).copyMemory(from: base + start, byteCount: written)
-            }
-        }
         var offset = firstEscape
         while true {
             while offset &+ 8 <= end {
@@ -653,15 +646,8 @@ struct JSONReader: ~Copyable {
     /// than the text read so far.
     private mutating func decodeEscapedString(from start: Int, firstEscape: Int) throws(WireError) -> Int {
         var written = firstEscape &- start
-        var target = scratchRoom(keeping: 0, for: written &+ 8)
+        var target = scratchStarting(with: start, count: written)
         var capacity = scratchCapacity
-        if written > 0 {
-            if written < 16 {
-                Self.copySmall(base + start, to: UnsafeMutableRawPointer(target), count: written)
-            } else {
-                UnsafeMutableRawPointer(target).copyMemory(from: base + start, byteCount: written)
-            }
-        }
         var offset = firstEscape
         while true {
             // Eight bytes per step while they are plain.
@@ -737,6 +723,21 @@ struct JSONReader: ~Copyable {
             offset &+= 1
             written &+= 1
         }
+    }
+
+    /// Starts a decoded string in the scratch buffer with the `count` plain input bytes at
+    /// `start`, and returns the buffer, which has room for a word-sized store past them.
+    @inline(__always)
+    private mutating func scratchStarting(with start: Int, count: Int) -> UnsafeMutablePointer<UInt8> {
+        let target = scratchRoom(keeping: 0, for: count &+ 8)
+        if count > 0 {
+            if count < 16 {
+                Self.copySmall(base + start, to: UnsafeMutableRawPointer(target), count: count)
+            } else {
+                UnsafeMutableRawPointer(target).copyMemory(from: base + start, byteCount: count)
+            }
+        }
+        return target
     }
 
     /// The scratch buffer, with room for at least `needed` bytes of which the first `count`
