@@ -57,8 +57,7 @@ public final class InMemoryTransport: MessageTransport, Sendable {
         var disconnectAfter: Int?
         var sendWaiters: [UInt64: CheckedContinuation<Void, any Error>] = [:]
         var nextWaiterID: UInt64 = 0
-        var stateObservers: [UInt64: AsyncStream<TransportState>.Continuation] = [:]
-        var nextObserverID: UInt64 = 0
+        var observers = TransportStateObservers()
     }
 
     /// The limits this end applies.
@@ -187,23 +186,14 @@ public final class InMemoryTransport: MessageTransport, Sendable {
 
     /// A stream of state changes, starting with the current state.
     public func stateUpdates() -> AsyncStream<TransportState> {
-        let (stream, continuation) = AsyncStream<TransportState>.makeStream()
-        let current = self.storage.withLock { state -> TransportState in
-            if !state.lifecycle.isClosed {
-                let id = state.nextObserverID
-                state.nextObserverID += 1
-                state.stateObservers[id] = continuation
-                continuation.onTermination = { [weak self] _ in
-                    _ = self?.storage.withLock { $0.stateObservers.removeValue(forKey: id) }
+        TransportStateObservers.makeStream { continuation in
+            storage.withLock { state in
+                state.observers.add(continuation, unlessClosed: state.lifecycle) { [weak self] id in
+                    self?.storage.withLock { $0.observers.remove(id) }
                 }
+                return state.lifecycle
             }
-            return state.lifecycle
         }
-        continuation.yield(current)
-        if current.isClosed {
-            continuation.finish()
-        }
-        return stream
     }
 
     // MARK: Fault injection
@@ -297,27 +287,21 @@ public final class InMemoryTransport: MessageTransport, Sendable {
         let outcome = self.storage.withLock {
             state -> (
                 handler: (@Sendable (TransportEvent) -> Void)?, waiters: [CheckedContinuation<Void, any Error>],
-                observers: [AsyncStream<TransportState>.Continuation]
+                observers: [TransportStateObservers.Continuation]
             )? in
             guard !state.lifecycle.isClosed else { return nil }
             state.lifecycle = .closed(closure)
             if state.handler == nil {
                 state.pending.append(.closed(closure))
             }
-            defer {
-                state.sendWaiters = [:]
-                state.stateObservers = [:]
-            }
-            return (state.handler, Array(state.sendWaiters.values), Array(state.stateObservers.values))
+            defer { state.sendWaiters = [:] }
+            return (state.handler, Array(state.sendWaiters.values), state.observers.removeAll())
         }
         guard let outcome else { return false }
         for waiter in outcome.waiters {
             waiter.resume()
         }
-        for observer in outcome.observers {
-            observer.yield(.closed(closure))
-            observer.finish()
-        }
+        TransportStateObservers.finish(outcome.observers, with: closure)
         if let handler = outcome.handler {
             queue.async { handler(.closed(closure)) }
         }

@@ -15,8 +15,7 @@ final class WebSocketSharedState: Sendable {
         var drainScheduled = false
         var sendWaiters: [UInt64: CheckedContinuation<Void, any Error>] = [:]
         var nextWaiterID: UInt64 = 0
-        var observers: [UInt64: AsyncStream<TransportState>.Continuation] = [:]
-        var nextObserverID: UInt64 = 0
+        var observers = TransportStateObservers()
     }
 
     private let state = Mutex(State())
@@ -149,10 +148,10 @@ final class WebSocketSharedState: Sendable {
     /// Moves an open connection to `closing`; returns whether it was open.
     @discardableResult
     func beginClosing() -> Bool {
-        let observers = state.withLock { state -> [AsyncStream<TransportState>.Continuation]? in
+        let observers = state.withLock { state -> [TransportStateObservers.Continuation]? in
             guard case .open = state.lifecycle else { return nil }
             state.lifecycle = .closing
-            return Array(state.observers.values)
+            return state.observers.all
         }
         guard let observers else { return false }
         for observer in observers {
@@ -167,48 +166,33 @@ final class WebSocketSharedState: Sendable {
         let outcome = state.withLock {
             state -> (
                 waiters: [CheckedContinuation<Void, any Error>],
-                observers: [AsyncStream<TransportState>.Continuation]
+                observers: [TransportStateObservers.Continuation]
             )? in
             guard !state.lifecycle.isClosed else { return nil }
             state.lifecycle = .closed(closure)
             state.offLoopQueue = []
             state.offLoopBytes = 0
-            defer {
-                state.sendWaiters = [:]
-                state.observers = [:]
-            }
-            return (Array(state.sendWaiters.values), Array(state.observers.values))
+            defer { state.sendWaiters = [:] }
+            return (Array(state.sendWaiters.values), state.observers.removeAll())
         }
         guard let outcome else { return false }
         for waiter in outcome.waiters {
             waiter.resume()
         }
-        for observer in outcome.observers {
-            observer.yield(.closed(closure))
-            observer.finish()
-        }
+        TransportStateObservers.finish(outcome.observers, with: closure)
         closed.succeed(closure)
         return true
     }
 
     /// A stream of state changes, starting with the current state.
     func stateUpdates() -> AsyncStream<TransportState> {
-        let (stream, continuation) = AsyncStream<TransportState>.makeStream()
-        let current = state.withLock { state -> TransportState in
-            if !state.lifecycle.isClosed {
-                let id = state.nextObserverID
-                state.nextObserverID += 1
-                state.observers[id] = continuation
-                continuation.onTermination = { [weak self] _ in
-                    _ = self?.state.withLock { $0.observers.removeValue(forKey: id) }
+        TransportStateObservers.makeStream { continuation in
+            state.withLock { state in
+                state.observers.add(continuation, unlessClosed: state.lifecycle) { [weak self] id in
+                    self?.state.withLock { $0.observers.remove(id) }
                 }
+                return state.lifecycle
             }
-            return state.lifecycle
         }
-        continuation.yield(current)
-        if current.isClosed {
-            continuation.finish()
-        }
-        return stream
     }
 }
