@@ -1,0 +1,20 @@
+internal import RpcWire
+
+/// A broken reference: every operation fails with the same rejection.
+final class ErrorHook: StubHook {
+    let rejection: Rejection
+
+    init(_ rejection: Rejection) {
+        self.rejection = rejection
+    }
+
+    var isPromise: Bool { true }
+
+    func call(_ path: [CapnWebPathKey], _ arguments: [RpcPayload]) -> any StubHook { self }
+    func get(_ path: [CapnWebPathKey]) -> any StubHook { self }
+    func map(_ path: [CapnWebPathKey], _ recording: MapRecording) -> any StubHook { self }
+
+    func whenSettled(_ body: @escaping @Sendable (Settlement) -> Void) {
+        body(.failure(rejection))
+    }
+}

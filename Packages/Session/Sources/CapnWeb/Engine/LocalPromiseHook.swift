@@ -1,0 +1,122 @@
+import Synchronization
+internal import RpcWire
+
+/// A promise settled by local code: a target's method running, a value being substituted, or a
+/// remote answer being forwarded.
+///
+/// Operations made before it settles are queued and applied, in order, when it settles, which
+/// keeps calls on one promise in the order they were made (E-order).
+final class LocalPromiseHook: StubHook {
+    private enum State {
+        case pending([@Sendable (Settlement) -> Void])
+        case settled(Settlement)
+    }
+
+    private let state = Mutex<State>(.pending([]))
+
+    init() {}
+
+    /// A promise already settled with `settlement`.
+    init(settled settlement: Settlement) {
+        state.withLock { $0 = .settled(settlement) }
+    }
+
+    var isPromise: Bool { true }
+
+    /// The settlement, if it has come.
+    var current: Settlement? {
+        state.withLock { state in
+            if case .settled(let settlement) = state { return settlement }
+            return nil
+        }
+    }
+
+    /// Runs `operation` as a task that starts at once on the calling thread (so that calls
+    /// reach their targets in the order they were made) and settles the promise with its
+    /// outcome.
+    static func run(_ operation: @escaping @Sendable () async throws -> RpcPayload) -> LocalPromiseHook {
+        let promise = LocalPromiseHook()
+        ImmediateTask.start {
+            do {
+                promise.resolve(try await operation())
+            } catch {
+                promise.settle(.failure(Rejection(error)))
+            }
+        }
+        return promise
+    }
+
+    /// Resolves with `value`. A value that is itself a bare promise stub is followed, so only
+    /// the final value is seen.
+    func resolve(_ value: RpcPayload) {
+        if case .stub(let stub) = value, stub.path.isEmpty, stub.hook.isPromise, stub.hook !== self {
+            adopt(stub.hook)
+        } else {
+            settle(.success(value))
+        }
+    }
+
+    /// Settles like `other` once it settles.
+    func adopt(_ other: any StubHook) {
+        other.whenSettled { [self] settlement in settle(settlement) }
+    }
+
+    /// Settles the promise; later calls do nothing.
+    func settle(_ settlement: Settlement) {
+        let waiters: [@Sendable (Settlement) -> Void]? = state.withLock { state in
+            guard case .pending(let waiters) = state else { return nil }
+            state = .settled(settlement)
+            return waiters
+        }
+        for waiter in waiters ?? [] { waiter(settlement) }
+    }
+
+    func whenSettled(_ body: @escaping @Sendable (Settlement) -> Void) {
+        let settled: Settlement? = state.withLock { state in
+            switch state {
+            case .pending(var waiters):
+                waiters.append(body)
+                state = .pending(waiters)
+                return nil
+            case .settled(let settlement):
+                return settlement
+            }
+        }
+        if let settled { body(settled) }
+    }
+
+    func call(_ path: [CapnWebPathKey], _ arguments: [RpcPayload]) -> any StubHook {
+        forward { $0.call(path, arguments) }
+    }
+
+    func get(_ path: [CapnWebPathKey]) -> any StubHook {
+        if path.isEmpty { return self }
+        return forward { $0.get(path) }
+    }
+
+    func map(_ path: [CapnWebPathKey], _ recording: MapRecording) -> any StubHook {
+        forward { $0.map(path, recording) }
+    }
+
+    /// Applies `operation` to the settled value's hook, now or once settled, in order.
+    private func forward(_ operation: @escaping @Sendable (any StubHook) -> any StubHook) -> any StubHook {
+        if let current {
+            return operation(SettledHook.make(current))
+        }
+        let result = LocalPromiseHook()
+        whenSettled { settlement in
+            result.adopt(operation(SettledHook.make(settlement)))
+        }
+        return result
+    }
+}
+
+/// Turns a settlement into the hook that stands for it.
+enum SettledHook {
+    static func make(_ settlement: Settlement) -> any StubHook {
+        switch settlement {
+        case .success(let value): PayloadHook(value)
+        case .failure(let rejection): ErrorHook(rejection)
+        }
+    }
+}

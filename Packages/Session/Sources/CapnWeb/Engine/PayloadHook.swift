@@ -1,0 +1,103 @@
+internal import RpcWire
+
+/// A settled value. Property reads walk into it; when the walk meets a stub the rest of the
+/// path (and any call) is forwarded to that stub.
+final class PayloadHook: StubHook {
+    let value: RpcPayload
+
+    init(_ value: RpcPayload) {
+        self.value = value
+    }
+
+    var isPromise: Bool { true }
+
+    func whenSettled(_ body: @escaping @Sendable (Settlement) -> Void) {
+        body(.success(value))
+    }
+
+    func get(_ path: [CapnWebPathKey]) -> any StubHook {
+        switch PathWalk.walk(value, path) {
+        case .value(let found):
+            return found.flatMap { PayloadHook($0) } ?? PayloadHook(.undefined)
+        case .stub(let stub, let rest):
+            return stub.hook.get(stub.path + rest)
+        }
+    }
+
+    func call(_ path: [CapnWebPathKey], _ arguments: [RpcPayload]) -> any StubHook {
+        switch PathWalk.walk(value, path) {
+        case .stub(let stub, let rest):
+            return stub.hook.call(stub.path + rest, arguments)
+        case .value:
+            return ErrorHook(.thrown(.error(.notAFunction(PathWalk.describe(path)))))
+        }
+    }
+
+    func map(_ path: [CapnWebPathKey], _ recording: MapRecording) -> any StubHook {
+        switch PathWalk.walk(value, path) {
+        case .stub(let stub, let rest):
+            return stub.hook.map(stub.path + rest, recording)
+        case .value(let found):
+            return MapApplication.apply(recording, to: found ?? .undefined)
+        }
+    }
+}
+
+/// Walks a property path through a plain value with the reference implementation's rules:
+/// own members of objects, non-negative integer indexes of arrays, nothing of other values,
+/// and never a name that JavaScript objects inherit.
+enum PathWalk {
+    enum Outcome {
+        /// The walk ended in plain data (`nil` when a step found nothing).
+        case value(RpcPayload?)
+        /// The walk met a stub; `rest` is the remaining path.
+        case stub(RpcStub, rest: [CapnWebPathKey])
+    }
+
+    static func walk(_ start: RpcPayload, _ path: [CapnWebPathKey]) -> Outcome {
+        var current = start
+        for (offset, key) in path.enumerated() {
+            if case .stub(let stub) = current {
+                return .stub(stub, rest: Array(path[offset...]))
+            }
+            guard let next = step(current, key) else { return .value(nil) }
+            current = next
+        }
+        if case .stub(let stub) = current { return .stub(stub, rest: []) }
+        return .value(current)
+    }
+
+    static func step(_ value: RpcPayload, _ key: CapnWebPathKey) -> RpcPayload? {
+        switch (value, key) {
+        case (.object(let members), .property(let name)):
+            guard !isInheritedName(name) else { return nil }
+            return members.last { $0.key == name }?.value
+        case (.array(let elements), .index(let index)):
+            guard index >= 0, index < elements.count else { return nil }
+            return elements[Int(index)]
+        default:
+            return nil
+        }
+    }
+
+    /// Names every JavaScript object inherits; never reachable over RPC.
+    static func isInheritedName(_ name: String) -> Bool {
+        inheritedNames.contains(name)
+    }
+
+    private static let inheritedNames: Set<String> = [
+        "__proto__", "constructor", "toString", "toLocaleString", "valueOf", "hasOwnProperty",
+        "isPrototypeOf", "propertyIsEnumerable", "__defineGetter__", "__defineSetter__",
+        "__lookupGetter__", "__lookupSetter__", "toJSON",
+    ]
+
+    /// The path joined with dots, as error messages show it.
+    static func describe(_ path: [CapnWebPathKey]) -> String {
+        path.map { key in
+            switch key {
+            case .property(let name): name
+            case .index(let index): String(index)
+            }
+        }.joined(separator: ".")
+    }
+}

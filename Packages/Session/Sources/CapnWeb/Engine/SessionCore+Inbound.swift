@@ -1,0 +1,218 @@
+internal import RpcTransport
+internal import RpcWire
+
+/// A fatal protocol error found while processing a frame; the session aborts with `message`.
+struct ProtocolViolation: Error {
+    let message: String
+}
+
+extension SessionCore {
+    /// Processes one inbound frame.
+    func receive(_ frame: TransportMessage) {
+        if let trace { trace(false, String(decoding: frame.bytes, as: UTF8.self)) }
+        guard frame.kind == .text else {
+            abort("bad RPC message: binary frames are not part of the protocol")
+            return
+        }
+        let message: CapnWebMessage
+        do {
+            message = try codec.decode(frame.bytes)
+        } catch {
+            abort("bad RPC message: \(error)")
+            return
+        }
+        do {
+            try receive(message)
+        } catch let violation as ProtocolViolation {
+            abort(violation.message)
+        } catch {
+            abort("bad RPC message: \(error)")
+        }
+    }
+
+    func receive(_ message: CapnWebMessage) throws {
+        switch message {
+        case .push(let expression):
+            try receivePush(expression, isStream: false)
+        case .stream(let expression):
+            try receivePush(expression, isStream: true)
+        case .pull(let id):
+            try receivePull(id)
+        case .resolve(let id, let value):
+            try receiveSettlement(id, value, rejected: false)
+        case .reject(let id, let value):
+            try receiveSettlement(id, value, rejected: true)
+        case .release(let id, let count):
+            try receiveRelease(id, count)
+        case .abort(let value):
+            receiveAbort(value)
+        case .pipe:
+            try receivePipe()
+        }
+    }
+
+    // MARK: push and stream
+
+    private func receivePush(_ expression: CapnWebExpression, isStream: Bool) throws {
+        let outcome = locked { state -> Result<(Int64, PushPlan), ProtocolViolation>? in
+            guard state.ended == nil else { return nil }
+            guard state.exports.count < limits.maxTableEntries else {
+                return .failure(ProtocolViolation(message: "export table is full (\(limits.maxTableEntries) entries)"))
+            }
+            let id = state.nextPeerID
+            state.nextPeerID += 1
+            var evaluator = Evaluator(core: self)
+            do throws(ProtocolViolation) {
+                return .success((id, try evaluator.plan(expression, state: &state)))
+            } catch {
+                return .failure(error)
+            }
+        }
+        guard let outcome else { return }
+        let (id, plan) = try outcome.get()
+        let hook = plan.run()
+        let stored = locked { state -> Bool in
+            guard state.ended == nil else { return false }
+            state.exports[id] = ExportEntry(
+                hook: hook, refcount: 1, pulled: isStream, dropAfterAnswer: isStream)
+            if isStream { state.unanswered += 1 }
+            return true
+        }
+        if stored, isStream {
+            hook.whenSettled { [self] settlement in answer(id, settlement) }
+        }
+    }
+
+    // MARK: pull
+
+    private func receivePull(_ id: Int64) throws {
+        let hook = try locked { state -> Result<(any StubHook)?, ProtocolViolation> in
+            guard state.ended == nil else { return .success(nil) }
+            guard var entry = state.exports[id] else {
+                return .failure(ProtocolViolation(message: "no such export ID: \(id)"))
+            }
+            guard !entry.pulled else { return .success(nil) }
+            entry.pulled = true
+            state.exports[id] = entry
+            state.unanswered += 1
+            return .success(entry.hook)
+        }.get()
+        hook?.whenSettled { [self] settlement in answer(id, settlement) }
+    }
+
+    /// Sends the settlement of export `id`, if the peer still holds it.
+    func answer(_ id: Int64, _ settlement: Settlement) {
+        var after: [@Sendable () -> Void] = []
+        let dropped = locked { state -> ExportEntry? in
+            guard state.ended == nil, let entry = state.exports[id] else { return nil }
+            var serializer = Serializer(core: self)
+            let message: CapnWebMessage
+            switch settlement {
+            case .success(let value):
+                do throws(SerializationError) {
+                    message = .resolve(exportID: id, value: try serializer.serialize(value, state: &state))
+                } catch {
+                    message = .reject(
+                        exportID: id,
+                        value: .error(name: "TypeError", message: "Cannot serialize value: \(error.message)"))
+                }
+            case .failure(let rejection):
+                let value = (try? serializer.serialize(rejection.wireValue, state: &state))
+                    ?? .error(name: "Error", message: "unserializable rejection")
+                message = .reject(exportID: id, value: value)
+            }
+            after = serializer.after
+            state.outbox.append(message)
+            state.unanswered -= 1
+            if state.unanswered == 0 {
+                let waiters = state.idleWaiters
+                state.idleWaiters = []
+                after.append { for waiter in waiters { waiter.resume() } }
+            }
+            if entry.dropAfterAnswer {
+                return state.exports.removeValue(forKey: id)
+            }
+            return nil
+        }
+        _ = dropped
+        for action in after { action() }
+    }
+
+    // MARK: resolve and reject
+
+    private func receiveSettlement(_ id: Int64, _ expression: CapnWebExpression, rejected: Bool) throws {
+        let outcome = locked { state -> Result<(ImportHook?, PushPlan), ProtocolViolation>? in
+            guard state.ended == nil else { return nil }
+            var evaluator = Evaluator(core: self)
+            let value: PushPlan
+            do throws(ProtocolViolation) {
+                value = try evaluator.value(expression, state: &state)
+            } catch {
+                return .failure(error)
+            }
+            guard let entry = state.imports[id], !entry.permanent else { return .success((nil, value)) }
+            state.imports[id] = nil
+            if !entry.isStream {
+                state.outbox.append(.release(importID: id, refcount: entry.introductions))
+            }
+            return .success((entry.hook, value))
+        }
+        guard let outcome else { return }
+        let (hook, plan) = try outcome.get()
+        plan.runDeferred()
+        guard let hook, case .value(let value, _) = plan else { return }
+        hook.resolution.settle(rejected ? .failure(.thrown(value)) : .success(value))
+    }
+
+    // MARK: release, abort, pipe
+
+    private func receiveRelease(_ id: Int64, _ count: Int64) throws {
+        let removed = try locked { state -> Result<ExportEntry?, ProtocolViolation> in
+            guard state.ended == nil else { return .success(nil) }
+            guard var entry = state.exports[id] else {
+                return .failure(ProtocolViolation(message: "no such export ID: \(id)"))
+            }
+            guard count > 0, count <= entry.refcount else {
+                return .failure(ProtocolViolation(message: "refcount would go negative"))
+            }
+            if id == 0 { return .success(nil) }
+            entry.refcount -= count
+            if entry.refcount == 0 {
+                if entry.pulled, !entry.dropAfterAnswer {
+                    // Released before its answer was sent: it will never be.
+                }
+                return .success(state.exports.removeValue(forKey: id))
+            }
+            state.exports[id] = entry
+            return .success(nil)
+        }.get()
+        _ = removed
+    }
+
+    private func receiveAbort(_ expression: CapnWebExpression) {
+        let error: RpcErrorValue
+        if case .error(let name, let message, let stack, _) = expression {
+            error = RpcErrorValue(name: name, message: message, stack: stack)
+        } else {
+            error = RpcErrorValue(message: "peer aborted: \(expression)")
+        }
+        end(.failed(.connectionLost(error)))
+        let transport = self.transport
+        Task { await transport.close(code: .applicationError, reason: error.message) }
+    }
+
+    private func receivePipe() throws {
+        try locked { state -> Result<Void, ProtocolViolation> in
+            guard state.ended == nil else { return .success(()) }
+            guard state.exports.count < limits.maxTableEntries else {
+                return .failure(ProtocolViolation(message: "export table is full (\(limits.maxTableEntries) entries)"))
+            }
+            let id = state.nextPeerID
+            state.nextPeerID += 1
+            let (readable, continuation) = RpcReadableStream.makeStream()
+            state.exports[id] = ExportEntry(
+                hook: TargetHook(PipeTarget(continuation)), refcount: 1, pipe: readable)
+            return .success(())
+        }.get()
+    }
+}

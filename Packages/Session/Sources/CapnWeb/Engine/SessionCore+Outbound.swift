@@ -1,0 +1,128 @@
+internal import RpcWire
+
+extension SessionCore {
+    private enum PushOutcome {
+        case sent(any StubHook)
+        /// The target's resolution has arrived: apply the operation to it locally.
+        case local
+    }
+
+    /// Sends a pipelined operation (`push`) on one of our imports and returns the import for
+    /// its result.
+    func push(_ operation: SessionOperation) -> any StubHook {
+        send(operation, asStream: false)
+    }
+
+    /// Sends an operation as a `stream` message: already pulled, dropped by the peer once
+    /// settled, never pipelined on.
+    func sendStream(_ operation: SessionOperation) -> any StubHook {
+        send(operation, asStream: true)
+    }
+
+    private func send(_ operation: SessionOperation, asStream: Bool) -> any StubHook {
+        var after: [@Sendable () -> Void] = []
+        let target = operation.target
+        let outcome = locked { state -> PushOutcome in
+            if let ended = state.ended { return .sent(ErrorHook(ended)) }
+            guard let entry = state.imports[target.id],
+                entry.permanent || entry.owner == ObjectIdentifier(target)
+            else { return .local }
+            guard state.imports.count < limits.maxTableEntries else {
+                return .sent(ErrorHook(.failed(.invalidArgument("import table is full"))))
+            }
+            var serializer = Serializer(core: self)
+            let expression: CapnWebExpression
+            do throws(SerializationError) {
+                switch operation {
+                case .call(_, let path, let arguments):
+                    var values: [CapnWebExpression] = []
+                    values.reserveCapacity(arguments.count)
+                    for argument in arguments {
+                        values.append(try serializer.serialize(argument, state: &state))
+                    }
+                    expression = .pipeline(target.id, path: path, arguments: values)
+                case .get(_, let path):
+                    expression = .pipeline(target.id, path: path)
+                case .map(_, let path, let recording):
+                    var captures: [CapnWebCapture] = []
+                    for capture in recording.captures {
+                        captures.append(try serializer.capture(capture, state: &state))
+                    }
+                    expression = .remap(
+                        target.id, path: path, captures: captures, instructions: recording.instructions)
+                }
+            } catch {
+                after = serializer.after
+                return .sent(ErrorHook(.failed(.invalidArgument("Cannot serialize value: \(error.message)"))))
+            }
+            after = serializer.after
+            let id = state.nextImportID
+            state.nextImportID += 1
+            let hook = ImportHook(core: self, id: id, isPromise: true)
+            state.imports[id] = ImportEntry(
+                hook: hook, owner: ObjectIdentifier(hook), introductions: 1, pulled: asStream,
+                isStream: asStream)
+            state.outbox.append(asStream ? .stream(expression) : .push(expression))
+            return .sent(hook)
+        }
+        for action in after { action() }
+        switch outcome {
+        case .sent(let hook):
+            return hook
+        case .local:
+            return operation.apply(to: localTarget(of: target))
+        }
+    }
+
+    /// Where operations on an import go once its entry has left the table.
+    func localTarget(of hook: ImportHook) -> any StubHook {
+        if hook.isPromise { return hook.resolution }
+        if let ended = endReason { return ErrorHook(ended) }
+        return ErrorHook(.failed(.connectionLost(RpcErrorValue(message: "stub was released"))))
+    }
+
+    /// Asks the peer for the resolution of a promise import, once.
+    func pull(_ hook: ImportHook) {
+        locked { state in
+            guard state.ended == nil, var entry = state.imports[hook.id],
+                entry.owner == ObjectIdentifier(hook), !entry.pulled
+            else { return }
+            entry.pulled = true
+            state.imports[hook.id] = entry
+            state.outbox.append(.pull(importID: hook.id))
+        }
+    }
+
+    /// Opens a pipe to the peer (`["pipe"]`); called while serializing, under the mutex.
+    func openPipe(state: inout State) -> ImportHook {
+        let id = state.nextImportID
+        state.nextImportID += 1
+        let hook = ImportHook(core: self, id: id, isPromise: false)
+        state.imports[id] = ImportEntry(hook: hook, owner: ObjectIdentifier(hook), introductions: 1, pulled: false)
+        state.outbox.append(.pipe)
+        return hook
+    }
+
+    /// Copies a local readable stream into a pipe the peer reads, then releases the pipe.
+    func pump(_ readable: RpcReadableStream, into pipe: ImportHook) {
+        let window = max(1, limits.streamWindow)
+        spawn { [self] in
+            var inFlight: [any StubHook] = []
+            do {
+                for try await chunk in readable {
+                    inFlight.append(sendStream(.call(target: pipe, path: ["write"], arguments: [chunk])))
+                    if inFlight.count >= window {
+                        if case .failure(let rejection) = await inFlight.removeFirst().settled() {
+                            throw rejection
+                        }
+                    }
+                }
+                let close = sendStream(.call(target: pipe, path: ["close"], arguments: []))
+                _ = await close.settled()
+            } catch {
+                let reason = Rejection(error).wireValue
+                _ = sendStream(.call(target: pipe, path: ["abort"], arguments: [reason]))
+            }
+        }
+    }
+}

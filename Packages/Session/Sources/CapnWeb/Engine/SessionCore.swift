@@ -1,0 +1,302 @@
+import Synchronization
+internal import RpcTransport
+internal import RpcWire
+
+/// The protocol engine of one session: both tables, ID numbering, the outbox, and the session's
+/// end. It is symmetric; the same engine runs on a client and on a server.
+///
+/// Inbound frames are processed where the transport delivers them, in order. Table state lives
+/// behind one mutex; no application code and no hook operation ever runs while it is held
+/// (those run afterwards, in order, from the returned effects). Outbound messages are appended
+/// to an outbox under the mutex, so IDs and message order always agree, and written by one
+/// flusher at a time.
+final class SessionCore: Sendable {
+    struct ImportEntry {
+        weak var hook: ImportHook?
+        var owner: ObjectIdentifier?
+        /// How many times the peer introduced this ID to us: the count sent with `release`.
+        var introductions: Int64
+        var pulled: Bool
+        /// A `stream` result: the peer drops it after settling; no release is sent.
+        var isStream = false
+        /// The main import: never released.
+        var permanent = false
+    }
+
+    struct ExportEntry {
+        var hook: any StubHook
+        var refcount: Int64
+        var pulled = false
+        /// A `stream` result: dropped as soon as it is answered.
+        var dropAfterAnswer = false
+        /// For a pipe the peer opened, its readable end, handed out once.
+        var pipe: RpcReadableStream?
+    }
+
+    struct State {
+        var imports: [Int64: ImportEntry] = [:]
+        var exports: [Int64: ExportEntry] = [:]
+        var nextImportID: Int64 = 1
+        var nextExportID: Int64 = -1
+        var nextPeerID: Int64 = 1
+        var outbox: [CapnWebMessage] = []
+        var flushing = false
+        var ended: Rejection?
+        /// Exports the peer pulled (or promises we exported) not yet answered.
+        var unanswered = 0
+        var idleWaiters: [CheckedContinuation<Void, Never>] = []
+        var endWaiters: [CheckedContinuation<Void, Never>] = []
+        var brokenHandlers: [@Sendable (RpcError) -> Void] = []
+        var tasks: [Int: Task<Void, Never>] = [:]
+        var nextTaskID = 0
+    }
+
+    /// Where outgoing frames go and incoming frames come from.
+    let transport: any MessageTransport
+    let codec: CapnWebCodec
+    let limits: RpcLimits
+    /// How long an awaited call may take; `nil` for no limit.
+    let callTimeout: Duration?
+    /// Called with every frame: `true` for sent, `false` for received.
+    let trace: (@Sendable (_ sent: Bool, _ text: String) -> Void)?
+    let state: Mutex<State>
+    private let drops = Mutex<[(id: Int64, owner: ObjectIdentifier)]>([])
+
+    init(
+        transport: any MessageTransport,
+        main: (any StubHook)?,
+        limits: RpcLimits,
+        callTimeout: Duration? = nil,
+        trace: (@Sendable (_ sent: Bool, _ text: String) -> Void)? = nil
+    ) {
+        self.transport = transport
+        self.limits = limits
+        self.callTimeout = callTimeout
+        self.codec = CapnWebCodec(configuration: limits.codecConfiguration)
+        self.trace = trace
+        var initial = State()
+        initial.exports[0] = ExportEntry(
+            hook: main
+                ?? ErrorHook(.thrown(.error(RpcErrorValue(message: "This connection has no main object.")))),
+            refcount: 1)
+        initial.imports[0] = ImportEntry(hook: nil, owner: nil, introductions: 1, pulled: false, permanent: true)
+        self.state = Mutex(initial)
+    }
+
+    /// Starts processing inbound frames.
+    func start() {
+        transport.start { [self] event in
+            switch event {
+            case .message(let message):
+                receive(message)
+            case .closed(let closure):
+                end(.failed(.connectionLost(closure.error ?? SessionClosed(closure: closure))))
+            }
+        }
+    }
+
+    /// The peer's main object.
+    func mainImport() -> ImportHook {
+        ImportHook(core: self, id: 0, isPromise: false)
+    }
+
+    /// `(imports, exports)`, both counting the main entry.
+    func stats() -> (imports: Int, exports: Int) {
+        state.withLock { ($0.imports.count, $0.exports.count) }
+    }
+
+    /// Why the session ended, once it has.
+    var endReason: Rejection? {
+        state.withLock { $0.ended }
+    }
+
+    // MARK: Locking and the outbox
+
+    /// Runs `body` under the mutex, then processes dropped imports and, if this call made the
+    /// outbox non-empty and nobody is flushing, flushes it.
+    func locked<R>(_ body: (inout State) -> R) -> R {
+        let (result, flush) = state.withLock { state -> (R, Bool) in
+            let result = body(&state)
+            processDrops(&state)
+            return (result, claimFlush(&state))
+        }
+        if flush { flushOutbox() }
+        return result
+    }
+
+    private func claimFlush(_ state: inout State) -> Bool {
+        guard !state.outbox.isEmpty, !state.flushing else { return false }
+        state.flushing = true
+        return true
+    }
+
+    private func flushOutbox() {
+        while true {
+            let batch: [CapnWebMessage]? = state.withLock { state in
+                processDrops(&state)
+                if state.outbox.isEmpty {
+                    state.flushing = false
+                    return nil
+                }
+                defer { state.outbox.removeAll(keepingCapacity: true) }
+                return state.outbox
+            }
+            guard let batch else { return }
+            for message in batch {
+                do {
+                    let bytes = try codec.encode(message)
+                    if let trace { trace(true, String(decoding: bytes, as: UTF8.self)) }
+                    try transport.enqueue(.text(utf8: bytes))
+                } catch let error as TransportError {
+                    end(.failed(.connectionLost(error)))
+                } catch {
+                    end(.failed(.invalidArgument("cannot encode \(message.tag): \(error)")))
+                }
+            }
+        }
+    }
+
+    // MARK: Dropped imports
+
+    /// Called from an import hook's deinit, on any thread, possibly while the mutex is held by
+    /// this thread: queues the drop and processes it now if the mutex is free, later otherwise.
+    func importDropped(id: Int64, hook: ObjectIdentifier) {
+        drops.withLock { $0.append((id, hook)) }
+        let processed: Bool? = state.withLockIfAvailable { state in
+            processDrops(&state)
+            return claimFlush(&state)
+        }
+        switch processed {
+        case .some(true):
+            flushOutbox()
+        case .some(false):
+            break
+        case .none:
+            Task { [self] in locked { _ in } }
+        }
+    }
+
+    private func processDrops(_ state: inout State) {
+        let pending = drops.withLock { drops -> [(id: Int64, owner: ObjectIdentifier)] in
+            defer { drops.removeAll() }
+            return drops
+        }
+        for (id, owner) in pending {
+            guard let entry = state.imports[id], !entry.permanent, entry.owner == owner else { continue }
+            state.imports[id] = nil
+            if state.ended == nil, !entry.isStream {
+                state.outbox.append(.release(importID: id, refcount: entry.introductions))
+            }
+        }
+    }
+
+    // MARK: Ending
+
+    /// Ends the session: every import rejects with `rejection`, every export is dropped (local
+    /// targets are disposed once nothing else holds them), and nothing more is sent.
+    func end(_ rejection: Rejection) {
+        let taken = state.withLock { state -> (State, Bool)? in
+            guard state.ended == nil else { return nil }
+            state.ended = rejection
+            let old = state
+            state.imports = [:]
+            state.exports = [:]
+            state.outbox = []
+            state.idleWaiters = []
+            state.endWaiters = []
+            state.brokenHandlers = []
+            state.tasks = [:]
+            state.unanswered = 0
+            return (old, true)
+        }
+        guard let (old, _) = taken else { return }
+        for task in old.tasks.values { task.cancel() }
+        for entry in old.imports.values {
+            if let hook = entry.hook, hook.isPromise {
+                hook.resolution.settle(.failure(rejection))
+            }
+        }
+        for waiter in old.idleWaiters { waiter.resume() }
+        for waiter in old.endWaiters { waiter.resume() }
+        let error = rejection.rpcError
+        for handler in old.brokenHandlers { handler(error) }
+        _ = consume old
+    }
+
+    /// Aborts after a local fatal error: sends `["abort", error]`, closes the transport with
+    /// code 3000 and the message as reason, and ends the session.
+    func abort(_ message: String) {
+        let error = RpcErrorValue(message: message)
+        let sent = locked { state -> Bool in
+            guard state.ended == nil else { return false }
+            state.outbox.append(.abort(.error(name: error.name, message: error.message)))
+            return true
+        }
+        guard sent else { return }
+        end(.failed(.connectionLost(error)))
+        let transport = self.transport
+        Task { await transport.close(code: .applicationError, reason: message) }
+    }
+
+    /// Shuts the session down without an abort message, as disposing the main stub does.
+    func shutdown(reason: String) async {
+        end(.failed(.connectionLost(RpcErrorValue(message: reason))))
+        await transport.close(code: .applicationError, reason: reason)
+    }
+
+    /// Waits until every export the peer pulled has been answered (or the session ended).
+    func drain() async {
+        await withCheckedContinuation { continuation in
+            let ready = locked { state -> Bool in
+                if state.ended != nil || state.unanswered == 0 { return true }
+                state.idleWaiters.append(continuation)
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    /// Waits until the session ends.
+    func waitUntilEnded() async {
+        await withCheckedContinuation { continuation in
+            let ended = state.withLock { state -> Bool in
+                if state.ended != nil { return true }
+                state.endWaiters.append(continuation)
+                return false
+            }
+            if ended { continuation.resume() }
+        }
+    }
+
+    /// Registers `handler` to run once when the session ends; at once if it already has.
+    func onBroken(_ handler: @escaping @Sendable (RpcError) -> Void) {
+        let ended: Rejection? = state.withLock { state in
+            if let ended = state.ended { return ended }
+            state.brokenHandlers.append(handler)
+            return nil
+        }
+        if let ended { handler(ended.rpcError) }
+    }
+
+    /// Runs `operation` as a task the session owns: it is cancelled when the session ends.
+    func spawn(_ operation: @escaping @Sendable () async -> Void) {
+        locked { state in
+            guard state.ended == nil else { return }
+            let id = state.nextTaskID
+            state.nextTaskID += 1
+            state.tasks[id] = Task { [self] in
+                await operation()
+                _ = locked { $0.tasks.removeValue(forKey: id) }
+            }
+        }
+    }
+}
+
+/// The transport closed without an error: the peer closed the connection.
+struct SessionClosed: Error, CustomStringConvertible {
+    let closure: TransportClosure
+
+    var description: String {
+        "Peer closed WebSocket: \(closure.code.map { String($0.rawValue) } ?? "1006") \(closure.reason)"
+    }
+}

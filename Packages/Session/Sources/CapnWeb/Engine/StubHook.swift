@@ -1,0 +1,103 @@
+internal import NIOCore
+internal import NIOPosix
+internal import RpcWire
+
+/// What a stub or promise points at: a remote entry, a local target, a local promise, a settled
+/// value or an error.
+///
+/// Operations never block and never call back while a caller's lock is held: a call or a
+/// property read returns a new hook at once (usually a promise), and ``whenSettled(_:)`` calls
+/// its body exactly once, possibly synchronously.
+protocol StubHook: AnyObject, Sendable {
+    /// Calls the function at `path` with `arguments`; the result is a promise hook.
+    func call(_ path: [CapnWebPathKey], _ arguments: [RpcPayload]) -> any StubHook
+    /// Reads the property at `path`; the result is a promise hook.
+    func get(_ path: [CapnWebPathKey]) -> any StubHook
+    /// Applies a recorded `map` to the value at `path`; the result is a promise hook.
+    func map(_ path: [CapnWebPathKey], _ recording: MapRecording) -> any StubHook
+    /// Calls `body` once with the settled value: a promise's resolution, or the stub itself
+    /// for a capability. For a remote promise the first registration asks the peer for it.
+    func whenSettled(_ body: @escaping @Sendable (Settlement) -> Void)
+    /// Whether this hook is a promise (settles later) rather than a capability.
+    var isPromise: Bool { get }
+}
+
+/// The outcome of a promise.
+typealias Settlement = Result<RpcPayload, Rejection>
+
+/// Why a promise failed: a value the peer or a target threw, or a local failure.
+enum Rejection: Error, Sendable {
+    /// A thrown value (normally an error value).
+    case thrown(RpcPayload)
+    /// A local failure: the session ended, a timeout, a cancellation, a bad value.
+    case failed(RpcError)
+
+    /// The rejection as the error a Swift caller sees.
+    var rpcError: RpcError {
+        switch self {
+        case .failed(let error):
+            return error
+        case .thrown(.error(let value)):
+            return .remote(type: value.name, message: value.message)
+        case .thrown(let other):
+            return .remote(type: "Error", message: PayloadText.describe(other))
+        }
+    }
+
+    /// The rejection as a value for the wire.
+    var wireValue: RpcPayload {
+        switch self {
+        case .thrown(let value):
+            return value
+        case .failed(.remote(let type, let message)):
+            return .error(RpcErrorValue(name: type, message: message))
+        case .failed(let error):
+            return .error(RpcErrorValue(name: "Error", message: error.description))
+        }
+    }
+
+    /// Turns anything a target threw into a rejection.
+    init(_ error: any Error) {
+        switch error {
+        case let value as RpcErrorValue:
+            self = .thrown(.error(value))
+        case let rpc as RpcError:
+            if case .remote(let type, let message) = rpc {
+                self = .thrown(.error(RpcErrorValue(name: type, message: message)))
+            } else {
+                self = .failed(rpc)
+            }
+        case let rejection as Rejection:
+            self = rejection
+        default:
+            self = .thrown(.error(RpcErrorValue(name: "Error", message: String(describing: error))))
+        }
+    }
+}
+
+extension StubHook {
+    /// Waits for the settled value from async code.
+    ///
+    /// Cancelling the waiting task resumes it with ``RpcError/cancelled``; the registration is
+    /// then ignored when the value arrives.
+    func settled(timeout: Duration? = nil) async -> Settlement {
+        let waiter = SettlementWaiter()
+        let timer = timeout.map { timeout in
+            MultiThreadedEventLoopGroup.singleton.any().scheduleTask(
+                in: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000
+                    + timeout.components.attoseconds / 1_000_000_000)
+            ) {
+                waiter.resume(.failure(.failed(.timeout)))
+            }
+        }
+        defer { timer?.cancel() }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                waiter.install(continuation)
+                whenSettled { settlement in waiter.resume(settlement) }
+            }
+        } onCancel: {
+            waiter.resume(.failure(.failed(.cancelled)))
+        }
+    }
+}

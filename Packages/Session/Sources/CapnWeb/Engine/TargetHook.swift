@@ -1,0 +1,62 @@
+internal import RpcWire
+
+/// A local ``RpcTarget`` behind a stub. Each time a target is wrapped it gets a hook of its
+/// own; when the last stub to that hook goes away (locally and remotely) the target's
+/// ``RpcTarget/dispose()`` runs.
+final class TargetHook: StubHook {
+    let target: any RpcTarget
+
+    init(_ target: any RpcTarget) {
+        self.target = target
+    }
+
+    deinit {
+        target.dispose()
+    }
+
+    var isPromise: Bool { false }
+
+    func whenSettled(_ body: @escaping @Sendable (Settlement) -> Void) {
+        body(.success(.stub(RpcStub(hook: self))))
+    }
+
+    func call(_ path: [CapnWebPathKey], _ arguments: [RpcPayload]) -> any StubHook {
+        let target = self.target
+        switch path.count {
+        case 0:
+            return LocalPromiseHook.run {
+                try await target.invoke(with: RpcArguments(try await Substitution.resolve(arguments)))
+            }
+        case 1:
+            guard case .property(let method) = path[0], !PathWalk.isInheritedName(method) else {
+                return ErrorHook(.thrown(.error(.notAFunction(PathWalk.describe(path)))))
+            }
+            return LocalPromiseHook.run {
+                try await target.call(method, with: RpcArguments(try await Substitution.resolve(arguments)))
+            }
+        default:
+            let holder = get(Array(path.dropLast()))
+            return holder.call([path[path.count - 1]], arguments)
+        }
+    }
+
+    func get(_ path: [CapnWebPathKey]) -> any StubHook {
+        guard let first = path.first else {
+            return PayloadHook(.stub(RpcStub(hook: self)))
+        }
+        guard case .property(let name) = first, !PathWalk.isInheritedName(name) else {
+            return PayloadHook(.undefined)
+        }
+        let target = self.target
+        let property = LocalPromiseHook.run { try await target.property(name) }
+        let rest = Array(path.dropFirst())
+        return rest.isEmpty ? property : property.get(rest)
+    }
+
+    func map(_ path: [CapnWebPathKey], _ recording: MapRecording) -> any StubHook {
+        if path.isEmpty {
+            return MapApplication.apply(recording, to: .stub(RpcStub(hook: self)))
+        }
+        return get(path).map([], recording)
+    }
+}

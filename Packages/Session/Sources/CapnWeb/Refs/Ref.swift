@@ -1,0 +1,257 @@
+internal import RpcWire
+
+/// A reference to a remote value that may not exist yet: the heart of promise pipelining.
+///
+/// Member access, subscripts and calls build on the reference without waiting: each call is
+/// sent at once, pipelined on the result of the previous one, and nothing is fetched until the
+/// value is awaited. A whole chain costs one round trip.
+///
+/// ```swift
+/// let name: String = try await session.api.getUser(42).profile.displayName
+/// let counter = session.api.makeCounter(10)          // Ref<Any>, sent, not awaited
+/// let value: Int = try await counter.increment(5)      // pipelined on the counter
+/// ```
+///
+/// Awaiting: write the expected type (`let n: Int = try await ref.square(5)`, which picks the
+/// awaiting overload of the last member or call), or call ``resolved(as:)`` on a ref you hold.
+/// Swift cannot `await` a value that is not a call or a member read, so `try await ref` alone
+/// is not available.
+///
+/// Members named like `Ref`'s own methods (`map`, `resolved`, `payload`, `settle`, `onBroken`)
+/// are reached with `ref[dynamicMember: "map"]`. Labels are dropped on the wire:
+/// `todos.get(id: 1)` sends `[1]`.
+///
+/// When the last copy of a ref goes away, the session releases what it held on the peer.
+@dynamicMemberLookup
+@dynamicCallable
+public struct Ref<T>: Sendable {
+    let stub: RpcStub
+
+    init(stub: RpcStub) {
+        self.stub = stub
+    }
+
+    /// A reference to a local target, to pass to the peer or to call locally.
+    public init(_ target: some RpcTarget) {
+        self.init(stub: RpcStub(target))
+    }
+
+    /// A reference through an untyped stub.
+    public init(_ stub: RpcStub) {
+        self.init(stub: stub)
+    }
+
+    private func appending(_ key: CapnWebPathKey) -> RpcStub {
+        RpcStub(hook: stub.hook, path: stub.path + [key], awaitsDelivery: stub.awaitsDelivery)
+    }
+
+    // MARK: Members and subscripts
+
+    /// The member `member` (no network traffic until awaited or called).
+    public subscript(dynamicMember member: String) -> Ref<Any> {
+        Ref<Any>(stub: appending(.property(member)))
+    }
+
+    /// The member `member`, typed by the context.
+    public subscript<U>(dynamicMember member: String) -> Ref<U> {
+        Ref<U>(stub: appending(.property(member)))
+    }
+
+    /// The member `member`, awaited and decoded as the expected type.
+    public subscript<U: Decodable>(dynamicMember member: String) -> U {
+        get async throws {
+            try await Ref<Any>(stub: appending(.property(member))).resolved(as: U.self)
+        }
+    }
+
+    /// The member named `key` (`todos["123"]`).
+    public subscript(key: String) -> Ref<Any> {
+        Ref<Any>(stub: appending(.property(key)))
+    }
+
+    /// The member named `key`, typed by the context.
+    public subscript<U>(key: String) -> Ref<U> {
+        Ref<U>(stub: appending(.property(key)))
+    }
+
+    /// The element at `index` of a remote array (sent as a number).
+    public subscript(index: Int) -> Ref<Any> {
+        Ref<Any>(stub: appending(.index(Int64(index))))
+    }
+
+    /// The element at `index`, typed by the context.
+    public subscript<U>(index: Int) -> Ref<U> {
+        Ref<U>(stub: appending(.index(Int64(index))))
+    }
+
+    // MARK: Calls
+
+    /// Calls the referenced function with the arguments in order (labels are dropped). The call
+    /// is sent at once; the result is a ref to pipeline on or await.
+    public func dynamicallyCall(withKeywordArguments arguments: KeyValuePairs<String, any Sendable>) -> Ref<Any> {
+        Ref<Any>(stub: call(arguments.map(\.value)))
+    }
+
+    /// Calls the referenced function; the result is typed by the context.
+    public func dynamicallyCall<R>(withKeywordArguments arguments: KeyValuePairs<String, any Sendable>) -> Ref<R> {
+        Ref<R>(stub: call(arguments.map(\.value)))
+    }
+
+    /// Calls the referenced function and awaits its result as the expected type.
+    public func dynamicallyCall<R: Decodable>(
+        withKeywordArguments arguments: KeyValuePairs<String, any Sendable>
+    ) async throws -> R {
+        try await Ref<Any>(stub: call(arguments.map(\.value))).resolved(as: R.self)
+    }
+
+    /// Calls the referenced function, which returns a readable stream, and yields its chunks
+    /// decoded as the expected element type.
+    public func dynamicallyCall<Element: Decodable & Sendable>(
+        withKeywordArguments arguments: KeyValuePairs<String, any Sendable>
+    ) async throws -> AsyncThrowingStream<Element, any Error> {
+        let result = Ref<Any>(stub: call(arguments.map(\.value)))
+        guard case .readable(let stream) = try await result.payload() else {
+            throw RpcError.invalidResponse("the call did not return a stream")
+        }
+        return stream.decoded(as: Element.self)
+    }
+
+    /// Calls the referenced function with argument values.
+    public func call(_ arguments: [RpcPayload]) -> Ref<Any> {
+        Ref<Any>(stub: call(arguments.map { $0 as any Sendable }))
+    }
+
+    private func call(_ values: [any Sendable]) -> RpcStub {
+        var arguments: [RpcPayload] = []
+        arguments.reserveCapacity(values.count)
+        for value in values {
+            do {
+                arguments.append(try ArgumentConversion.payload(value))
+            } catch {
+                return RpcStub(hook: ErrorHook(.failed(error)))
+            }
+        }
+        if let recorder = MapRecorder.current {
+            return recorder.recordCall(stub, arguments)
+        }
+        return RpcStub(hook: stub.hook.call(stub.path, arguments))
+    }
+
+    // MARK: Awaiting
+
+    /// Awaits the value and decodes it as `type`.
+    ///
+    /// - Throws: ``RpcError``: `.remote` for a rejection, `.connectionLost` when the session
+    ///   ended first, `.timeout`, `.cancelled`, or `.invalidResponse` when the value does not
+    ///   decode.
+    public func resolved<V: Decodable>(as type: V.Type = V.self) async throws(RpcError) -> V {
+        try await payload().decode(V.self)
+    }
+
+    /// Awaits the value as a payload, with every promise inside it substituted.
+    public func payload() async throws(RpcError) -> RpcPayload {
+        switch await settle() {
+        case .resolved(let value): return value
+        case .rejected(let value): throw Rejection.thrown(.error(value)).rpcError
+        case .failed(let error): throw error
+        }
+    }
+
+    /// Awaits the outcome without throwing: the value, the error value the peer rejected with
+    /// (with its properties), or a local failure.
+    public func settle() async -> RpcOutcome {
+        let hook = stub.path.isEmpty ? stub.hook : stub.hook.get(stub.path)
+        let settlement = await hook.settled(timeout: (stub.hook as? ImportHook)?.core.callTimeout)
+        do {
+            let value = try settlement.get()
+            return .resolved(try await Substitution.resolve(value))
+        } catch {
+            switch error {
+            case .thrown(.error(let value)): return .rejected(value)
+            case .thrown(let other): return .rejected(RpcErrorValue(message: PayloadText.describe(other)))
+            case .failed(let failure): return .failed(failure)
+            }
+        }
+    }
+
+    // MARK: Map
+
+    /// Applies `transform` to the value (to each element when it is an array) on the peer, in
+    /// the same round trip. `transform` runs once, here, to record what to do: it may call
+    /// methods on its argument and on other refs, read members, and build its result from
+    /// them, but it cannot await.
+    ///
+    /// ```swift
+    /// let squares: [Int] = try await api.generateFibonacci(6).map { api.square($0) }.resolved()
+    /// ```
+    public func map<U>(_ transform: (Ref<Any>) -> Ref<U>) -> Ref<[U]> {
+        Ref<[U]>(stub: record { input in .stub(transform(input).stub) })
+    }
+
+    /// Like ``map(_:)``, for a `transform` that builds a value (for example an object whose
+    /// members are refs): `api.fib(3).remap { x in ["x": .stub(RpcStub(x))] }`.
+    public func remap(_ transform: (Ref<Any>) -> RpcPayload) -> Ref<[Any]> {
+        Ref<[Any]>(stub: record(transform))
+    }
+
+    private func record(_ transform: (Ref<Any>) -> RpcPayload) -> RpcStub {
+        let parent = MapRecorder.current
+        let recorder = MapRecorder(parent: parent)
+        let result = MapRecorder.$current.withValue(recorder) {
+            transform(Ref<Any>(stub: recorder.input))
+        }
+        let recording = recorder.finish(returning: result)
+        if let parent {
+            return parent.recordMap(stub, recording)
+        }
+        return RpcStub(hook: stub.hook.map(stub.path, recording))
+    }
+
+    // MARK: Breakage
+
+    /// Runs `handler` once if the session ends while this ref is held (on connection loss or
+    /// abort), with the error later calls fail with.
+    public func onBroken(_ handler: @escaping @Sendable (RpcError) -> Void) {
+        if let imported = stub.hook as? ImportHook {
+            imported.core.onBroken(handler)
+        } else if let main = stub.hook as? SessionMainHook {
+            main.onBroken(handler)
+        }
+    }
+}
+
+/// How a call ended, without throwing.
+public enum RpcOutcome: Sendable {
+    /// The value, with every promise inside substituted.
+    case resolved(RpcPayload)
+    /// The peer (or a local target) rejected with this error value.
+    case rejected(RpcErrorValue)
+    /// A local failure: the session ended, a timeout, a cancellation.
+    case failed(RpcError)
+}
+
+/// A value that stands for a stub when passed as an argument.
+protocol StubConvertible {
+    var rpcStub: RpcStub { get }
+}
+
+extension Ref: StubConvertible {
+    var rpcStub: RpcStub { stub }
+}
+
+/// Turns call arguments into payloads.
+enum ArgumentConversion {
+    static func payload(_ value: any Sendable) throws(RpcError) -> RpcPayload {
+        switch value {
+        case let payload as RpcPayload: return payload
+        case let stub as RpcStub: return .stub(stub)
+        case let convertible as any StubConvertible: return .stub(convertible.rpcStub)
+        case let target as any RpcTarget: return .stub(RpcStub(hook: TargetHook(target)))
+        case let readable as RpcReadableStream: return .readable(readable)
+        case let writable as RpcWritableStream: return .writable(writable)
+        case let encodable as any Encodable: return try RpcPayload(encoding: encodable)
+        default:
+            throw .invalidArgument("\(type(of: value)) is neither Encodable, a ref, a target nor a stream")
+        }
+    }
+}

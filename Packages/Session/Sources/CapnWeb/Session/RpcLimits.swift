@@ -1,0 +1,39 @@
+internal import RpcWire
+
+/// Limits a session enforces on what the peer sends; exceeding one aborts the session with a
+/// clear error (close code 3000) instead of consuming unbounded memory.
+public struct RpcLimits: Sendable, Hashable {
+    /// Deepest nesting of one message (the reference's default is 256).
+    public var maxDepth: Int
+    /// Most digits of a bigint, sign excluded (default 16384).
+    public var maxBigIntDigits: Int
+    /// Largest message in bytes (default 32 MiB).
+    public var maxMessageSize: Int
+    /// Most entries either table may hold at once (default 100 000).
+    public var maxTableEntries: Int
+    /// Most writes a stream keeps unacknowledged before the writer waits (default 64).
+    public var streamWindow: Int
+
+    /// Creates limits; every argument has the safe default.
+    public init(
+        maxDepth: Int = 256,
+        maxBigIntDigits: Int = 16384,
+        maxMessageSize: Int = 32 * 1024 * 1024,
+        maxTableEntries: Int = 100_000,
+        streamWindow: Int = 64
+    ) {
+        self.maxDepth = maxDepth
+        self.maxBigIntDigits = maxBigIntDigits
+        self.maxMessageSize = maxMessageSize
+        self.maxTableEntries = maxTableEntries
+        self.streamWindow = streamWindow
+    }
+
+    /// The defaults.
+    public static var `default`: RpcLimits { RpcLimits() }
+
+    var codecConfiguration: CapnWebCodec.Configuration {
+        CapnWebCodec.Configuration(
+            maxDepth: maxDepth, maxBigIntDigits: maxBigIntDigits, maxMessageSize: maxMessageSize)
+    }
+}

@@ -1,0 +1,74 @@
+public import RpcTransport
+
+/// A Cap'n Web session: the peer's main object as ``api``, and this side's main object (if
+/// any) served to the peer.
+///
+/// ```swift
+/// try await withRpcSession(to: url) { session in
+///     let n: Int = try await session.api.square(5)
+/// }
+/// ```
+///
+/// Both sides of a connection are sessions; a server's session has the client's main object
+/// (usually none) as its ``api``.
+public actor RpcSession<API> {
+    nonisolated let connection: SessionConnection
+
+    /// The peer's main object. Calls on it go to the current connection.
+    public nonisolated let api: Ref<API>
+
+    init(connection: SessionConnection) {
+        self.connection = connection
+        self.api = Ref<API>(stub: RpcStub(hook: SessionMainHook(connection: connection)))
+    }
+
+    /// Starts a session on a transport that is already open (an in-memory pair, an accepted
+    /// WebSocket, or a custom transport).
+    ///
+    /// - Parameters:
+    ///   - transport: The open transport.
+    ///   - main: The object to serve to the peer as its `api`, if any.
+    ///   - configuration: Timeouts and limits.
+    public static func start(
+        transport: any MessageTransport,
+        main: (any RpcTarget)? = nil,
+        configuration: Configuration = Configuration()
+    ) -> RpcSession<API> {
+        let connection = SessionConnection(configuration: configuration, makeMain: { main })
+        connection.attach(transport)
+        return RpcSession(connection: connection)
+    }
+
+    /// Ends the session: pending calls fail with ``RpcError/connectionLost(_:)``, the peer's
+    /// objects are released and the connection is closed.
+    public func close() async {
+        await connection.close()
+    }
+
+    /// The sizes of the current connection's tables.
+    public nonisolated func getStats() -> RpcStats {
+        guard let core = connection.currentCore() else { return RpcStats(imports: 0, exports: 0) }
+        let (imports, exports) = core.stats()
+        return RpcStats(imports: imports, exports: exports)
+    }
+
+    /// Waits until every result the peer asked for has been sent.
+    public nonisolated func drain() async {
+        await connection.currentCore()?.drain()
+    }
+
+    /// The connection's states, starting with the current one.
+    public nonisolated var connectionStates: AsyncStream<ConnectionState> {
+        connection.states()
+    }
+
+    /// Runs `handler` each time the connection drops.
+    public nonisolated func onDisconnect(_ handler: @escaping @Sendable ((any Error)?) -> Void) {
+        connection.onDisconnect(handler)
+    }
+
+    /// Runs `handler` each time a dropped connection is re-established.
+    public nonisolated func onReconnect(_ handler: @escaping @Sendable () -> Void) {
+        connection.onReconnect(handler)
+    }
+}
