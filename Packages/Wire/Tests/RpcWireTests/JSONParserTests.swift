@@ -330,6 +330,55 @@ struct JSONParserTests {
         }
     }
 
+    @Test(
+        "Ill-formed UTF-8 after an escape is rejected at its first byte",
+        arguments: [
+            [0xC0, 0x80], [0x80], [0xE2, 0x82], [0xE2, 0x28, 0xA1], [0xE0, 0x9F, 0xBF], [0xED, 0xA0, 0x80],
+            [0xF0, 0x8F, 0xBF, 0xBF], [0xF4, 0x90, 0x80, 0x80], [0xF5, 0x80, 0x80, 0x80], [0xFF],
+            [0xF0, 0x9F, 0x98], [0xC3],
+        ] as [[UInt8]]
+    )
+    func invalidUTF8AfterEscapes(sequence: [UInt8]) {
+        for escape in [#"\n"#, #"\u00e9"#, #"\ud83d\ude00"#] {
+            for padding in [0, 5, 8, 17] {
+                let prefix = "[\"\u{E9}" + escape + String(repeating: "x", count: padding)
+                for suffix in ["\"", "ab\"", "\u{E9}abcdefghijklmnop\\t\""] {
+                    let error = parseFailure(bytes: bytes(prefix, sequence, suffix + "]"))
+                    #expect(error?.code == .invalidUTF8, "\(sequence) after \(prefix): \(String(describing: error))")
+                    #expect(error?.location?.offset == prefix.utf8.count, "\(sequence) after \(prefix)")
+                }
+            }
+        }
+    }
+
+    @Test("Strings keep their characters whether or not they are all ASCII, with and without escapes")
+    func asciiAndNonASCIIStrings() throws {
+        let cases: [(json: String, decoded: String)] = [
+            (#"plain ASCII text without escapes"#, "plain ASCII text without escapes"),
+            (#"plain text with raw ünïcödé and no escapes"#, "plain text with raw ünïcödé and no escapes"),
+            (#"ASCII text with a \n newline"#, "ASCII text with a \n newline"),
+            (#"ASCII escapes \u0041\u0042 and \/ slashes"#, "ASCII escapes AB and / slashes"),
+            (#"an escaped \u00e9 among ASCII text"#, "an escaped é among ASCII text"),
+            (#"an escaped \u4e2d among ASCII text"#, "an escaped 中 among ASCII text"),
+            (#"an escaped pair \ud83d\ude00 among ASCII text"#, "an escaped pair 😀 among ASCII text"),
+            (#"raw é before \n an escape"#, "raw é before \n an escape"),
+            (#"an escape \t before raw 日本語 text"#, "an escape \t before raw 日本語 text"),
+            (#"short \u00e9"#, "short é"),
+            (#"short \n"#, "short \n"),
+        ]
+        for (json, decoded) in cases {
+            let string = try #require(try JSONValue(parsing: "[\"\(json)\"]")[0]?.stringValue)
+            #expect(string == decoded)
+            // Counting characters and UTF-16 code units relies on knowing whether the
+            // string is all ASCII.
+            #expect(string.count == decoded.count, "\(json)")
+            #expect(string.utf16.count == decoded.utf16.count, "\(json)")
+            #expect(Array(string.unicodeScalars) == Array(decoded.unicodeScalars), "\(json)")
+            let object = try JSONValue(parsing: "{\"\(json)\": 1}")
+            #expect(object[decoded] == 1, "\(json)")
+        }
+    }
+
     @Test("Ill-formed UTF-8 outside strings is reported as such")
     func invalidUTF8OutsideStrings() {
         #expect(parseFailure(bytes: [0xFF])?.code == .invalidUTF8)

@@ -318,12 +318,12 @@ struct JSONReader: ~Copyable {
     @inline(__always)
     private mutating func parseString() throws(WireError) -> String {
         let start = index &+ 1
-        let stop = try scanStringRun(from: start)
+        let (stop, isASCII) = try scanStringRun(from: start)
         if base[stop] == UInt8(ascii: "\"") {
             index = stop &+ 1
-            return Self.makeString(base + start, count: stop &- start, readable: end &- start)
+            return Self.makeString(base + start, count: stop &- start, isASCII: isASCII, readable: end &- start)
         }
-        return try parseEscapedString(from: start, firstEscape: stop).string
+        return try parseEscapedString(from: start, firstEscape: stop, isASCII: isASCII).string
     }
 
     /// Reads the object key whose opening quote is at `index`, with the fingerprint of its
@@ -331,23 +331,43 @@ struct JSONReader: ~Copyable {
     @inline(__always)
     private mutating func parseKey() throws(WireError) -> (key: String, fingerprint: UInt64) {
         let start = index &+ 1
-        let stop = try scanStringRun(from: start)
+        let (stop, isASCII) = try scanStringRun(from: start)
         if base[stop] == UInt8(ascii: "\"") {
             index = stop &+ 1
             let length = stop &- start
             return (
-                Self.makeString(base + start, count: length, readable: end &- start),
+                Self.makeString(base + start, count: length, isASCII: isASCII, readable: end &- start),
                 Self.fingerprint(base + start, count: length)
             )
         }
-        let (key, length) = try parseEscapedString(from: start, firstEscape: stop)
+        let (key, length) = try parseEscapedString(from: start, firstEscape: stop, isASCII: isASCII)
         return (key, Self.fingerprint(scratch.unsafelyUnwrapped, count: length))
     }
 
-    /// A string from bytes already checked to be well-formed UTF-8; `readable` bytes (at least
-    /// `count`) may be read from `bytes`.
+    /// A string from bytes already checked to be well-formed UTF-8, all of them ASCII when
+    /// `isASCII` is true; `readable` bytes (at least `count`) may be read from `bytes`.
+    ///
+    /// Where the standard library can take such bytes as they are, they are not checked again.
     @inline(__always)
-    private static func makeString(_ bytes: UnsafePointer<UInt8>, count: Int, readable: Int) -> String {
+    private static func makeString(
+        _ bytes: UnsafePointer<UInt8>,
+        count: Int,
+        isASCII: Bool,
+        readable: Int
+    ) -> String {
+        // Short strings are stored inline; for those, filling one in place and letting the
+        // standard library check it is cheaper than any other way.
+        if count > 15, let string = CheckedUTF8.string(bytes, count: count, isASCII: isASCII) {
+            return string
+        }
+        return makeStringValidating(bytes, count: count, readable: readable)
+    }
+
+    /// A string from well-formed UTF-8 built through the standard library's validating
+    /// initialisers, for systems without an initialiser that trusts the caller; `readable`
+    /// bytes (at least `count`) may be read from `bytes`.
+    @inline(__always)
+    private static func makeStringValidating(_ bytes: UnsafePointer<UInt8>, count: Int, readable: Int) -> String {
         guard count <= 15 else {
             return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
         }
@@ -418,10 +438,12 @@ struct JSONReader: ~Copyable {
     }
 
     /// The offset of the first `"` or `\` at or after `position`, having checked that the bytes
-    /// before it are well-formed UTF-8 without control characters.
+    /// before it are well-formed UTF-8 without control characters, and whether they are all
+    /// ASCII.
     @inline(__always)
-    private func scanStringRun(from position: Int) throws(WireError) -> Int {
+    private func scanStringRun(from position: Int) throws(WireError) -> (stop: Int, isASCII: Bool) {
         var offset = position
+        var isASCII = true
         while true {
             // Eight bytes per step while they are plain, then one.
             while offset &+ 8 <= end {
@@ -440,6 +462,7 @@ struct JSONReader: ~Copyable {
                 // A run of non-ASCII text: check sequence after sequence without going back to
                 // the word-at-a-time scan, which would stop at once; that scan then takes over
                 // again from the first ASCII byte, whatever it is.
+                isASCII = false
                 repeat {
                     let length = end &- offset >= 4
                         ? UTF8Sequence.validLength(word: load32(at: offset))
@@ -456,7 +479,7 @@ struct JSONReader: ~Copyable {
                 continue
             }
             if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                return offset
+                return (offset, isASCII)
             }
             if byte < 0x20 {
                 try ParseDiagnostics.controlCharacter(at: offset, in: input)
@@ -487,29 +510,38 @@ struct JSONReader: ~Copyable {
         return (isQuote | isBackslash | isControl | word) & highBits
     }
 
-    /// Reads the rest of a string that contains escapes; returns it with the number of its
-    /// decoded bytes, which the scratch buffer then holds.
+    /// Reads the rest of a string that contains escapes, whose bytes before `firstEscape` are
+    /// already checked (and all ASCII when `isASCII` is true); returns it with the number of
+    /// its decoded bytes, which the scratch buffer then holds.
     ///
     /// The decoded text is well-formed UTF-8 exactly when the raw text between the escapes is
     /// (an escape always decodes to whole sequences, and no sequence can straddle one), so the
-    /// first attempt leaves the UTF-8 check to the standard library's validation, which building
-    /// the string performs anyway. When that attempt finds anything wrong, the string is read
+    /// first attempt decodes without checking the UTF-8 and checks the decoded text in one go
+    /// afterwards: with ``UTF8Sequence/validate(_:count:)`` where strings can be built from
+    /// checked bytes, otherwise through the standard library's validation, which building the
+    /// string then performs anyway. When that attempt finds anything wrong, the string is read
     /// again with every check in order, which reports the first problem exactly.
     @inline(__always)
     private mutating func parseEscapedString(
         from start: Int,
-        firstEscape: Int
+        firstEscape: Int,
+        isASCII prefixIsASCII: Bool
     ) throws(WireError) -> (string: String, count: Int) {
-        if let count = decodeEscapedStringUnchecked(from: start, firstEscape: firstEscape),
-            let string = String(
-                validating: UnsafeBufferPointer(start: scratch.unsafelyUnwrapped, count: count),
-                as: UTF8.self
-            )
-        {
-            return (string, count)
+        if let count = decodeEscapedStringUnchecked(from: start, firstEscape: firstEscape) {
+            let decoded = scratch.unsafelyUnwrapped
+            if CheckedUTF8.isAvailable {
+                // The bytes before the first escape were checked when they were scanned.
+                let checked = firstEscape &- start
+                if let restIsASCII = UTF8Sequence.validate(decoded + checked, count: count &- checked) {
+                    let isASCII = prefixIsASCII && restIsASCII
+                    return (Self.makeString(decoded, count: count, isASCII: isASCII, readable: scratchCapacity), count)
+                }
+            } else if let string = String(validating: UnsafeBufferPointer(start: decoded, count: count), as: UTF8.self) {
+                return (string, count)
+            }
         }
         let count = try decodeEscapedString(from: start, firstEscape: firstEscape)
-        return (Self.makeString(scratch.unsafelyUnwrapped, count: count, readable: scratchCapacity), count)
+        return (Self.makeStringValidating(scratch.unsafelyUnwrapped, count: count, readable: scratchCapacity), count)
     }
 
     /// Decodes the string starting at `start`, whose bytes before `firstEscape` are already
@@ -527,22 +559,26 @@ struct JSONReader: ~Copyable {
         var capacity = scratchCapacity
         var offset = firstEscape
         while true {
-            while offset &+ 8 <= end {
-                if written &+ 8 > capacity {
-                    target = scratchRoom(keeping: written, for: written &+ 8)
-                    capacity = scratchCapacity
+            // Eight bytes per step while they are plain. Input and output advance together
+            // here, so one bound covers both the end of the input and the room in the buffer.
+            words: while true {
+                let limit = min(end, offset &+ (capacity &- written))
+                while offset &+ 8 <= limit {
+                    let word = load64(at: offset)
+                    UnsafeMutableRawPointer(target + written).storeBytes(of: word.littleEndian, as: UInt64.self)
+                    let mask = Self.delimiters(in: word)
+                    if mask != 0 {
+                        let plain = mask.trailingZeroBitCount &>> 3
+                        offset &+= plain
+                        written &+= plain
+                        break words
+                    }
+                    offset &+= 8
+                    written &+= 8
                 }
-                let word = load64(at: offset)
-                UnsafeMutableRawPointer(target + written).storeBytes(of: word.littleEndian, as: UInt64.self)
-                let mask = Self.delimiters(in: word)
-                if mask != 0 {
-                    let plain = mask.trailingZeroBitCount &>> 3
-                    offset &+= plain
-                    written &+= plain
-                    break
-                }
-                offset &+= 8
-                written &+= 8
+                guard offset &+ 8 <= end else { break }
+                target = scratchRoom(keeping: written, for: written &+ 8)
+                capacity = scratchCapacity
             }
             guard offset < end else { return nil }
             if written &+ 8 > capacity {

@@ -57,6 +57,42 @@ enum UTF8Sequence {
         return 0
     }
 
+    /// Whether the `count` bytes at `bytes` are all ASCII, or nil when they are not
+    /// well-formed UTF-8. Reads nothing outside those bytes.
+    ///
+    /// ASCII goes eight bytes per step; each multi-byte sequence is checked with one word-sized
+    /// load while four bytes remain.
+    static func validate(_ bytes: UnsafePointer<UInt8>, count: Int) -> Bool? {
+        let raw = UnsafeRawPointer(bytes)
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        var offset = 0
+        var isASCII = true
+        while offset < count {
+            if count &- offset >= 8 {
+                let nonASCII = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) & highBits
+                if nonASCII == 0 {
+                    offset &+= 8
+                    continue
+                }
+                offset &+= nonASCII.trailingZeroBitCount &>> 3
+            } else if bytes[offset] < 0x80 {
+                offset &+= 1
+                continue
+            }
+            // A run of multi-byte sequences starts at `offset`; it is checked sequence after
+            // sequence without going back to the word-at-a-time loop, which would stop at once.
+            isASCII = false
+            repeat {
+                let length = count &- offset >= 4
+                    ? validLength(word: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+                    : validLength(at: offset, base: bytes, end: count)
+                guard length != 0 else { return nil }
+                offset &+= length
+            } while offset < count && bytes[offset] >= 0x80
+        }
+        return isASCII
+    }
+
     @inline(__always)
     static func isContinuation(_ byte: UInt8) -> Bool {
         byte & 0xC0 == 0x80
