@@ -1,5 +1,5 @@
 # A thin front for the scripts in Scripts/.
-.PHONY: all bootstrap test-all test bench bench-wire bench-transport fuzz demo check-docs clean
+.PHONY: all bootstrap test-all test bench bench-wire bench-transport bench-session fuzz demo check-docs clean
 
 all: test-all
 
@@ -19,6 +19,9 @@ bench-wire:
 
 bench-transport:
 	@bash Scripts/bench-transport.sh
+
+bench-session:
+	@bash Scripts/bench-session.sh
 
 fuzz:
 	@bash Scripts/fuzz.sh

@@ -8,6 +8,7 @@ export REPO_ROOT
 LAYER_PACKAGES=(
     Packages/Wire
     Packages/Transport
+    Packages/Session
 )
 
 # Packages under Tests/ whose tests `make test-all` runs after the layers (cross-package and

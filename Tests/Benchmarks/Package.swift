@@ -14,12 +14,27 @@ let package = Package(
     dependencies: [
         .package(path: "../../Packages/Wire"),
         .package(path: "../../Packages/Transport"),
+        .package(path: "../../Packages/Session"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         // Timing loop, statistics and report formatting shared by every benchmark executable.
         .target(
             name: "BenchmarkSupport",
+            swiftSettings: strictSettings
+        ),
+        // What the loopback benchmarks share: the bare SwiftNIO WebSocket echo server and client
+        // (the floor they compare against), server processes, round-trip figures.
+        .target(
+            name: "LoopbackSupport",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "RpcTransportNIO", package: "Transport"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
             swiftSettings: strictSettings
         ),
         // The Wire layer against Foundation's JSON: parse, serialize, typed decode, Cap'n Web.
@@ -37,12 +52,21 @@ let package = Package(
             name: "TransportBenchmarks",
             dependencies: [
                 "BenchmarkSupport",
+                "LoopbackSupport",
                 .product(name: "RpcTransport", package: "Transport"),
                 .product(name: "RpcTransportNIO", package: "Transport"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // Cap'n Web sessions against a bare SwiftNIO WebSocket echo: call latency, calls per
+        // second with 64 in flight and pipelining, one process per side, on loopback.
+        .executableTarget(
+            name: "SessionBenchmarks",
+            dependencies: [
+                "BenchmarkSupport",
+                "LoopbackSupport",
+                .product(name: "CapnWeb", package: "Session"),
+                .product(name: "RpcTransportNIO", package: "Transport"),
             ],
             swiftSettings: strictSettings
         ),

@@ -1,12 +1,11 @@
 import ArgumentParser
 
-/// The `capnweb` command.
+/// The `capnweb` command: `serve --demo` runs the conformance test API, `call` calls a server.
 @main
 struct CapnWebTool: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "capnweb",
-        abstract: "Serve the Cap'n Web conformance API, or call a Cap'n Web server."
+        abstract: "Serve the Cap'n Web conformance API, or call a Cap'n Web server.",
+        subcommands: [ServeCommand.self, CallCommand.self]
     )
-
-    func run() async throws {}
 }

@@ -1,3 +1,4 @@
+import LoopbackSupport
 import RpcTransport
 import RpcTransportNIO
 import Synchronization

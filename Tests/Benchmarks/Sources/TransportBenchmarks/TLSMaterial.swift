@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackSupport
 
 /// A self-signed certificate for `127.0.0.1`, made with the `openssl` command line in a
 /// temporary folder for the TLS variant, and deleted afterwards.

@@ -1,3 +1,5 @@
+import LoopbackSupport
+
 /// Command-line options of `TransportBenchmarks`.
 ///
 /// ```
@@ -75,14 +77,5 @@ struct TransportBenchmarkOptions {
             throw BenchmarkFailure("\(option) needs a positive integer\n\(usage)")
         }
         return value
-    }
-}
-
-/// A benchmark that cannot run, with the reason.
-struct BenchmarkFailure: Error, CustomStringConvertible {
-    var description: String
-
-    init(_ description: String) {
-        self.description = description
     }
 }

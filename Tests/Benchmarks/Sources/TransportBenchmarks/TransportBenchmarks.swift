@@ -1,5 +1,6 @@
 import BenchmarkSupport
 import Foundation
+import LoopbackSupport
 import RpcTransportNIO
 
 /// Measures our WebSocket transport against a bare SwiftNIO WebSocket echo on loopback.
@@ -28,18 +29,7 @@ enum TransportBenchmarks {
     }
 
     /// The message every variant echoes: 128 bytes of ASCII text shaped like a Cap'n Web push.
-    static let message: [UInt8] = {
-        let head = Array(#"["push",["pipeline",1,["echo"],[""#.utf8)
-        let tail = Array(#""]]]"#.utf8)
-        let filler = Array("the quick brown fox jumps over the lazy dog ".utf8)
-        var bytes = head
-        var index = 0
-        while bytes.count + tail.count < 128 {
-            bytes.append(filler[index % filler.count])
-            index += 1
-        }
-        return bytes + tail
-    }()
+    static let message = EchoMessage.pushShaped(size: 128)
 
     private static func drive(_ options: TransportBenchmarkOptions) async throws {
         let clock = ContinuousClock()
@@ -91,7 +81,7 @@ enum TransportBenchmarks {
         tls: TLSMaterial
     ) async throws -> RunResult {
         let extra = variant.tls ? ["--cert", tls.certificateFile, "--key", tls.keyFile] : []
-        let server = try ServerProcess.start(variant.server, extraArguments: extra)
+        let server = try ServerProcess.start(arguments: ["--serve", variant.server.rawValue] + extra, label: variant.name)
         defer { server.stop() }
 
         let clientTLS = variant.tls
@@ -117,78 +107,5 @@ enum TransportBenchmarks {
         }
         await driver.close()
         return result
-    }
-}
-
-/// Ends the process when an operation takes longer than its limit: a stalled connection would
-/// otherwise hang the benchmark forever.
-enum Watchdog {
-    static func run<Value: Sendable>(
-        _ what: String,
-        limit: Duration,
-        _ operation: @Sendable () async throws -> Value
-    ) async throws -> Value {
-        let watchdog = Task.detached {
-            try await Task.sleep(for: limit)
-            FileHandle.standardError.write(Data("TransportBenchmarks: \(what) did not finish within \(limit)\n".utf8))
-            exit(1)
-        }
-        defer { watchdog.cancel() }
-        return try await operation()
-    }
-}
-
-/// The figures of one run of one variant.
-struct RunResult: Sendable {
-    /// The median round-trip time.
-    var p50Microseconds: Double
-    /// The 99th percentile round-trip time.
-    var p99Microseconds: Double
-    /// Echoed messages per second with the window in flight.
-    var messagesPerSecond: Double
-
-    init(p50Microseconds: Double, p99Microseconds: Double, messagesPerSecond: Double) {
-        self.p50Microseconds = p50Microseconds
-        self.p99Microseconds = p99Microseconds
-        self.messagesPerSecond = messagesPerSecond
-    }
-
-    init(samples: [Int64], messages: Int, elapsed: Duration) {
-        let sorted = samples.sorted()
-        self.init(
-            p50Microseconds: Self.percentile(0.50, of: sorted),
-            p99Microseconds: Self.percentile(0.99, of: sorted),
-            messagesPerSecond: Double(messages) / max(elapsed.inSeconds, 1e-9)
-        )
-    }
-
-    /// The best figure of each kind across `results`: lowest latencies, highest throughput.
-    static func best(of results: [RunResult]) -> RunResult {
-        RunResult(
-            p50Microseconds: results.map(\.p50Microseconds).min() ?? .nan,
-            p99Microseconds: results.map(\.p99Microseconds).min() ?? .nan,
-            messagesPerSecond: results.map(\.messagesPerSecond).max() ?? .nan
-        )
-    }
-
-    /// The nearest-rank percentile of sorted nanosecond samples, in microseconds.
-    private static func percentile(_ fraction: Double, of sorted: [Int64]) -> Double {
-        guard !sorted.isEmpty else { return .nan }
-        let rank = Int((fraction * Double(sorted.count)).rounded(.up))
-        return Double(sorted[min(max(rank - 1, 0), sorted.count - 1)]) / 1_000
-    }
-
-    /// `p50 … us  p99 … us  … msgs/s`, for the per-run lines.
-    var line: String {
-        "p50 " + ReportFormat.right(ReportFormat.fixed(p50Microseconds, decimals: 1), 7) + " us  p99 "
-            + ReportFormat.right(ReportFormat.fixed(p99Microseconds, decimals: 1), 7) + " us  "
-            + ReportFormat.right(ReportFormat.grouped(messagesPerSecond), 9) + " msgs/s"
-    }
-
-    /// The three columns of the summary table.
-    var tableColumns: String {
-        ReportFormat.right(ReportFormat.fixed(p50Microseconds, decimals: 1), 9)
-            + ReportFormat.right(ReportFormat.fixed(p99Microseconds, decimals: 1), 9)
-            + ReportFormat.right(ReportFormat.grouped(messagesPerSecond), 24)
     }
 }

@@ -199,8 +199,9 @@ final class SessionCore: Sendable {
             guard state.ended == nil else { return nil }
             state.ended = rejection
             let old = state
-            state.imports = [:]
-            state.exports = [:]
+            // Only the main entries remain, as after a clean release of everything.
+            state.imports = [0: ImportEntry(hook: nil, owner: nil, introductions: 1, pulled: false, permanent: true)]
+            state.exports = [0: ExportEntry(hook: ErrorHook(rejection), refcount: 1)]
             state.outbox = []
             state.idleWaiters = []
             state.endWaiters = []

@@ -80,10 +80,10 @@ extension StubHook {
     ///
     /// Cancelling the waiting task resumes it with ``RpcError/cancelled``; the registration is
     /// then ignored when the value arrives.
-    func settled(timeout: Duration? = nil) async -> Settlement {
+    nonisolated(nonsending) func settled(timeout: Duration? = nil) async -> Settlement {
         let waiter = SettlementWaiter()
         let timer = timeout.map { timeout in
-            MultiThreadedEventLoopGroup.singleton.any().scheduleTask(
+            (MultiThreadedEventLoopGroup.currentEventLoop ?? MultiThreadedEventLoopGroup.singleton.any()).scheduleTask(
                 in: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000
                     + timeout.components.attoseconds / 1_000_000_000)
             ) {

@@ -18,7 +18,7 @@ enum Substitution {
 
     /// `payload` with every promise replaced by its (substituted) value; the first rejection
     /// wins. Does not suspend when there is nothing to await.
-    static func resolve(_ payload: RpcPayload) async throws(Rejection) -> RpcPayload {
+    nonisolated(nonsending) static func resolve(_ payload: RpcPayload) async throws(Rejection) -> RpcPayload {
         guard needed(payload) else { return payload }
         switch payload {
         case .stub(let stub):
@@ -53,7 +53,7 @@ enum Substitution {
     }
 
     /// Resolves every argument.
-    static func resolve(_ arguments: [RpcPayload]) async throws(Rejection) -> [RpcPayload] {
+    nonisolated(nonsending) static func resolve(_ arguments: [RpcPayload]) async throws(Rejection) -> [RpcPayload] {
         guard arguments.contains(where: needed) else { return arguments }
         var result: [RpcPayload] = []
         result.reserveCapacity(arguments.count)

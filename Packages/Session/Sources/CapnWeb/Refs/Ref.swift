@@ -58,7 +58,7 @@ public struct Ref<T>: Sendable {
     }
 
     /// The member `member`, awaited and decoded as the expected type.
-    public subscript<U: Decodable>(dynamicMember member: String) -> U {
+    nonisolated(nonsending) public subscript<U: Decodable>(dynamicMember member: String) -> U {
         get async throws {
             try await Ref<Any>(stub: appending(.property(member))).resolved(as: U.self)
         }
@@ -98,7 +98,7 @@ public struct Ref<T>: Sendable {
     }
 
     /// Calls the referenced function and awaits its result as the expected type.
-    public func dynamicallyCall<R: Decodable>(
+    nonisolated(nonsending) public func dynamicallyCall<R: Decodable>(
         withKeywordArguments arguments: KeyValuePairs<String, any Sendable>
     ) async throws -> R {
         try await Ref<Any>(stub: call(arguments.map(\.value))).resolved(as: R.self)
@@ -106,7 +106,7 @@ public struct Ref<T>: Sendable {
 
     /// Calls the referenced function, which returns a readable stream, and yields its chunks
     /// decoded as the expected element type.
-    public func dynamicallyCall<Element: Decodable & Sendable>(
+    nonisolated(nonsending) public func dynamicallyCall<Element: Decodable & Sendable>(
         withKeywordArguments arguments: KeyValuePairs<String, any Sendable>
     ) async throws -> AsyncThrowingStream<Element, any Error> {
         let result = Ref<Any>(stub: call(arguments.map(\.value)))
@@ -144,12 +144,12 @@ public struct Ref<T>: Sendable {
     /// - Throws: ``RpcError``: `.remote` for a rejection, `.connectionLost` when the session
     ///   ended first, `.timeout`, `.cancelled`, or `.invalidResponse` when the value does not
     ///   decode.
-    public func resolved<V: Decodable>(as type: V.Type = V.self) async throws(RpcError) -> V {
+    nonisolated(nonsending) public func resolved<V: Decodable>(as type: V.Type = V.self) async throws(RpcError) -> V {
         try await payload().decode(V.self)
     }
 
     /// Awaits the value as a payload, with every promise inside it substituted.
-    public func payload() async throws(RpcError) -> RpcPayload {
+    nonisolated(nonsending) public func payload() async throws(RpcError) -> RpcPayload {
         switch await settle() {
         case .resolved(let value): return value
         case .rejected(let value): throw Rejection.thrown(.error(value)).rpcError
@@ -159,7 +159,7 @@ public struct Ref<T>: Sendable {
 
     /// Awaits the outcome without throwing: the value, the error value the peer rejected with
     /// (with its properties), or a local failure.
-    public func settle() async -> RpcOutcome {
+    nonisolated(nonsending) public func settle() async -> RpcOutcome {
         let hook = stub.path.isEmpty ? stub.hook : stub.hook.get(stub.path)
         let settlement = await hook.settled(timeout: (stub.hook as? ImportHook)?.core.callTimeout)
         do {

@@ -24,6 +24,13 @@ public struct Configuration: Sendable {
     public var limits: RpcLimits
     /// How long to wait for the connection to open (default 10 seconds).
     public var connectTimeout: Duration
+    /// For ``RpcSession/batch(url:configure:execute:)``: how long the batch waits after the
+    /// latest message before it is sent, so that calls made together travel together
+    /// (default 5 ms).
+    public var batchDelay: Duration
+    /// Called with the text of every frame the session sends (`sent` true) or receives, in
+    /// order, for logging and debugging (`capnweb call --trace`); `nil` (the default) for none.
+    public var trace: (@Sendable (_ sent: Bool, _ text: String) -> Void)? = nil
 
     /// The defaults.
     public init(
@@ -32,7 +39,8 @@ public struct Configuration: Sendable {
         headers: [String: String] = [:],
         tls: TLSClientConfiguration? = nil,
         limits: RpcLimits = .default,
-        connectTimeout: Duration = .seconds(10)
+        connectTimeout: Duration = .seconds(10),
+        batchDelay: Duration = .milliseconds(5)
     ) {
         self.timeout = timeout
         self.reconnect = reconnect
@@ -40,6 +48,7 @@ public struct Configuration: Sendable {
         self.tls = tls
         self.limits = limits
         self.connectTimeout = connectTimeout
+        self.batchDelay = batchDelay
     }
 }
 

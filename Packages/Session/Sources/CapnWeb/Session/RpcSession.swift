@@ -46,8 +46,13 @@ public actor RpcSession<API> {
     }
 
     /// The sizes of the current connection's tables.
+    ///
+    /// After the connection has ended its tables hold only the main entries, so an ended
+    /// session reads `{imports: 1, exports: 1}`.
     public nonisolated func getStats() -> RpcStats {
-        guard let core = connection.currentCore() else { return RpcStats(imports: 0, exports: 0) }
+        guard let core = connection.currentCore() ?? connection.latestCore() else {
+            return RpcStats(imports: 1, exports: 1)
+        }
         let (imports, exports) = core.stats()
         return RpcStats(imports: imports, exports: exports)
     }

@@ -13,12 +13,12 @@ public final class RpcFunction: RpcTarget {
     }
 
     /// A function of no arguments returning an encodable value.
-    public convenience init<Result: Encodable>(_ body: @escaping @Sendable () async throws -> Result) {
+    public convenience init<Result: Encodable & SendableMetatype>(_ body: @escaping @Sendable () async throws -> Result) {
         self.init { (_: RpcArguments) in try RpcPayload(encoding: try await body()) }
     }
 
     /// A function of one decodable argument returning an encodable value.
-    public convenience init<Argument: Decodable, Result: Encodable>(
+    public convenience init<Argument: Decodable & SendableMetatype, Result: Encodable & SendableMetatype>(
         _ body: @escaping @Sendable (Argument) async throws -> Result
     ) {
         self.init { (arguments: RpcArguments) in
@@ -27,7 +27,7 @@ public final class RpcFunction: RpcTarget {
     }
 
     /// A function of two decodable arguments returning an encodable value.
-    public convenience init<First: Decodable, Second: Decodable, Result: Encodable>(
+    public convenience init<First: Decodable & SendableMetatype, Second: Decodable & SendableMetatype, Result: Encodable & SendableMetatype>(
         _ body: @escaping @Sendable (First, Second) async throws -> Result
     ) {
         self.init { (arguments: RpcArguments) in

@@ -10,7 +10,7 @@ import Synchronization
 /// On each connection, `GET` with `Upgrade: websocket` becomes a WebSocket connection that is
 /// handed to the connection handler as a ``WebSocketTransport``; `POST` is a batch whose
 /// messages go to the batch handler and whose answer messages form the response. Other `GET`
-/// requests are answered with 404, other methods with 405.
+/// requests and other methods are answered with 405.
 ///
 /// Run one with ``withTransportServer(configuration:eventLoopGroup:logger:onConnection:onBatch:isolation:_:)``,
 /// which shuts it down gracefully when its body returns.

@@ -5,8 +5,8 @@ import NIOWebSocket
 import RpcTransport
 
 /// Answers the HTTP requests of a server connection that are not WebSocket upgrades: POST
-/// batches go to the batch handler, refused or malformed upgrades get their status, other GETs
-/// 404 and other methods 405. Removed from the pipeline when the connection upgrades.
+/// batches go to the batch handler, refused or malformed upgrades get their status, other methods
+/// (a GET without an upgrade included) 405. Removed from the pipeline when the connection upgrades.
 ///
 /// Every method runs on the connection's event loop.
 final class ServerHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
@@ -134,7 +134,8 @@ final class ServerHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
                 keepAlive = false
                 respond(upgradeState.refusal ?? .badRequest, text: "WebSocket upgrade refused")
             } else {
-                respond(.notFound, text: "not found")
+                // As the reference batch endpoint answers anything but POST.
+                respond(.methodNotAllowed, text: "method not allowed", headers: [("allow", "GET, POST")])
             }
         default:
             state = .answered

@@ -312,11 +312,21 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     // MARK: Outbound messages
 
     /// Writes a message enqueued on the event loop; flushed at the end of the tick or read burst.
+    ///
+    /// Messages enqueued earlier from other threads and not yet drained are written first, so
+    /// that the peer receives messages in the order they were enqueued.
     func enqueueOnLoop(_ message: TransportMessage) throws(TransportError) {
         guard phase == .open, context != nil else {
             throw WebSocketSharedState.notOpenError(shared.lifecycle)
         }
+        let earlier = shared.takeOffLoopMessages()
+        for pending in earlier {
+            writeMessage(pending)
+        }
         writeMessage(message)
+        if !earlier.isEmpty {
+            shared.wakeSendersIfRoom()
+        }
         markNeedsFlush()
     }
 

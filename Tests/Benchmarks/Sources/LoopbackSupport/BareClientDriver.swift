@@ -2,12 +2,12 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
-@_spi(ChannelHandlers) import RpcTransportNIO
+@_spi(ChannelHandlers) public import RpcTransportNIO
 
 /// Drives an echo server through a client built only from SwiftNIO's pieces: the HTTP client
 /// upgrade handler with `NIOWebSocketClientUpgrader` (which adds the frame encoder and decoder)
 /// and ``BareClientHandler``.
-final class BareClientDriver: EchoDriver {
+public final class BareClientDriver: EchoDriver {
     private let channel: any Channel
 
     private init(channel: any Channel) {
@@ -15,7 +15,7 @@ final class BareClientDriver: EchoDriver {
     }
 
     /// Connects, upgrades and returns once the handler is in place.
-    static func connect(port: Int, message: [UInt8], tls: TLSClientConfiguration? = nil) async throws -> BareClientDriver {
+    public static func connect(port: Int, message: [UInt8], tls: TLSClientConfiguration? = nil) async throws -> BareClientDriver {
         let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
         let upgraded = eventLoop.makePromise(of: Void.self)
         let upgrader = NIOWebSocketClientUpgrader(
@@ -54,7 +54,7 @@ final class BareClientDriver: EchoDriver {
         return BareClientDriver(channel: channel)
     }
 
-    func sequential(count: Int) async throws -> [Int64] {
+    public func sequential(count: Int) async throws -> [Int64] {
         let channel = self.channel
         let promise = channel.eventLoop.makePromise(of: [Int64].self)
         channel.eventLoop.execute {
@@ -68,7 +68,7 @@ final class BareClientDriver: EchoDriver {
         return try await promise.futureResult.get()
     }
 
-    func pipelined(total: Int, window: Int) async throws -> Duration {
+    public func pipelined(total: Int, window: Int) async throws -> Duration {
         let channel = self.channel
         let promise = channel.eventLoop.makePromise(of: Duration.self)
         channel.eventLoop.execute {
@@ -82,7 +82,7 @@ final class BareClientDriver: EchoDriver {
         return try await promise.futureResult.get()
     }
 
-    func close() async {
+    public func close() async {
         let close = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: ByteBuffer())
         try? await channel.writeAndFlush(close)
         try? await channel.close()

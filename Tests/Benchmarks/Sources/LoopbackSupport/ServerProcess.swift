@@ -1,11 +1,12 @@
 import Foundation
 
-/// A copy of this executable running `--serve <kind>`, whose port it read from the
-/// `PORT <n>` line. It exits when ``stop()`` closes its standard input (or when this process
-/// exits and the pipe closes with it).
-final class ServerProcess {
+/// A copy of this executable running as a server (for example with `--serve <kind>`), whose
+/// port it read from the `PORT <n>` line the server prints (see ``LoopbackServer``). It exits
+/// when ``stop()`` closes its standard input (or when this process exits and the pipe closes
+/// with it).
+public final class ServerProcess {
     /// The port the server listens on, on 127.0.0.1.
-    let port: Int
+    public let port: Int
     private let process: Process
     private let input: Pipe
 
@@ -15,14 +16,15 @@ final class ServerProcess {
         self.input = input
     }
 
-    /// Starts the server and waits (at most 20 seconds) for its port.
-    static func start(_ kind: ServerKind, extraArguments: [String]) throws -> ServerProcess {
+    /// Starts a copy of this executable with `arguments` and waits (at most 20 seconds) for the
+    /// port it prints; `label` names the server in errors.
+    public static func start(arguments: [String], label: String) throws -> ServerProcess {
         guard let executable = Bundle.main.executableURL else {
             throw BenchmarkFailure("cannot locate the benchmark executable to start a server copy")
         }
         let process = Process()
         process.executableURL = executable
-        process.arguments = ["--serve", kind.rawValue] + extraArguments
+        process.arguments = arguments
         let input = Pipe()
         let output = Pipe()
         process.standardInput = input
@@ -32,14 +34,14 @@ final class ServerProcess {
         let reader = PortReader(handle: output.fileHandleForReading)
         guard let port = reader.port(within: 20) else {
             process.terminate()
-            throw BenchmarkFailure("the \(kind.rawValue) server did not print its port: \(reader.text)")
+            throw BenchmarkFailure("the \(label) server did not print its port: \(reader.text)")
         }
         return ServerProcess(port: port, process: process, input: input)
     }
 
     /// Closes the server's standard input and waits (at most 5 seconds) for it to exit, then
     /// terminates it.
-    func stop() {
+    public func stop() {
         try? input.fileHandleForWriting.close()
         let deadline = Date().addingTimeInterval(5)
         while process.isRunning, Date() < deadline {

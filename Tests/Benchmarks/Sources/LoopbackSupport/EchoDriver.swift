@@ -1,5 +1,5 @@
 /// The client side of one benchmark connection: sends the message and waits for echoes.
-protocol EchoDriver: Sendable {
+public protocol EchoDriver: Sendable {
     /// Sends `count` messages one at a time, each after the echo of the previous one arrived,
     /// and returns the round-trip time of each in nanoseconds.
     func sequential(count: Int) async throws -> [Int64]
@@ -13,16 +13,19 @@ protocol EchoDriver: Sendable {
 }
 
 /// The bookkeeping both drivers share, advanced on each echo on the connection's event loop.
-struct EchoProgress {
+public struct EchoProgress {
+    /// Creates an idle progress.
+    public init() {}
+
     /// What is being measured.
-    enum Mode {
+    public enum Mode: Sendable {
         case idle
         case sequential
         case pipelined
     }
 
     /// What to do after an echo.
-    enum Step {
+    public enum Step: Sendable {
         /// Send the next message.
         case send
         /// Nothing to send now.
@@ -31,20 +34,20 @@ struct EchoProgress {
         case finished
     }
 
-    var mode = Mode.idle
+    public var mode = Mode.idle
     /// Messages still to send.
-    var toSend = 0
+    public var toSend = 0
     /// Echoes still to receive.
-    var toReceive = 0
+    public var toReceive = 0
     /// When the message in flight was sent (sequential) or the first one (pipelined).
-    var startedAt = ContinuousClock.now
+    public var startedAt = ContinuousClock.now
     /// When the last echo arrived (pipelined).
-    var finishedAt = ContinuousClock.now
+    public var finishedAt = ContinuousClock.now
     /// Round-trip times in nanoseconds (sequential).
-    var samples: [Int64] = []
+    public var samples: [Int64] = []
 
     /// Prepares a sequential measurement; the caller sends the first message.
-    mutating func beginSequential(count: Int) {
+    public mutating func beginSequential(count: Int) {
         mode = .sequential
         toSend = count - 1
         toReceive = count
@@ -54,7 +57,7 @@ struct EchoProgress {
     }
 
     /// Prepares a pipelined measurement; the caller sends the first `window` messages.
-    mutating func beginPipelined(total: Int, window: Int) {
+    public mutating func beginPipelined(total: Int, window: Int) {
         mode = .pipelined
         toSend = total - window
         toReceive = total
@@ -62,7 +65,7 @@ struct EchoProgress {
     }
 
     /// Accounts for an echo that arrived at `now`.
-    mutating func echoArrived(at now: ContinuousClock.Instant) -> Step {
+    public mutating func echoArrived(at now: ContinuousClock.Instant) -> Step {
         switch mode {
         case .idle:
             return .wait
@@ -90,7 +93,7 @@ struct EchoProgress {
     }
 
     /// `duration` in whole nanoseconds.
-    static func nanoseconds(_ duration: Duration) -> Int64 {
+    public static func nanoseconds(_ duration: Duration) -> Int64 {
         let parts = duration.components
         return parts.seconds * 1_000_000_000 + parts.attoseconds / 1_000_000_000
     }

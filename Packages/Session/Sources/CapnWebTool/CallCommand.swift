@@ -1,0 +1,55 @@
+import ArgumentParser
+
+/// `capnweb call URL EXPR...`: evaluates expressions on a server's main object.
+struct CallCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "call",
+        abstract: "Call a Cap'n Web server and print the result.",
+        discussion: """
+            Each EXPR is a JavaScript-like expression on the server's main object, optionally \
+            bound to a name for later ones: 'u = getUser(7)' 'u.profile.displayName'. Calls take \
+            literal arguments (numbers, strings, 12n, new Date(5), undefined, NaN, arrays, \
+            objects) and other calls; 'x.map(v => f(v))' maps on the server. Every call is sent \
+            at once, pipelined, and only the last value is awaited: one round trip.
+
+            The last value prints as JSON with JavaScript literals on standard output (a stream \
+            prints as the array of its chunks). Exit status: 0 success, 1 rejected \
+            ('Name: message' on standard error), 2 bad expression, 3 connection failure, \
+            124 timeout.
+            """
+    )
+
+    @Flag(help: "Send everything as one HTTP batch (an http:// or https:// URL).")
+    var batch = false
+
+    @Flag(help: "Write every frame to standard error: '-> ' sent, '<- ' received.")
+    var trace = false
+
+    @Option(help: "How long to wait for the result, in seconds, connecting included.")
+    var timeout: Double = 30
+
+    @Argument(help: "The server: ws:// or wss://, or http:// or https:// with --batch.")
+    var url: String
+
+    @Argument(help: "The expressions, in order; the last one's value is printed.")
+    var expressions: [String]
+
+    func validate() throws {
+        guard timeout.isFinite, timeout > 0 else {
+            throw ValidationError("the timeout must be a positive number of seconds")
+        }
+        guard !expressions.isEmpty else {
+            throw ValidationError("give at least one expression to evaluate")
+        }
+    }
+
+    func run() async throws {
+        let options = CallOptions(
+            url: url, statements: expressions, batch: batch, trace: trace,
+            timeout: .milliseconds(Int64((timeout * 1000).rounded())))
+        let status = await CallRunner.run(options, output: .process)
+        if status != 0 {
+            throw ExitCode(status)
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import ArgumentParser
+
+/// `capnweb serve --demo`: serves the conformance test API until interrupted.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the Cap'n Web conformance test API over WebSocket and HTTP batch.",
+        discussion: """
+            Prints 'READY <ws-url>' on standard output once listening, and runs until SIGINT or \
+            SIGTERM, then shuts down gracefully. Every connection gets a fresh TestAPI.
+            """
+    )
+
+    @Flag(help: "Serve the conformance test API (TEST-API.md); required.")
+    var demo = false
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on; 0 picks a free port.")
+    var port = 8787
+
+    @Option(name: .customLong("tls-cert"), help: "A PEM certificate chain file, to serve wss:// and https://.")
+    var tlsCertificate: String?
+
+    @Option(name: .customLong("tls-key"), help: "The PEM private key file of --tls-cert.")
+    var tlsKey: String?
+
+    func validate() throws {
+        guard demo else {
+            throw ValidationError("only '--demo' is supported: 'capnweb serve --demo'")
+        }
+        guard (0...65535).contains(port) else {
+            throw ValidationError("the port must be between 0 and 65535")
+        }
+        guard (tlsCertificate == nil) == (tlsKey == nil) else {
+            throw ValidationError("'--tls-cert' and '--tls-key' go together")
+        }
+    }
+
+    func run() async throws {
+        let options = ServeOptions(host: host, port: port, tlsCertificate: tlsCertificate, tlsKey: tlsKey)
+        let status = await DemoServer.run(options, output: .process) {
+            _ = await TerminationSignal.wait()
+        }
+        if status != 0 {
+            throw ExitCode(status)
+        }
+    }
+}

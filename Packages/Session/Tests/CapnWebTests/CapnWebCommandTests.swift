@@ -1,0 +1,218 @@
+import Testing
+@testable import CapnWebTool
+import CapnWeb
+import CapnWebDemo
+
+/// What one in-process `capnweb call` printed and returned.
+private struct CallRun: Sendable {
+    var status: Int32
+    var standardOutput: String
+    var standardError: String
+}
+
+/// Runs `capnweb call` in-process.
+private func call(
+    _ url: String, _ statements: [String], batch: Bool = false, trace: Bool = false,
+    timeout: Duration = .seconds(20)
+) async -> CallRun {
+    let (output, buffer) = CommandOutput.capture()
+    let options = CallOptions(url: url, statements: statements, batch: batch, trace: trace, timeout: timeout)
+    let status = await CallRunner.run(options, output: output)
+    return CallRun(status: status, standardOutput: buffer.standardOutput, standardError: buffer.standardError)
+}
+
+/// Runs `capnweb serve --demo --port 0` in-process while `body` runs with its WebSocket and
+/// batch URLs, then stops it and checks that it printed `READY` and exited with 0.
+private func withDemoServer(_ body: (_ webSocketURL: String, _ batchURL: String) async throws -> Void) async throws {
+    let (ready, readyContinuation) = AsyncStream<[String]>.makeStream()
+    let (stop, stopContinuation) = AsyncStream<Void>.makeStream()
+    let (output, buffer) = CommandOutput.capture()
+    async let status = DemoServer.run(
+        ServeOptions(host: "127.0.0.1", port: 0), output: output,
+        onReady: { webSocketURL, batchURL in
+            readyContinuation.yield([webSocketURL, batchURL])
+            readyContinuation.finish()
+        },
+        until: {
+            for await _ in stop {}
+        })
+    var urls: [String] = []
+    for await announced in ready { urls = announced }
+    defer { stopContinuation.finish() }
+    guard urls.count == 2 else {
+        readyContinuation.finish()
+        stopContinuation.finish()
+        Issue.record("the server did not start: \(buffer.standardError)")
+        _ = await status
+        return
+    }
+    do {
+        try await body(urls[0], urls[1])
+    } catch {
+        stopContinuation.finish()
+        _ = await status
+        throw error
+    }
+    stopContinuation.finish()
+    #expect(await status == 0)
+    #expect(buffer.standardOutput == "READY \(urls[0])\n")
+}
+
+@Suite("capnweb command")
+struct CapnWebCommandTests {
+    @Test("serve prints READY with the real port and a ws URL")
+    func serveReady() async throws {
+        try await withDemoServer { webSocketURL, batchURL in
+            #expect(webSocketURL.hasPrefix("ws://127.0.0.1:"))
+            #expect(webSocketURL.hasSuffix("/ws"))
+            #expect(!webSocketURL.contains(":0/"))
+            #expect(batchURL.hasPrefix("http://127.0.0.1:"))
+        }
+    }
+
+    @Test("call square(5) prints 25")
+    func square() async throws {
+        try await withDemoServer { url, _ in
+            let run = await call(url, ["square(5)"])
+            #expect(run.status == 0)
+            #expect(run.standardOutput == "25\n")
+            #expect(run.standardError == "")
+        }
+    }
+
+    @Test("a bound name pipelines into a later member path")
+    func pipelinedChain() async throws {
+        try await withDemoServer { url, _ in
+            let run = await call(url, ["u = getUser(7)", "u.profile.displayName"])
+            #expect(run.status == 0)
+            #expect(run.standardOutput == "\"User 7\"\n")
+        }
+    }
+
+    @Test("a call can be the argument of another call")
+    func nestedCall() async throws {
+        try await withDemoServer { url, _ in
+            let run = await call(url, ["square(add(2,3))"])
+            #expect(run.status == 0)
+            #expect(run.standardOutput == "25\n")
+        }
+    }
+
+    @Test("map runs its body on the server for each element")
+    func map() async throws {
+        try await withDemoServer { url, _ in
+            let run = await call(url, ["generateFibonacci(6).map(x => square(x))"])
+            #expect(run.status == 0)
+            #expect(run.standardOutput == "[0,1,1,4,9,25]\n")
+        }
+    }
+
+    @Test("special values come back as JavaScript literals")
+    func specialValues() async throws {
+        try await withDemoServer { url, _ in
+            let run = await call(url, ["echo([undefined, NaN, 12n, new Date(5)])"])
+            #expect(run.status == 0)
+            #expect(run.standardOutput == "[undefined,NaN,12n,new Date(5)]\n")
+        }
+    }
+
+    @Test("a stream result prints as the array of its chunks")
+    func stream() async throws {
+        try await withDemoServer { url, _ in
+            let run = await call(url, ["makeStream(3)"])
+            #expect(run.status == 0)
+            #expect(run.standardOutput == "[0,1,2]\n")
+        }
+    }
+
+    @Test("calls inside a literal array are awaited together")
+    func literalWithCalls() async throws {
+        try await withDemoServer { url, _ in
+            let run = await call(url, ["[square(2), {a: square(3)}]"])
+            #expect(run.status == 0)
+            #expect(run.standardOutput == "[4,{\"a\":9}]\n")
+        }
+    }
+
+    @Test("a rejection prints Name: message on standard error and exits 1")
+    func rejection() async throws {
+        try await withDemoServer { url, _ in
+            let run = await call(url, ["throwError(\"boom\")"])
+            #expect(run.status == 1)
+            #expect(run.standardOutput == "")
+            #expect(run.standardError == "Error: boom\n")
+        }
+    }
+
+    @Test("a call that never answers times out with status 124")
+    func timeout() async throws {
+        try await withDemoServer { url, _ in
+            let start = ContinuousClock.now
+            let run = await call(url, ["hang()"], timeout: .milliseconds(500))
+            #expect(run.status == 124)
+            #expect(run.standardOutput == "")
+            #expect(run.standardError == "error: timed out: no answer within 0.5 seconds\n")
+            #expect(ContinuousClock.now - start < .seconds(5))
+        }
+    }
+
+    @Test("trace writes every frame to standard error with its direction")
+    func trace() async throws {
+        try await withDemoServer { url, _ in
+            let run = await call(url, ["square(5)"], trace: true)
+            #expect(run.status == 0)
+            #expect(run.standardOutput == "25\n")
+            let lines = run.standardError.split(separator: "\n").map(String.init)
+            #expect(lines.allSatisfy { $0.hasPrefix("-> ") || $0.hasPrefix("<- ") })
+            #expect(lines.contains(#"-> ["push",["pipeline",0,["square"],[5]]]"#))
+            #expect(lines.contains(#"-> ["pull",1]"#))
+            #expect(lines.contains(#"<- ["resolve",1,25]"#))
+        }
+    }
+
+    @Test("batch mode sends the pipelined calls in one HTTP request")
+    func batch() async throws {
+        try await withDemoServer { _, batchURL in
+            let run = await call(batchURL, ["u = getUser(7)", "u.profile.displayName"], batch: true, trace: true)
+            #expect(run.status == 0)
+            #expect(run.standardOutput == "\"User 7\"\n")
+            let received = run.standardError.split(separator: "\n").filter { $0.hasPrefix("<- ") }
+            #expect(received == [#"<- ["resolve",2,"User 7"]"#])
+        }
+    }
+
+    @Test("batch mode reports a rejection like WebSocket mode")
+    func batchRejection() async throws {
+        try await withDemoServer { _, batchURL in
+            let run = await call(batchURL, ["throwError(\"boom\")"], batch: true)
+            #expect(run.status == 1)
+            #expect(run.standardError == "Error: boom\n")
+        }
+    }
+
+    @Test("a malformed expression exits 2 with the column, sending nothing")
+    func parseError() async {
+        let run = await call("ws://127.0.0.1:1/ws", ["square(5"])
+        #expect(run.status == 2)
+        #expect(run.standardError.hasPrefix("error: column 9: missing ')'"))
+    }
+
+    @Test("an unreachable server exits 3")
+    func unreachable() async throws {
+        // A port that was free a moment ago: nothing listens there any more.
+        let port = try await withRpcServer(main: { TestAPI() }) { server in server.port }
+        let url = "ws://127.0.0.1:\(port)/ws"
+        let run = await call(url, ["square(5)"])
+        #expect(run.status == 3)
+        #expect(run.standardError.hasPrefix("error: cannot connect to \(url)"))
+    }
+
+    @Test("calling a literal is an evaluation error")
+    func callingALiteral() async throws {
+        try await withDemoServer { url, _ in
+            let run = await call(url, ["5(1)"])
+            #expect(run.status == 2)
+            #expect(run.standardError == "error: '5' is a value here, not a function that can be called\n")
+        }
+    }
+}

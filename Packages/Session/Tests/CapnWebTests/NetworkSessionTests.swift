@@ -1,0 +1,328 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import NIOHTTP1
+import Synchronization
+import Testing
+import RpcTransport
+import RpcTransportNIO
+@testable import CapnWeb
+
+@Suite("Network sessions")
+struct NetworkSessionTests {
+    /// Checks that both sides hold only their main entries, polling for up to 2 seconds.
+    func expectClean(_ client: RpcSession<Any>, _ server: RpcServer) async {
+        let clean = RpcStats(imports: 1, exports: 1)
+        let settled = await eventually {
+            client.getStats() == clean && server.sessions.allSatisfy { $0.getStats() == clean }
+        }
+        #expect(settled)
+        #expect(client.getStats() == clean)
+        for session in server.sessions { #expect(session.getStats() == clean) }
+    }
+
+    @Test("a Swift client calls a Swift server over WebSocket, including a pipelined chain")
+    func webSocketCalls() async throws {
+        try await withRpcServer(main: { NetTarget() }) { server in
+            #expect(server.webSocketURL.absoluteString == "ws://127.0.0.1:\(server.port)/ws")
+            #expect(server.batchURL.absoluteString == "http://127.0.0.1:\(server.port)/rpc")
+            let session = try await RpcSession<Any>.connect(to: server.webSocketURL)
+            let n: Double = try await session.api.square(5)
+            #expect(n == 25)
+            do {
+                let counter = session.api.makeCounter(10)
+                let v: Int = try await counter.increment(5)
+                #expect(v == 15)
+            }
+            let chained: Int = try await session.api.makeCounter(1).increment(2)
+            #expect(chained == 3)
+            #expect(await eventually { server.sessionCount == 1 })
+            await expectClean(session, server)
+            await session.close()
+            await server.waitForSessionCount(0)
+            #expect(server.sessionCount == 0)
+        }
+    }
+
+    @Test("withRpcSession closes the session when its body throws")
+    func scopedSessionClosesOnThrow() async throws {
+        struct Boom: Error {}
+        try await withRpcServer(main: { NetTarget() }) { server in
+            await #expect(throws: Boom.self) {
+                try await withRpcSession(to: server.webSocketURL) { session in
+                    let n: Double = try await session.api.square(3)
+                    #expect(n == 9)
+                    #expect(await eventually { server.sessionCount == 1 })
+                    await expectClean(session, server)
+                    throw Boom()
+                }
+            }
+            #expect(await eventually { server.sessionCount == 0 })
+        }
+    }
+
+    @Test("an HTTP batch answers several calls and a pipelined chain in one POST")
+    func httpBatch() async throws {
+        let mains = Recorder<Int>()
+        try await withRpcServer(main: { mains.append(1); return NetTarget() }) { server in
+            let (square, sum, chained) = try await RpcSession<Any>.batch(url: server.batchURL) { api in
+                async let square: Double = api.square(4)
+                async let sum: Int = api.add(2, 3)
+                async let chained: Int = api.makeCounter(10).increment(5)
+                return try await (square, sum, chained)
+            }
+            #expect(square == 16)
+            #expect(sum == 5)
+            #expect(chained == 15)
+            #expect(mains.all.count == 1)
+            // A second batch gets a fresh main object.
+            let again: Int = try await RpcSession<Any>.batch(url: server.batchURL) { api in
+                try await api.makeCounter(1).increment(1)
+            }
+            #expect(again == 2)
+            #expect(mains.all.count == 2)
+            #expect(server.sessionCount == 0)
+        }
+    }
+
+    @Test("calls made after the batch was answered fail with connectionLost")
+    func batchEndsAfterAnswer() async throws {
+        try await withRpcServer(main: { NetTarget() }) { server in
+            let error = try await RpcSession<Any>.batch(url: server.batchURL) { api -> RpcError? in
+                let n: Double = try await api.square(2)
+                #expect(n == 4)
+                do {
+                    let _: Double = try await api.square(3)
+                    return nil
+                } catch let error as RpcError {
+                    return error
+                }
+            }
+            guard case .connectionLost(let underlying) = error else {
+                Issue.record("expected connectionLost, got \(String(describing: error))")
+                return
+            }
+            #expect(String(describing: underlying).contains("Batch RPC request ended."))
+        }
+    }
+
+    @Test("a batch answered with a non-2xx status fails every call with the transport error")
+    func batchHTTPFailure() async throws {
+        try await withTransportServer(
+            configuration: TransportServerConfiguration(address: .host("127.0.0.1", port: 0)),
+            onBatch: { _ in throw TransportError(code: .ioError, message: "nope") }
+        ) { server in
+            let port = server.port ?? 0
+            let url = try #require(URL(string: "http://127.0.0.1:\(port)/rpc"))
+            let failures = try await RpcSession<Any>.batch(url: url) { api -> [RpcError] in
+                async let a: Result<Double, RpcError> = api.square(2).resolvedResult()
+                async let b: Result<Int, RpcError> = api.add(1, 2).resolvedResult()
+                return [await a.failure, await b.failure].compactMap { $0 }
+            }
+            #expect(failures.count == 2)
+            for failure in failures {
+                guard case .connectionLost(let underlying as TransportError) = failure else {
+                    Issue.record("expected connectionLost(TransportError), got \(failure)")
+                    continue
+                }
+                #expect(underlying.httpStatus == 500)
+            }
+        }
+    }
+
+    @Test("the server answers 405 to a plain GET and to other methods, and 500 to an empty batch line")
+    func httpRefusals() async throws {
+        try await withRpcServer(main: { NetTarget() }) { server in
+            let port = server.port
+            let get = try await Task.detached { try rawHTTP(port: port, method: "GET", path: "/rpc") }.value
+            #expect(get.status == 405)
+            let put = try await Task.detached { try rawHTTP(port: port, method: "PUT", path: "/rpc", body: "x") }.value
+            #expect(put.status == 405)
+            let empty = try await Task.detached {
+                try rawHTTP(port: port, method: "POST", path: "/rpc", body: "[\"push\",[\"pipeline\",0,[\"square\"],[2]]]\n\n[\"pull\",1]")
+            }.value
+            #expect(empty.status == 500)
+            let good = try await Task.detached {
+                try rawHTTP(port: port, method: "POST", path: "/rpc", body: "[\"push\",[\"pipeline\",0,[\"square\"],[3]]]\n[\"pull\",1]")
+            }.value
+            #expect(good.status == 200)
+            #expect(good.body == "[\"resolve\",1,9]")
+        }
+    }
+
+    @Test("the session reconnects after the server restarts, publishing reconnecting then connected")
+    func reconnectAfterRestart() async throws {
+        let states = Recorder<String>()
+        let disconnects = Recorder<Int>()
+        let reconnects = Recorder<Int>()
+        let (session, port, observer, oldCounter) = try await withRpcServer(main: { NetTarget() }) { server in
+            let session = try await RpcSession<Any>.connect(to: server.webSocketURL) { config in
+                config.reconnect = .exponentialBackoff(
+                    maxAttempts: 100, baseDelay: .milliseconds(20), maxDelay: .milliseconds(100))
+            }
+            session.onDisconnect { _ in disconnects.append(1) }
+            session.onReconnect { reconnects.append(1) }
+            let stream = session.connectionStates
+            let observer = Task {
+                for await state in stream { states.append(state.description) }
+            }
+            let n: Double = try await session.api.square(3)
+            #expect(n == 9)
+            await expectClean(session, server)
+            let oldCounter = session.api.makeCounter(1)
+            let one: Int = try await oldCounter.increment(0)
+            #expect(one == 1)
+            return (session, server.port, observer, oldCounter)
+        }
+        #expect(await eventually { states.all.contains { $0.hasPrefix("reconnecting") } })
+        try await withRpcServer(port: port, main: { NetTarget() }) { server in
+            #expect(await eventually(timeout: .seconds(5)) { states.all.last == "connected" && server.sessionCount == 1 })
+            let n: Double = try await session.api.square(4)
+            #expect(n == 16)
+            let stale: Result<Int, RpcError> = await oldCounter.increment(1).resolvedResult()
+            if case .failure(.connectionLost) = stale {} else { Issue.record("expected connectionLost, got \(stale)") }
+            await expectClean(session, server)
+            await session.close()
+        }
+        await observer.value
+        let seen = states.all
+        let firstReconnecting = seen.firstIndex { $0.hasPrefix("reconnecting") }
+        let lastConnected = seen.lastIndex(of: "connected")
+        #expect(firstReconnecting != nil && lastConnected != nil)
+        if let firstReconnecting, let lastConnected { #expect(firstReconnecting < lastConnected) }
+        #expect(seen.last == "disconnected")
+        #expect(disconnects.all.count >= 1)
+        #expect(reconnects.all.count == 1)
+    }
+
+    @Test("reconnect() replaces the connection; api works on the new one and old refs fail")
+    func manualReconnect() async throws {
+        try await withRpcServer(main: { NetTarget() }) { server in
+            let session = try await RpcSession<Any>.connect(to: server.webSocketURL)
+            let counter = session.api.makeCounter(5)
+            let v: Int = try await counter.increment(1)
+            #expect(v == 6)
+            try await session.reconnect()
+            let n: Double = try await session.api.square(6)
+            #expect(n == 36)
+            let stale: Result<Int, RpcError> = await counter.increment(1).resolvedResult()
+            if case .failure(.connectionLost) = stale {} else { Issue.record("expected connectionLost, got \(stale)") }
+            #expect(await eventually { server.sessionCount == 1 })
+            await expectClean(session, server)
+            await session.close()
+        }
+    }
+
+    @Test("closure and builder configurations set the same values, and headers reach the upgrade")
+    func configurationForms() async throws {
+        @ConfigurationBuilder func built() -> Configuration {
+            Timeout(.seconds(12))
+            Reconnect {
+                MaxAttempts(7)
+                Backoff(.exponential(base: .seconds(1), max: .seconds(30)))
+            }
+            Headers {
+                Header("X-A", "1")
+                Header("X-B", "2")
+            }
+            TLS {
+                MinimumTLSVersion(.v1_3)
+                PinnedCertificates(files: "/nonexistent.pem")
+            }
+        }
+        let fromBuilder = built()
+        var fromClosure = Configuration()
+        fromClosure.timeout = .seconds(12)
+        fromClosure.reconnect = .exponentialBackoff(maxAttempts: 7, baseDelay: .seconds(1), maxDelay: .seconds(30))
+        fromClosure.headers = ["X-A": "1", "X-B": "2"]
+        #expect(fromBuilder.timeout == fromClosure.timeout)
+        #expect(fromBuilder.reconnect == fromClosure.reconnect)
+        #expect(fromBuilder.headers == fromClosure.headers)
+        #expect(fromBuilder.tls?.minimumVersion == .v1_3)
+        #expect(fromBuilder.tls?.trustRoots == .certificates([.file(path: "/nonexistent.pem")]))
+        #expect(ReconnectPolicy.none == .never)
+        #expect(ReconnectPolicy.immediate(maxAttempts: 3).backoff.delay(forAttempt: 2) == .zero)
+
+        let seenHeaders = Recorder<String>()
+        try await withTransportServer(
+            configuration: TransportServerConfiguration(address: .host("127.0.0.1", port: 0)),
+            onConnection: { transport, request in
+                seenHeaders.append(request.headers.first(name: "X-A") ?? "-")
+                seenHeaders.append(request.headers.first(name: "X-B") ?? "-")
+                let session = RpcSession<Any>.start(transport: transport, main: NetTarget())
+                _ = await transport.waitUntilClosed()
+                await session.close()
+            }
+        ) { server in
+            let url = try #require(URL(string: "ws://127.0.0.1:\(server.port ?? 0)/anything"))
+            let builderSession = try await RpcSession<Any>.connect(to: url) {
+                Timeout(.seconds(12))
+                Headers {
+                    Header("X-A", "1")
+                    Header("X-B", "2")
+                }
+            }
+            let n: Double = try await builderSession.api.square(2)
+            #expect(n == 4)
+            #expect(builderSession.getStats() == RpcStats(imports: 1, exports: 1))
+            await builderSession.close()
+            let closureSession = try await RpcSession<Any>.connect(to: url) { config in
+                config.headers = ["X-A": "1", "X-B": "2"]
+            }
+            let m: Double = try await closureSession.api.square(3)
+            #expect(m == 9)
+            #expect(closureSession.getStats() == RpcStats(imports: 1, exports: 1))
+            await closureSession.close()
+        }
+        #expect(seenHeaders.all == ["1", "2", "1", "2"])
+    }
+
+    @Test("bad URLs fail with invalidArgument and unreachable servers with connectionLost")
+    func badURLs() async throws {
+        let http = try #require(URL(string: "http://127.0.0.1:1/"))
+        await #expect {
+            _ = try await RpcSession<Any>.connect(to: http)
+        } throws: { error in
+            if case .invalidArgument = error as? RpcError { return true }
+            return false
+        }
+        // A port that was free a moment ago: nothing listens there any more.
+        let freePort = try await withRpcServer(main: { NetTarget() }) { server in server.port }
+        let ws = try #require(URL(string: "ws://127.0.0.1:\(freePort)/"))
+        await #expect {
+            _ = try await RpcSession<Any>.batch(url: ws) { _ in 1 }
+        } throws: { error in
+            if case .invalidArgument = error as? RpcError { return true }
+            return false
+        }
+        await #expect {
+            _ = try await RpcSession<Any>.connect(to: ws)
+        } throws: { error in
+            if case .connectionLost(let underlying as TransportError) = error as? RpcError {
+                return underlying.code == .connectFailed
+            }
+            return false
+        }
+    }
+}
+
+extension Ref {
+    /// The value as a `Result`, for checking failures without `do`/`catch`.
+    func resolvedResult<V: Decodable>(as type: V.Type = V.self) async -> Result<V, RpcError> {
+        do {
+            return .success(try await resolved(as: V.self))
+        } catch {
+            return .failure(error)
+        }
+    }
+}
+
+extension Result {
+    /// The error, if this is a failure.
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Benchmarks Cap'n Web sessions against a bare SwiftNIO WebSocket echo on loopback, one process
+# per side: sequential `square` calls with a 128-byte string argument (p50, p99, calls per
+# second), calls per second with 64 in flight, and a 4-step chain pipelined against the same
+# calls awaited one by one. Builds Tests/Benchmarks in release mode and runs SessionBenchmarks;
+# extra arguments go to it (for example --quick, --runs 3).
+# The last three lines have the form `ratio <name> <x.xx>`.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+package="$REPO_ROOT/Tests/Benchmarks"
+build_flags=(-c release --package-path "$package" --scratch-path "$package/.build")
+
+log "bench-session: building SessionBenchmarks (release)"
+swift build "${build_flags[@]}" --product SessionBenchmarks
+bin_dir="$(swift build "${build_flags[@]}" --show-bin-path)"
+
+log "bench-session: running"
+"$bin_dir/SessionBenchmarks" "$@"

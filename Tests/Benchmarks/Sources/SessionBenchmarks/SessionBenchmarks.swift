@@ -1,0 +1,181 @@
+import BenchmarkSupport
+import Foundation
+import LoopbackSupport
+
+/// Measures Cap'n Web sessions against a bare SwiftNIO WebSocket echo on loopback.
+///
+/// Each side runs its server in a separate process (a copy of this executable started with
+/// `--serve session` or `--serve bare`) and is driven from this one. The session side makes
+/// `square` calls with a 128-byte string argument (which `square` returns): sequential calls
+/// (p50, p99, calls per second), calls per second with a window of calls in flight, and a
+/// 4-step chain (`makeCounter` and three `increment`s) pipelined and awaited one by one. The
+/// bare side echoes a 128-byte text message: sequential round trips and messages per second
+/// with the same window. Both are measured `--runs` times, taking turns, and the best figure of
+/// each kind is kept. The output ends with `ratio <name> <x.xx>` lines.
+@main
+enum SessionBenchmarks {
+    static func main() async {
+        do {
+            let options = try SessionBenchmarkOptions(arguments: Array(CommandLine.arguments.dropFirst()))
+            if let kind = options.serve {
+                try await SessionServer.serve(kind)
+            } else {
+                try await drive(options)
+            }
+        } catch {
+            FileHandle.standardError.write(Data("SessionBenchmarks: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+
+    /// The size of the bare echo's message and of the `square` argument.
+    static let messageSize = 128
+
+    /// The bare echo's message: 128 bytes of text shaped like a Cap'n Web push.
+    static let message = EchoMessage.pushShaped(size: messageSize)
+
+    /// The `square` argument: 128 bytes of plain ASCII, nothing to escape.
+    static let argument: String = {
+        let filler = Array("the quick brown fox jumps over the lazy dog ".utf8)
+        return String(decoding: (0 ..< messageSize).map { filler[$0 % filler.count] }, as: UTF8.self)
+    }()
+
+    private static func drive(_ options: SessionBenchmarkOptions) async throws {
+        let clock = ContinuousClock()
+        let start = clock.now
+        print("Cap'n Web sessions against a bare SwiftNIO WebSocket echo on loopback, one process per side;")
+        print("square(\(messageSize)-byte string) -> \(messageSize)-byte string; echo message \(message.count) B text;")
+        print("latency: \(options.calls) sequential calls/round trips; throughput: \(options.pipelinedCalls) calls/messages,"
+            + " \(options.window) in flight; \(options.chains) chains of 4 calls; best of \(options.runs) runs per figure")
+
+        var bareRuns: [RunResult] = []
+        var sessionRuns: [SessionRunResult] = []
+        for run in 1 ... options.runs {
+            let bare = try await measureBare(options)
+            bareRuns.append(bare)
+            print("run \(run)  " + ReportFormat.left("bare-nio-echo", 15) + bare.line)
+            let session = try await measureSession(options)
+            sessionRuns.append(session)
+            print("run \(run)  " + ReportFormat.left("session", 15) + session.figures.line.replacingOccurrences(of: "msgs/s", with: "calls/s")
+                + "  sequential " + ReportFormat.grouped(session.sequentialCallsPerSecond) + " calls/s")
+            print("run \(run)  " + ReportFormat.left("chain", 15) + session.chainLine)
+        }
+
+        let bare = RunResult.best(of: bareRuns)
+        let session = SessionRunResult.best(of: sessionRuns)
+        print("")
+        print(ReportFormat.left("side", 16) + ReportFormat.right("p50 us", 9) + ReportFormat.right("p99 us", 9)
+            + ReportFormat.right("per s (\(options.window) in flight)", 24) + ReportFormat.right("per s (sequential)", 20))
+        print(ReportFormat.left("bare-nio-echo", 16) + bare.tableColumns
+            + ReportFormat.right(ReportFormat.grouped(1_000_000 / bare.p50Microseconds) + " (1/p50)", 20))
+        print(ReportFormat.left("session square", 16) + session.figures.tableColumns
+            + ReportFormat.right(ReportFormat.grouped(session.sequentialCallsPerSecond), 20))
+        print("chain of 4      " + session.chainLine)
+        print("elapsed " + ReportFormat.fixed((clock.now - start).inSeconds, decimals: 1) + " s")
+
+        let latencyRatio = session.figures.p50Microseconds / bare.p50Microseconds
+        let throughputRatio = session.figures.messagesPerSecond / bare.messagesPerSecond
+        print("summary latency    session p50 / bare-nio echo p50 = " + ReportFormat.fixed(latencyRatio)
+            + " (goal <= 1.30: " + (latencyRatio <= 1.3 ? "met" : "NOT met") + ")")
+        print("summary throughput session calls/s / bare-nio echoes/s (\(options.window) in flight) = "
+            + ReportFormat.fixed(throughputRatio) + " (goal >= 0.50: " + (throughputRatio >= 0.5 ? "met" : "NOT met") + ")")
+        print(RatioSummary.ratioLine("session-pipelined-chain-vs-sequential", session.chainRatio))
+        print(RatioSummary.ratioLine("session-latency-vs-bare-nio", latencyRatio))
+        print(RatioSummary.ratioLine("session-throughput-vs-bare-nio-echo", throughputRatio))
+    }
+
+    /// Starts the bare echo server, connects, warms up, measures and stops the server.
+    private static func measureBare(_ options: SessionBenchmarkOptions) async throws -> RunResult {
+        let server = try ServerProcess.start(arguments: ["--serve", SessionServerKind.bare.rawValue], label: "bare-nio")
+        defer { server.stop() }
+        let driver = try await BareClientDriver.connect(port: server.port, message: message)
+        let result = try await Watchdog.run("bare-nio measurement", limit: .seconds(120)) {
+            _ = try await driver.sequential(count: min(2_000, options.calls))
+            _ = try await driver.pipelined(total: min(20_000, options.pipelinedCalls), window: options.window)
+            let samples = try await driver.sequential(count: options.calls)
+            let elapsed = try await driver.pipelined(total: options.pipelinedCalls, window: options.window)
+            return RunResult(samples: samples, messages: options.pipelinedCalls, elapsed: elapsed)
+        }
+        await driver.close()
+        return result
+    }
+
+    /// Starts the session server, connects, warms up, measures and stops the server.
+    private static func measureSession(_ options: SessionBenchmarkOptions) async throws -> SessionRunResult {
+        let server = try ServerProcess.start(arguments: ["--serve", SessionServerKind.session.rawValue], label: "session")
+        defer { server.stop() }
+        let driver = try await SessionClientDriver.connect(port: server.port, argument: argument)
+        let result = try await Watchdog.run("session measurement", limit: .seconds(300)) {
+            _ = try await phase("warm-up sequential calls") { try await driver.sequential(count: min(2_000, options.calls)) }
+            _ = try await phase("warm-up concurrent calls") {
+                try await driver.concurrent(total: min(20_000, options.pipelinedCalls), window: options.window)
+            }
+            _ = try await phase("warm-up pipelined chains") {
+                try await driver.time(min(200, options.chains)) { try await $0.pipelinedChain() }
+            }
+            _ = try await phase("warm-up sequential chains") {
+                try await driver.time(min(200, options.chains)) { try await $0.sequentialChain() }
+            }
+
+            let sequential = try await phase("sequential calls") { try await driver.sequential(count: options.calls) }
+            let elapsed = try await phase("concurrent calls") {
+                try await driver.concurrent(total: options.pipelinedCalls, window: options.window)
+            }
+            let pipelinedChains = try await phase("pipelined chains") {
+                try await driver.time(options.chains) { try await $0.pipelinedChain() }
+            }
+            let sequentialChains = try await phase("sequential chains") {
+                try await driver.time(options.chains) { try await $0.sequentialChain() }
+            }
+            return SessionRunResult(
+                figures: RunResult(samples: sequential.samples, messages: options.pipelinedCalls, elapsed: elapsed),
+                sequentialCallsPerSecond: Double(options.calls) / max(sequential.elapsed.inSeconds, 1e-9),
+                pipelinedChainMicroseconds: RunResult.percentile(0.5, of: pipelinedChains.sorted()),
+                sequentialChainMicroseconds: RunResult.percentile(0.5, of: sequentialChains.sorted())
+            )
+        }
+        await driver.close()
+        return result
+    }
+}
+
+/// Runs one phase of a measurement, naming it in the error when it fails.
+private func phase<Value: Sendable>(_ name: String, _ body: () async throws -> Value) async throws -> Value {
+    do {
+        return try await body()
+    } catch {
+        throw BenchmarkFailure("\(name): \(error)")
+    }
+}
+
+/// The figures of one run of the session side.
+struct SessionRunResult: Sendable {
+    /// Sequential call latency (p50, p99) and calls per second with the window in flight.
+    var figures: RunResult
+    /// Calls per second made one after the other.
+    var sequentialCallsPerSecond: Double
+    /// The median time of the 4-step chain, pipelined.
+    var pipelinedChainMicroseconds: Double
+    /// The median time of the same chain, each call awaited before the next.
+    var sequentialChainMicroseconds: Double
+
+    /// The pipelined chain's time over the sequential one's (lower is better).
+    var chainRatio: Double { pipelinedChainMicroseconds / sequentialChainMicroseconds }
+
+    /// `pipelined … us  sequential … us  pipelined/sequential …`.
+    var chainLine: String {
+        "pipelined p50 " + ReportFormat.right(ReportFormat.fixed(pipelinedChainMicroseconds, decimals: 1), 7)
+            + " us  sequential p50 " + ReportFormat.right(ReportFormat.fixed(sequentialChainMicroseconds, decimals: 1), 7)
+            + " us  pipelined/sequential " + ReportFormat.fixed(chainRatio)
+    }
+
+    /// The best figure of each kind across `results`.
+    static func best(of results: [SessionRunResult]) -> SessionRunResult {
+        SessionRunResult(
+            figures: RunResult.best(of: results.map(\.figures)),
+            sequentialCallsPerSecond: results.map(\.sequentialCallsPerSecond).max() ?? .nan,
+            pipelinedChainMicroseconds: results.map(\.pipelinedChainMicroseconds).min() ?? .nan,
+            sequentialChainMicroseconds: results.map(\.sequentialChainMicroseconds).min() ?? .nan
+        )
+    }
+}

@@ -1,0 +1,153 @@
+import CapnWeb
+import LoopbackSupport
+import NIOCore
+import NIOPosix
+import RpcTransportNIO
+
+/// Runs the client's calls on the connection's own event loop, as an application that keeps a
+/// connection's work on its event loop does: each call is written and each answer resumes the
+/// caller on that thread, with no hop to the cooperative pool.
+actor LoopPinnedCaller {
+    private let loop: any EventLoop
+    private let call: @Sendable () async throws -> Void
+
+    init(loop: any EventLoop, call: @escaping @Sendable () async throws -> Void) {
+        self.loop = loop
+        self.call = call
+    }
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor {
+        loop.executor.asUnownedSerialExecutor()
+    }
+
+    /// Makes `count` calls one after the other on the loop; returns each call's time in
+    /// nanoseconds and the time of all of them.
+    func sequential(count: Int) async throws -> (samples: [Int64], elapsed: Duration) {
+        let clock = ContinuousClock()
+        var samples: [Int64] = []
+        samples.reserveCapacity(count)
+        let start = clock.now
+        for _ in 0 ..< count {
+            let before = clock.now
+            try await call()
+            samples.append(EchoProgress.nanoseconds(clock.now - before))
+        }
+        return (samples, clock.now - start)
+    }
+
+    /// Makes `count` calls one after the other on the loop.
+    func loop(count: Int) async throws {
+        for _ in 0 ..< count {
+            try await call()
+        }
+    }
+}
+
+/// Drives a session server through a client session over our `WebSocketClient`.
+final class SessionClientDriver: Sendable {
+    private let session: RpcSession<Any>
+    private let argument: String
+    private let group: MultiThreadedEventLoopGroup
+    private let caller: LoopPinnedCaller
+
+    private init(session: RpcSession<Any>, argument: String, group: MultiThreadedEventLoopGroup) {
+        self.session = session
+        self.argument = argument
+        self.group = group
+        self.caller = LoopPinnedCaller(loop: group.next()) { [session, argument] in
+            let result: String = try await session.api.square(argument)
+            guard result.utf8.count == argument.utf8.count else {
+                throw BenchmarkFailure("square returned \(result.utf8.count) bytes, not \(argument.utf8.count)")
+            }
+        }
+    }
+
+    /// Connects and starts the client session; `argument` is what every `square` call sends.
+    static func connect(port: Int, argument: String) async throws -> SessionClientDriver {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let transport = try await WebSocketClient.connect(
+            to: "ws://127.0.0.1:\(port)/", eventLoopGroup: group)
+        let session = RpcSession<Any>.start(transport: transport)
+        return SessionClientDriver(session: session, argument: argument, group: group)
+    }
+
+    /// One `square` call, awaited, its result checked.
+    func call() async throws {
+        let result: String = try await session.api.square(argument)
+        guard result.utf8.count == argument.utf8.count else {
+            throw BenchmarkFailure("square returned \(result.utf8.count) bytes, not \(argument.utf8.count)")
+        }
+    }
+
+    /// Makes `count` calls one after the other; returns the time of each in nanoseconds and
+    /// the time of all of them.
+    func sequential(count: Int) async throws -> (samples: [Int64], elapsed: Duration) {
+        try await caller.sequential(count: count)
+    }
+
+    /// Makes `total` calls from `window` tasks, each calling in a loop, so that `window` calls
+    /// are outstanding at any time; returns the time from the first call to the last result.
+    func concurrent(total: Int, window: Int) async throws -> Duration {
+        let clock = ContinuousClock()
+        let start = clock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0 ..< window {
+                let count = total / window + (worker < total % window ? 1 : 0)
+                group.addTask {
+                    try await self.caller.loop(count: count)
+                }
+            }
+            try await group.waitForAll()
+        }
+        return clock.now - start
+    }
+
+    /// `makeCounter(0)` and three `increment(1)` calls on its result, all sent without waiting
+    /// (pipelined on the counter promise), the three results awaited at the end.
+    func pipelinedChain() async throws {
+        let counter = session.api.makeCounter(0)
+        let first = counter.increment(1)
+        let second = counter.increment(1)
+        let third = counter.increment(1)
+        async let a = first.resolved(as: Int.self)
+        async let b = second.resolved(as: Int.self)
+        async let c = third.resolved(as: Int.self)
+        let values = try await [a, b, c]
+        guard values.sorted() == [1, 2, 3] else {
+            throw BenchmarkFailure("the pipelined chain returned \(values)")
+        }
+    }
+
+    /// The same four calls, each awaited before the next is made.
+    func sequentialChain() async throws {
+        guard case .stub(let stub) = try await session.api.makeCounter(0).payload() else {
+            throw BenchmarkFailure("makeCounter did not return a stub")
+        }
+        let counter = Ref<Any>(stub)
+        let a: Int = try await counter.increment(1)
+        let b: Int = try await counter.increment(1)
+        let c: Int = try await counter.increment(1)
+        guard [a, b, c] == [1, 2, 3] else {
+            throw BenchmarkFailure("the sequential chain returned \([a, b, c])")
+        }
+    }
+
+    /// Runs `chain` `count` times; returns the time of each in nanoseconds.
+    func time(_ count: Int, _ chain: @Sendable (SessionClientDriver) async throws -> Void) async throws -> [Int64] {
+        let clock = ContinuousClock()
+        var samples: [Int64] = []
+        samples.reserveCapacity(count)
+        for _ in 0 ..< count {
+            let before = clock.now
+            try await chain(self)
+            samples.append(EchoProgress.nanoseconds(clock.now - before))
+        }
+        return samples
+    }
+
+    /// Ends the session and closes the connection.
+    func close() async {
+        await session.close()
+        try? await group.shutdownGracefully()
+    }
+}

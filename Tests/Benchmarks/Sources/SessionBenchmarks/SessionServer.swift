@@ -1,0 +1,41 @@
+import CapnWeb
+import LoopbackSupport
+import RpcTransportNIO
+
+/// The server side: `SessionBenchmarks --serve session` serves ``BenchAPI`` over Cap'n Web
+/// sessions on a free loopback port; `--serve bare` runs the bare SwiftNIO echo. Both print
+/// `PORT <n>` and serve until standard input closes.
+enum SessionServer {
+    static func serve(_ kind: SessionServerKind) async throws {
+        switch kind {
+        case .bare:
+            try await LoopbackServer.serveBareEcho(tls: nil)
+        case .session:
+            try await serveSessions()
+        }
+    }
+
+    private static func serveSessions() async throws {
+        var configuration = TransportServerConfiguration(address: .host("127.0.0.1", port: 0))
+        configuration.shutdownGracePeriod = .seconds(1)
+        try await withTransportServer(
+            configuration: configuration,
+            onConnection: { transport, _ in
+                let session = RpcSession<Any>.start(transport: transport, main: BenchAPI())
+                _ = await transport.waitUntilClosed()
+                await session.close()
+            }
+        ) { server in
+            LoopbackServer.announce(port: server.port ?? 0)
+            await LoopbackServer.standardInputClosed()
+        }
+    }
+}
+
+/// The servers the benchmark starts, each in a process of its own.
+enum SessionServerKind: String, CaseIterable, Sendable {
+    /// Cap'n Web sessions serving ``BenchAPI``.
+    case session
+    /// SwiftNIO's WebSocket upgrader, frame decoder and encoder and a minimal echo handler.
+    case bare
+}
