@@ -34,6 +34,7 @@ let package = Package(
                 .product(name: "RpcTransportNIO", package: "Transport"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -52,6 +53,7 @@ let package = Package(
                 "CapnWeb",
                 "CapnWebDemo",
                 .product(name: "RpcWire", package: "Wire"),
+                .product(name: "RpcTransportNIO", package: "Transport"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -66,6 +68,7 @@ let package = Package(
                 .product(name: "RpcTransport", package: "Transport"),
                 .product(name: "RpcTransportInMemory", package: "Transport"),
                 .product(name: "RpcTransportNIO", package: "Transport"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),

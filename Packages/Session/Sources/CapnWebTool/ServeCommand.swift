@@ -1,5 +1,13 @@
 import ArgumentParser
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// `capnweb serve --demo`: serves the conformance test API until interrupted.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -42,9 +50,36 @@ struct ServeCommand: AsyncParsableCommand {
         let options = ServeOptions(host: host, port: port, tlsCertificate: tlsCertificate, tlsKey: tlsKey)
         let status = await DemoServer.run(options, output: .process) {
             _ = await TerminationSignal.wait()
+            Self.startShutdownWatchdog()
         }
         if status != 0 {
             throw ExitCode(status)
         }
     }
+
+    /// The longest a graceful shutdown may take after the signal before the process exits
+    /// anyway: the server's grace period (2 seconds) plus a margin.
+    static let shutdownLimit: Duration = .seconds(5)
+
+    /// Ends the process with status 1 when the graceful shutdown is still running after
+    /// ``shutdownLimit``, or at once on a second `SIGINT` or `SIGTERM`; a handler that never
+    /// returns (an HTTP batch waiting on `hang()`) must not keep the server alive.
+    private static func startShutdownWatchdog() {
+        Task.detached {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { _ = await TerminationSignal.wait() }
+                group.addTask { try? await Task.sleep(for: shutdownLimit) }
+                await group.next()
+                group.cancelAll()
+            }
+            CommandOutput.process.standardError("error: the graceful shutdown did not finish; exiting\n")
+            endProcess(1)
+        }
+    }
+}
+
+/// Ends the process with `status` at once (outside ``ServeCommand``, whose `exit` is
+/// ArgumentParser's).
+private func endProcess(_ status: Int32) -> Never {
+    exit(status)
 }

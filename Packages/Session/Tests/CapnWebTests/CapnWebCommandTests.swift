@@ -181,6 +181,15 @@ struct CapnWebCommandTests {
         }
     }
 
+    @Test("batch mode substitutes the promises a map result holds")
+    func batchMap() async throws {
+        try await withDemoServer { _, batchURL in
+            let run = await call(batchURL, ["generateFibonacci(6).map(x => square(x))"], batch: true)
+            #expect(run.status == 0)
+            #expect(run.standardOutput == "[0,1,1,4,9,25]\n")
+        }
+    }
+
     @Test("batch mode reports a rejection like WebSocket mode")
     func batchRejection() async throws {
         try await withDemoServer { _, batchURL in

@@ -52,12 +52,12 @@ final class BatchClientTransport: MessageTransport {
 
     func enqueue(_ message: TransportMessage) throws(TransportError) {
         let error = lock.withLock { state -> TransportError? in
-            guard state.transportState.isOpen else {
-                return TransportError(code: .closed, message: "the HTTP batch has already been answered")
-            }
             // Once the batch has left, what the session sends (releases, mostly) goes nowhere,
             // as with the reference client; the session ends when the answer is delivered.
             guard !state.sent else { return nil }
+            guard state.transportState.isOpen else {
+                return TransportError(code: .closed, message: "the HTTP batch has already been answered")
+            }
             state.outbox.append(message)
             state.deadline = .now + delay
             if state.sender == nil {

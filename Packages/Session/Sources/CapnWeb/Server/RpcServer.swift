@@ -136,7 +136,12 @@ public final class RpcServer: Sendable {
             throw BatchRequestError(description: "the server is shutting down")
         }
         transport.feed(request.messages)
-        await core.drain()
+        // A shutdown cancels the wait: the session ends and the batch gets what it has.
+        await withTaskCancellationHandler {
+            await core.drain()
+        } onCancel: {
+            core.end(.failed(.cancelled))
+        }
         let answers = transport.takeCollected()
         let failure = core.endReason
         await connection.close()
