@@ -47,15 +47,15 @@ struct SessionBenchmarkOptions {
                 pipelinedCalls = 10_000
                 chains = 200
             case "--runs":
-                runs = try Self.positiveInteger(after: option, in: &remaining)
+                runs = try remaining.popPositiveInteger(after: option, usage: Self.usage)
             case "--calls":
-                calls = try Self.positiveInteger(after: option, in: &remaining)
+                calls = try remaining.popPositiveInteger(after: option, usage: Self.usage)
             case "--pipelined-calls":
-                pipelinedCalls = try Self.positiveInteger(after: option, in: &remaining)
+                pipelinedCalls = try remaining.popPositiveInteger(after: option, usage: Self.usage)
             case "--window":
-                window = try Self.positiveInteger(after: option, in: &remaining)
+                window = try remaining.popPositiveInteger(after: option, usage: Self.usage)
             case "--chains":
-                chains = try Self.positiveInteger(after: option, in: &remaining)
+                chains = try remaining.popPositiveInteger(after: option, usage: Self.usage)
             case "--serve":
                 guard let text = remaining.popFirst(), let kind = SessionServerKind(rawValue: text) else {
                     throw BenchmarkFailure("--serve needs a server kind\n\(Self.usage)")
@@ -68,12 +68,5 @@ struct SessionBenchmarkOptions {
         if pipelinedCalls < window {
             throw BenchmarkFailure("--pipelined-calls must be at least --window")
         }
-    }
-
-    private static func positiveInteger(after option: String, in remaining: inout ArraySlice<String>) throws -> Int {
-        guard let text = remaining.popFirst(), let value = Int(text), value > 0 else {
-            throw BenchmarkFailure("\(option) needs a positive integer\n\(usage)")
-        }
-        return value
     }
 }

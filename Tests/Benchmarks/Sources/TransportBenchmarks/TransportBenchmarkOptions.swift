@@ -47,13 +47,13 @@ struct TransportBenchmarkOptions {
                 roundTrips = 2_000
                 messages = 20_000
             case "--runs":
-                runs = try Self.positiveInteger(after: option, in: &remaining)
+                runs = try remaining.popPositiveInteger(after: option, usage: Self.usage)
             case "--round-trips":
-                roundTrips = try Self.positiveInteger(after: option, in: &remaining)
+                roundTrips = try remaining.popPositiveInteger(after: option, usage: Self.usage)
             case "--messages":
-                messages = try Self.positiveInteger(after: option, in: &remaining)
+                messages = try remaining.popPositiveInteger(after: option, usage: Self.usage)
             case "--window":
-                window = try Self.positiveInteger(after: option, in: &remaining)
+                window = try remaining.popPositiveInteger(after: option, usage: Self.usage)
             case "--serve":
                 guard let text = remaining.popFirst(), let kind = ServerKind(rawValue: text) else {
                     throw BenchmarkFailure("--serve needs a server kind\n\(Self.usage)")
@@ -70,12 +70,5 @@ struct TransportBenchmarkOptions {
         if messages < window {
             throw BenchmarkFailure("--messages must be at least --window")
         }
-    }
-
-    private static func positiveInteger(after option: String, in remaining: inout ArraySlice<String>) throws -> Int {
-        guard let text = remaining.popFirst(), let value = Int(text), value > 0 else {
-            throw BenchmarkFailure("\(option) needs a positive integer\n\(usage)")
-        }
-        return value
     }
 }
