@@ -132,6 +132,25 @@ struct FaultTests {
         await expectSettledStats(server)
     }
 
+    @Test("a pulled result the peer releases before its answer no longer holds up drain")
+    func releasedBeforeAnswer() async throws {
+        let (a, b) = InMemoryTransport.makePair()
+        let server = RpcSession<Any>.start(transport: b, main: FaultAPI())
+        let peer = FaultPeer(a)
+        try peer.send(#"["push",["pipeline",0,["hang"],[]]]"#)
+        try peer.send(#"["pull",1]"#)
+        try peer.send(#"["release",1,1]"#)
+        let drained = Mutex(false)
+        let drain = Task {
+            await server.drain()
+            drained.withLock { $0 = true }
+        }
+        #expect(await peer.wait { drained.withLock { $0 } })
+        drain.cancel()
+        await expectSettledStats(server)
+        await server.close()
+    }
+
     @Test("the session survives good frames after calls and answers in order")
     func rawCallSequence() async throws {
         let (a, b) = InMemoryTransport.makePair()

@@ -132,7 +132,7 @@ struct Serializer {
         state.nextExportID -= 1
         if hook.isPromise {
             state.exports[id] = SessionCore.ExportEntry(hook: hook, refcount: 1, pulled: true)
-            state.unanswered += 1
+            state.unanswered.insert(id)
             let core = self.core
             after.append { hook.whenSettled { settlement in core.answer(id, settlement) } }
             return .promise(id)

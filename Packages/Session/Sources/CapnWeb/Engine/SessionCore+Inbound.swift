@@ -75,7 +75,7 @@ extension SessionCore {
             guard state.ended == nil else { return false }
             state.exports[id] = ExportEntry(
                 hook: hook, refcount: 1, pulled: isStream, dropAfterAnswer: isStream)
-            if isStream { state.unanswered += 1 }
+            if isStream { state.unanswered.insert(id) }
             return true
         }
         if stored, isStream {
@@ -94,7 +94,7 @@ extension SessionCore {
             guard !entry.pulled else { return .success(nil) }
             entry.pulled = true
             state.exports[id] = entry
-            state.unanswered += 1
+            state.unanswered.insert(id)
             return .success(entry.hook)
         }.get()
         hook?.whenSettled { [self] settlement in answer(id, settlement) }
@@ -123,8 +123,8 @@ extension SessionCore {
             }
             after = serializer.after
             state.outbox.append(message)
-            state.unanswered -= 1
-            if state.unanswered == 0 {
+            state.unanswered.remove(id)
+            if state.unanswered.isEmpty {
                 let waiters = state.idleWaiters
                 state.idleWaiters = []
                 after.append { for waiter in waiters { waiter.resume() } }
@@ -167,6 +167,7 @@ extension SessionCore {
     // MARK: release, abort, pipe
 
     private func receiveRelease(_ id: Int64, _ count: Int64) throws {
+        var idle: [CheckedContinuation<Void, Never>] = []
         let removed = try locked { state -> Result<ExportEntry?, ProtocolViolation> in
             guard state.ended == nil else { return .success(nil) }
             guard var entry = state.exports[id] else {
@@ -178,15 +179,19 @@ extension SessionCore {
             if id == 0 { return .success(nil) }
             entry.refcount -= count
             if entry.refcount == 0 {
-                if entry.pulled, !entry.dropAfterAnswer {
-                    // Released before its answer was sent: it will never be.
+                // Released before its answer was sent: it never will be.
+                if state.unanswered.remove(id) != nil, state.unanswered.isEmpty {
+                    idle = state.idleWaiters
+                    state.idleWaiters = []
                 }
                 return .success(state.exports.removeValue(forKey: id))
             }
             state.exports[id] = entry
             return .success(nil)
         }.get()
+        // The removed entry's hook is dropped here, outside the lock: its deinit may release.
         _ = removed
+        for waiter in idle { waiter.resume() }
     }
 
     private func receiveAbort(_ expression: CapnWebExpression) {

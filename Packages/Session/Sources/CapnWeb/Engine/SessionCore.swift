@@ -42,8 +42,9 @@ final class SessionCore: Sendable {
         var outbox: [CapnWebMessage] = []
         var flushing = false
         var ended: Rejection?
-        /// Exports the peer pulled (or promises we exported) not yet answered.
-        var unanswered = 0
+        /// Exports the peer pulled (or promises we exported) whose answer is not sent yet; an
+        /// entry the peer releases first leaves the set with it.
+        var unanswered: Set<Int64> = []
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
         var endWaiters: [CheckedContinuation<Void, Never>] = []
         var brokenHandlers: [@Sendable (RpcError) -> Void] = []
@@ -207,7 +208,7 @@ final class SessionCore: Sendable {
             state.endWaiters = []
             state.brokenHandlers = []
             state.tasks = [:]
-            state.unanswered = 0
+            state.unanswered = []
             return (old, true)
         }
         guard let (old, _) = taken else { return }
@@ -249,7 +250,7 @@ final class SessionCore: Sendable {
     func drain() async {
         await withCheckedContinuation { continuation in
             let ready = locked { state -> Bool in
-                if state.ended != nil || state.unanswered == 0 { return true }
+                if state.ended != nil || state.unanswered.isEmpty { return true }
                 state.idleWaiters.append(continuation)
                 return false
             }
