@@ -1,0 +1,85 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Settings shared by every Swift target of the package: a small, explicit public surface.
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "Managed",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "RpcDo", targets: ["RpcDo"]),
+        .library(name: "RpcDoTodo", targets: ["RpcDoTodo"]),
+        .executable(name: "rpcdo-demo", targets: ["RpcDoDemo"]),
+    ],
+    dependencies: [
+        .package(path: "../Session"),
+        .package(path: "../Transport"),
+        .package(path: "../Wire"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    ],
+    targets: [
+        // Managed connections (reconnect, backoff, heartbeat, offline queue, correlation,
+        // timeouts, interceptors) and the RpcDo client on Cap'n Web.
+        .target(
+            name: "RpcDo",
+            dependencies: [
+                .product(name: "CapnWeb", package: "Session"),
+                .product(name: "RpcTransport", package: "Transport"),
+                .product(name: "RpcTransportNIO", package: "Transport"),
+                .product(name: "RpcWire", package: "Wire"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The seed's Todo API as a Cap'n Web main object over an in-memory store: what the
+        // demo, the seed-example tests and the fault tests serve.
+        .target(
+            name: "RpcDoTodo",
+            dependencies: [
+                .product(name: "CapnWeb", package: "Session"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // `make demo`: an in-process Todo server on loopback and an RpcDo client, step by step.
+        .executableTarget(
+            name: "RpcDoDemo",
+            dependencies: [
+                "RpcDo",
+                "RpcDoTodo",
+                .product(name: "CapnWeb", package: "Session"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "RpcDoTests",
+            dependencies: [
+                "RpcDo",
+                "RpcDoTodo",
+                .product(name: "CapnWeb", package: "Session"),
+                .product(name: "RpcTransport", package: "Transport"),
+                .product(name: "RpcTransportInMemory", package: "Transport"),
+                .product(name: "RpcTransportNIO", package: "Transport"),
+                .product(name: "RpcWire", package: "Wire"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "RpcDoTodoTests",
+            dependencies: [
+                "RpcDo",
+                "RpcDoTodo",
+                .product(name: "CapnWeb", package: "Session"),
+                .product(name: "RpcTransportNIO", package: "Transport"),
+            ],
+            swiftSettings: strictSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

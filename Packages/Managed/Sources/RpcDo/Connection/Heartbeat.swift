@@ -1,0 +1,33 @@
+public import RpcTransport
+
+/// A liveness check for a ``ManagedConnection``: every ``interval`` the ``probe`` runs on the
+/// open transport; when it throws or takes longer than ``timeout`` the transport is closed
+/// and the connection reconnects.
+///
+/// ```swift
+/// config.heartbeat = Heartbeat(interval: .seconds(15), timeout: .seconds(5)) { transport in
+///     try await pingOverMyProtocol(transport)
+/// }
+/// ```
+///
+/// WebSocket transports also have a frame-level ping/pong (`WebSocketKeepalive`); a heartbeat
+/// here checks the protocol above it.
+public struct Heartbeat: Sendable {
+    /// The time between probes (default 30 s).
+    public var interval: Duration
+    /// How long a probe may take (default 10 s).
+    public var timeout: Duration
+    /// Sends a ping and waits for its pong.
+    public var probe: @Sendable (any MessageTransport) async throws -> Void
+
+    /// Creates a heartbeat.
+    public init(
+        interval: Duration = .seconds(30),
+        timeout: Duration = .seconds(10),
+        probe: @escaping @Sendable (any MessageTransport) async throws -> Void
+    ) {
+        self.interval = interval
+        self.timeout = timeout
+        self.probe = probe
+    }
+}

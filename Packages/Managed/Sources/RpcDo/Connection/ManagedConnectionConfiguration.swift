@@ -1,0 +1,48 @@
+public import Logging
+public import RpcTransport
+
+/// How a ``ManagedConnection`` keeps its connection alive. Every limit has a safe default.
+///
+/// ```swift
+/// var config = ManagedConnectionConfiguration()
+/// config.reconnect = .exponentialBackoff(maxAttempts: 10, baseDelay: .milliseconds(100), maxDelay: .seconds(10))
+/// config.offlinePolicy = .queue(limit: 100)
+/// config.headers["Authorization"] = "Bearer \(token)"
+/// ```
+public struct ManagedConnectionConfiguration: Sendable {
+    /// How a lost connection is re-established: attempts and exponential backoff with full
+    /// jitter (default: 10 attempts, 100 ms doubling up to 10 s).
+    public var reconnect: ReconnectPolicy
+    /// A liveness probe run on the open transport; `nil` (the default) for none.
+    public var heartbeat: Heartbeat?
+    /// What happens to messages and calls while not connected (default: queue 256).
+    public var offlinePolicy: OfflinePolicy
+    /// How long a request may wait for its answer, including time spent waiting for the
+    /// connection (default 30 s).
+    public var requestTimeout: Duration
+    /// Headers passed to the transport factory on every (re)connect.
+    public var headers: [String: String]
+    /// Middleware run in order around every request (first is outermost).
+    public var interceptors: [any ClientInterceptor]
+    /// Where connection events are logged; silent by default.
+    public var logger: Logger
+
+    /// The defaults.
+    public init(
+        reconnect: ReconnectPolicy = ReconnectPolicy(maxAttempts: 10, backoff: .exponential(base: .milliseconds(100), max: .seconds(10))),
+        heartbeat: Heartbeat? = nil,
+        offlinePolicy: OfflinePolicy = .default,
+        requestTimeout: Duration = .seconds(30),
+        headers: [String: String] = [:],
+        interceptors: [any ClientInterceptor] = [],
+        logger: Logger = Logger(label: "rpc.managed", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
+        self.reconnect = reconnect
+        self.heartbeat = heartbeat
+        self.offlinePolicy = offlinePolicy
+        self.requestTimeout = requestTimeout
+        self.headers = headers
+        self.interceptors = interceptors
+        self.logger = logger
+    }
+}

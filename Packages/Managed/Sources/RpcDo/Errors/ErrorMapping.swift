@@ -1,0 +1,71 @@
+internal import CapnWeb
+
+/// Turns Cap'n Web failures and rejections into RpcDo's ``RpcError``.
+enum ErrorMapping {
+    /// A rejection, by the error's name; `retryAfter` (seconds) comes from its properties.
+    static func map(_ value: RpcErrorValue) -> RpcError {
+        byName(value.name, message: value.message, retryAfter: retryAfter(in: value))
+    }
+
+    static func byName(_ name: String, message: String, retryAfter: Double? = nil) -> RpcError {
+        switch name {
+        case "NotFound", "NotFoundError": .notFound(message)
+        case "NotImplemented", "NotImplementedError": .notImplemented(message)
+        case "Unauthenticated", "AuthenticationError": .authenticationFailed(message)
+        case "RateLimitExceeded", "RateLimitError": .rateLimitExceeded(retryAfter: retryAfter)
+        default: .remote(type: name, message: message)
+        }
+    }
+
+    static func retryAfter(in value: RpcErrorValue) -> Double? {
+        switch value.property("retryAfter") {
+        case .integer(let seconds)?: Double(seconds)
+        case .double(let seconds)? where seconds.isFinite && seconds >= 0: seconds
+        case .string(let text)?: Double(text)
+        default: nil
+        }
+    }
+
+    /// A local failure of the session.
+    static func map(_ error: CapnWeb.RpcError) -> RpcError {
+        switch error {
+        case .remote(let type, let message): byName(type, message: message)
+        case .connectionLost(let underlying): .connectionLost(underlying.map { "\($0)" })
+        case .timeout: .timeout
+        case .cancelled: .cancelled
+        case .invalidResponse(let detail): .invalidResponse(detail)
+        case .invalidArgument(let detail): .invalidArgument(detail)
+        }
+    }
+
+    /// A managed connection's failure as the client reports it.
+    static func map(_ error: ManagedConnectionError) -> RpcError {
+        switch error.code {
+        case .timeout: .timeout
+        case .cancelled: .cancelled
+        case .invalidRequest: .invalidArgument(error.message)
+        case .remote: .invalidResponse(error.message)
+        case .notConnected, .offlineQueueFull, .connectionLost, .closed: .connectionLost(error.message)
+        }
+    }
+
+    /// Any error thrown around a call (by an interceptor, for example).
+    static func map(any error: any Error) -> RpcError {
+        switch error {
+        case let error as RpcError: error
+        case let error as CapnWeb.RpcError: map(error)
+        case let error as ManagedConnectionError: map(error)
+        case is CancellationError: .cancelled
+        default: .remote(type: String(describing: type(of: error)), message: "\(error)")
+        }
+    }
+
+    /// Decodes a result.
+    static func decode<V: Decodable>(_ payload: RpcPayload, as type: V.Type) throws(RpcError) -> V {
+        do {
+            return try payload.decode(V.self)
+        } catch {
+            throw map(error)
+        }
+    }
+}

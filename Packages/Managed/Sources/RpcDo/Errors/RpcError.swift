@@ -1,0 +1,71 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+/// Why an RpcDo call failed.
+///
+/// Remote errors are mapped by their name: `NotFound` becomes ``notFound(_:)``,
+/// `NotImplemented` ``notImplemented(_:)``, `Unauthenticated` and `AuthenticationError`
+/// ``authenticationFailed(_:)``, `RateLimitExceeded` ``rateLimitExceeded(retryAfter:)`` (with
+/// the error's `retryAfter` property, in seconds), and any other name ``remote(type:message:)``.
+///
+/// ```swift
+/// do {
+///     let user: User = try await client.api.users.get(id: "42")
+/// } catch let error as RpcError {
+///     if case .notFound = error { print("no such user") }
+/// }
+/// ```
+public enum RpcError: Error, Sendable, Equatable {
+    /// The server rejected the call with an error named `type`.
+    case remote(type: String, message: String)
+    /// The connection was lost (or could not be used) before the answer arrived.
+    case connectionLost(String?)
+    /// The call's timeout passed before the answer arrived.
+    case timeout
+    /// The awaiting task was cancelled.
+    case cancelled
+    /// The answer arrived but is not what was asked for (it does not decode as the expected type).
+    case invalidResponse(String)
+    /// A value given to the client cannot be used: a bad URL, an argument that cannot be sent.
+    case invalidArgument(String)
+    /// The server said the resource does not exist (`NotFound`).
+    case notFound(String)
+    /// The server does not implement the method (`NotImplemented`).
+    case notImplemented(String)
+    /// The server refused the caller's credentials (`Unauthenticated`, `AuthenticationError`).
+    case authenticationFailed(String)
+    /// The server is rate limiting the caller; `retryAfter` is the wait it asked for, in seconds.
+    case rateLimitExceeded(retryAfter: TimeInterval?)
+}
+
+extension RpcError: CustomStringConvertible {
+    /// A one-line description, e.g. `not found: todo 7`.
+    public var description: String {
+        switch self {
+        case .remote(let type, let message): "remote \(type): \(message)"
+        case .connectionLost(let reason?): "connection lost: \(reason)"
+        case .connectionLost(nil): "connection lost"
+        case .timeout: "timed out"
+        case .cancelled: "cancelled"
+        case .invalidResponse(let detail): "invalid response: \(detail)"
+        case .invalidArgument(let detail): "invalid argument: \(detail)"
+        case .notFound(let detail): "not found: \(detail)"
+        case .notImplemented(let detail): "not implemented: \(detail)"
+        case .authenticationFailed(let detail): "authentication failed: \(detail)"
+        case .rateLimitExceeded(let retryAfter?): "rate limit exceeded, retry after \(retryAfter) s"
+        case .rateLimitExceeded(nil): "rate limit exceeded"
+        }
+    }
+
+    /// Whether the retry rule considers this error transient: a timeout, a lost connection or a
+    /// rate limit.
+    var isTransient: Bool {
+        switch self {
+        case .timeout, .connectionLost, .rateLimitExceeded: true
+        default: false
+        }
+    }
+}

@@ -1,0 +1,22 @@
+/// One call as interceptors see it.
+public struct ClientCall: Sendable {
+    /// The call: a ref's expression (`.users.get(id: "1").profile`) or a method name.
+    public var method: String
+    /// A number unique among the calls of one client or connection, increasing.
+    public var id: UInt64
+    /// How long the call may take per attempt.
+    public var timeout: Duration
+    /// Whether the call may be repeated after it reached the wire (see the retry rule).
+    public var isIdempotent: Bool
+    /// Free-form values interceptors pass to each other.
+    public var metadata: [String: String]
+
+    /// Creates a call description.
+    public init(method: String, id: UInt64, timeout: Duration, isIdempotent: Bool = false, metadata: [String: String] = [:]) {
+        self.method = method
+        self.id = id
+        self.timeout = timeout
+        self.isIdempotent = isIdempotent
+        self.metadata = metadata
+    }
+}
