@@ -1,0 +1,46 @@
+/// The bounds a ``TodoStore`` enforces; input beyond one is rejected with a `RangeError` that
+/// names the limit, and nothing already stored is lost.
+public struct TodoStoreLimits: Sendable, Hashable {
+    /// The most todos the store holds (default 10 000).
+    public var maxTodos: Int
+    /// The most users the store holds (default 10 000).
+    public var maxUsers: Int
+    /// The longest title, name, email or chat message, in characters (default 1 000).
+    public var maxTextLength: Int
+    /// The largest `limit` a listing accepts and the most IDs `deleteMany` takes (default 1 000).
+    public var maxListLimit: Int
+    /// The most open streams (notifications, events, logs, chat) at once (default 1 000).
+    public var maxSubscribers: Int
+    /// How many unread chunks a slow stream reader may fall behind before the oldest are
+    /// dropped (default 256).
+    public var subscriberBuffer: Int
+    /// How many notifications are kept, newest first (default 1 000).
+    public var notificationRetention: Int
+    /// How many log entries are kept for `logs.stream` (default 500).
+    public var logRetention: Int
+    /// The longest delay `longRunningOperation(milliseconds)` accepts (default 10 seconds).
+    public var maxOperationDelay: Duration
+
+    /// The defaults.
+    public init(
+        maxTodos: Int = 10_000,
+        maxUsers: Int = 10_000,
+        maxTextLength: Int = 1_000,
+        maxListLimit: Int = 1_000,
+        maxSubscribers: Int = 1_000,
+        subscriberBuffer: Int = 256,
+        notificationRetention: Int = 1_000,
+        logRetention: Int = 500,
+        maxOperationDelay: Duration = .seconds(10)
+    ) {
+        self.maxTodos = maxTodos
+        self.maxUsers = maxUsers
+        self.maxTextLength = maxTextLength
+        self.maxListLimit = maxListLimit
+        self.maxSubscribers = maxSubscribers
+        self.subscriberBuffer = max(1, subscriberBuffer)
+        self.notificationRetention = max(1, notificationRetention)
+        self.logRetention = max(1, logRetention)
+        self.maxOperationDelay = maxOperationDelay
+    }
+}
