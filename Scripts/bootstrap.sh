@@ -2,6 +2,7 @@
 # Installs the system packages the stack builds against, and the interop tests' Python peer in a
 # virtual environment inside the clone, when they are missing.
 # Idempotent: on a machine that has everything it only says so. Nothing is installed globally.
+# With --system, only the system packages (what a build needs).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -31,6 +32,11 @@ else
 fi
 
 command -v swift >/dev/null 2>&1 || die "no swift toolchain on PATH (Swift 6.1 or later is required)"
+
+# `bootstrap.sh --system` stops here: what building the packages needs (`make demo`).
+if [ "${1:-}" = "--system" ]; then
+    exit 0
+fi
 
 # The interop tests (Tests/Interop) run against the Python `websockets` package at a pinned
 # version, installed in $INTEROP_VENV only.
