@@ -1,7 +1,7 @@
 import CapnWeb
 
-/// A joined chat room: reading `messages` opens a stream of the messages sent from then on;
-/// `send(text)` sends one and returns it.
+/// A joined chat room: reading `messages` (or calling `messages()`) opens a stream of the
+/// messages sent from then on; `send(text)` sends one and returns it.
 final class ChatRoom: RpcTarget {
     private let store: TodoStore
     private let room: String
@@ -12,6 +12,7 @@ final class ChatRoom: RpcTarget {
     }
 
     func call(_ method: String, with arguments: RpcArguments) async throws -> RpcPayload {
+        if method == "messages" { return .readable(try store.subscribe("chat:\(room)")) }
         guard method == "send" else { throw RpcErrorValue.notAFunction("chat.\(method)") }
         let text = try ArgumentReader(arguments, method: "chat.send").text(0, maxLength: store.limits.maxTextLength)
         return try RpcPayload(encoding: store.postChatMessage(room: room, text: text))

@@ -5,8 +5,11 @@ import Foundation
 #endif
 import CapnWeb
 
-/// `todos[id]`: one todo. Methods `update(patch)`, `toggle()`, `delete()`; properties are the
+/// One todo: methods `update(patch)`, `toggle()`, `delete()`, `get()`; properties are the
 /// todo's fields, read when asked.
+///
+/// `todos[id]` is ``payload(store:id:)``: the todo's fields with these methods as function
+/// members, so it can be awaited as a value and called (`todos[id].update(true)`).
 final class TodoHandle: RpcTarget {
     private let store: TodoStore
     private let id: String
@@ -14,6 +17,18 @@ final class TodoHandle: RpcTarget {
     init(store: TodoStore, id: String) {
         self.store = store
         self.id = id
+    }
+
+    /// The todo's fields plus `update`, `toggle` and `delete` as functions.
+    static func payload(store: TodoStore, id: String) throws -> RpcPayload {
+        guard case .object(var members) = try RpcPayload(encoding: try store.todo(id)) else {
+            throw TodoErrors.type("todo \(id) is not an object")
+        }
+        let handle = TodoHandle(store: store, id: id)
+        for method in ["update", "toggle", "delete"] {
+            members.append(.init(method, .stub(RpcStub(RpcFunction { arguments in try await handle.call(method, with: arguments) }))))
+        }
+        return .object(members)
     }
 
     func call(_ method: String, with arguments: RpcArguments) async throws -> RpcPayload {

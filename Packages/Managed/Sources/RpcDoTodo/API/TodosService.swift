@@ -1,6 +1,6 @@
 import CapnWeb
 
-/// `api.todos`: the todo list. `todos[id]` is a ``TodoHandle``.
+/// `api.todos`: the todo list. `todos[id]` is the todo with its methods (``TodoHandle``).
 final class TodosService: RpcTarget {
     private let store: TodoStore
 
@@ -38,10 +38,9 @@ final class TodosService: RpcTarget {
         }
     }
 
-    /// `todos[id]`: a handle on the todo, or `NotFound`.
+    /// `todos[id]`: the todo with its methods, or `NotFound`.
     func property(_ name: String) async throws -> RpcPayload {
-        _ = try store.todo(name)
-        return .stub(RpcStub(TodoHandle(store: store, id: name)))
+        try TodoHandle.payload(store: store, id: name)
     }
 
     /// The list filter: missing, a status string, or an object with `status`.

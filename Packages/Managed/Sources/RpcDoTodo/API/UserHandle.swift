@@ -1,8 +1,11 @@
 import CapnWeb
 
-/// One user, reached as `users[id]` or `authenticate(token).currentUser`: methods
-/// `update(name or {name, email})`, `delete()`; properties `id`, `name`, `email`, `avatarUrl`,
-/// `profile` (a value) and `posts` (a ``PostsService`` for this user).
+/// One user, reached as `authenticate(token).currentUser`: methods
+/// `update(name or {name, email})`, `delete()`, `get()`; properties `id`, `name`, `email`,
+/// `avatarUrl`, `displayName`, `profile` (a value) and `posts` (a ``PostsService`` for this user).
+///
+/// `users[id]` is ``payload(store:id:)``: the user's fields with `update`, `delete` as function
+/// members and `posts`, so it can be awaited as a value and called.
 final class UserHandle: RpcTarget {
     private let store: TodoStore
     private let id: String
@@ -10,6 +13,19 @@ final class UserHandle: RpcTarget {
     init(store: TodoStore, id: String) {
         self.store = store
         self.id = id
+    }
+
+    /// The user's fields plus `update` and `delete` as functions and `posts`.
+    static func payload(store: TodoStore, id: String) throws -> RpcPayload {
+        guard case .object(var members) = try RpcPayload(encoding: try store.user(id)) else {
+            throw TodoErrors.type("user \(id) is not an object")
+        }
+        let handle = UserHandle(store: store, id: id)
+        for method in ["update", "delete"] {
+            members.append(.init(method, .stub(RpcStub(RpcFunction { arguments in try await handle.call(method, with: arguments) }))))
+        }
+        members.append(.init("posts", .stub(RpcStub(PostsService(store: store, userID: id)))))
+        return .object(members)
     }
 
     func call(_ method: String, with arguments: RpcArguments) async throws -> RpcPayload {
@@ -50,6 +66,7 @@ final class UserHandle: RpcTarget {
         case "name": return .string(user.name)
         case "email": return .string(user.email)
         case "avatarUrl": return .string(user.avatarUrl)
+        case "displayName": return .string(user.profile.displayName)
         case "profile": return try RpcPayload(encoding: user.profile)
         case "posts": return .stub(RpcStub(PostsService(store: store, userID: id)))
         default: return .undefined

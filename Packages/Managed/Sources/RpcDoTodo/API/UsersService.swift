@@ -1,7 +1,7 @@
 import CapnWeb
 
-/// `api.users`: the user directory. `users[id]` is a ``UserHandle``; `current` is the signed-in
-/// demo user (`123`) and `all` every user, as values.
+/// `api.users`: the user directory. `users[id]` is the user with its methods (``UserHandle``);
+/// `current` is the signed-in demo user (`123`) and `all` every user, as values.
 final class UsersService: RpcTarget {
     private let store: TodoStore
 
@@ -39,9 +39,7 @@ final class UsersService: RpcTarget {
         switch name {
         case "current": return try RpcPayload(encoding: try store.currentUser())
         case "all": return try RpcPayload(encoding: store.users())
-        default:
-            _ = try store.user(name)
-            return .stub(RpcStub(UserHandle(store: store, id: name)))
+        default: return try UserHandle.payload(store: store, id: name)
         }
     }
 }

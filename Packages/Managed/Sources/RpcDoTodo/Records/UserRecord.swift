@@ -1,7 +1,8 @@
-/// A user with its profile: `{id, name, email, avatarUrl, profile}`.
+/// A user with its profile: `{id, name, displayName, email, avatarUrl, profile}`.
 struct UserRecord: Codable, Sendable, Equatable {
     var id: String
     var name: String
+    var displayName: String
     var email: String
     var avatarUrl: String
     var profile: ProfileRecord

@@ -176,6 +176,7 @@ public final class TodoStore: Sendable {
             guard var user = state.users[id] else { throw TodoErrors.notFound("user", id) }
             if let name {
                 user.name = name
+                user.displayName = name
                 user.profile.displayName = name
             }
             if let email { user.email = email }

@@ -81,7 +81,7 @@ struct TodoStoreState {
     static func user(id: String, name: String, email: String, bio: String = "") -> UserRecord {
         let avatar = "https://avatars.example.com/\(id).png"
         return UserRecord(
-            id: id, name: name, email: email, avatarUrl: avatar,
+            id: id, name: name, displayName: name, email: email, avatarUrl: avatar,
             profile: ProfileRecord(
                 userId: id, displayName: name, bio: bio, avatar: .init(url: avatar),
                 settings: .init(preferences: ["theme": "system", "language": "en"])))

@@ -35,6 +35,9 @@ struct TodoServerTests {
             #expect(patched.title == "Done?" && !patched.completed)
             let title: String = try await api.todos[created.id].title
             #expect(title == "Done?")
+            func todo(_ id: String) -> Ref<Any> { api.todos[id] }
+            let asValue: WireTodo = try await todo(created.id).resolved()
+            #expect(asValue.title == "Done?")
 
             let deleted: WireTodo = try await api.todos.delete(created.id)
             #expect(deleted.id == created.id)
@@ -149,6 +152,13 @@ struct TodoServerTests {
             #expect(current.profile.displayName == "Alice Martin")
             let handle: String = try await api.users["abc-123"].profile.displayName
             #expect(handle == "Bob Chen")
+            func user(_ id: String) -> Ref<Any> { api.users[id] }
+            let bobUser: WireUser = try await user("abc-123").resolved()
+            #expect(bobUser.email == "bob@example.com")
+            let renamed: WireUser = try await user("abc-123").update("Robert Chen").resolved()
+            #expect(renamed.name == "Robert Chen")
+            let posts: [[String: String]] = try await user("123").posts.list(2).resolved()
+            #expect(posts.count == 2)
         }
     }
 
