@@ -1,9 +1,13 @@
 import CapnWeb
 import Foundation
 import NIOHTTP1
+import RpcDo
 import RpcTransport
 import RpcTransportNIO
 import Synchronization
+
+/// RpcDo's error, which the tests mean when they say `RpcError` (CapnWeb has one too).
+typealias RpcError = RpcDo.RpcError
 
 /// State shared by every session of one test server: call counts and scripted failures.
 final class ServiceState: Sendable {

@@ -36,6 +36,8 @@ final class ClientCore: Sendable {
     private let source = Mutex<Source?>(nil)
     private let current = Mutex(Current())
     private let callIDs = Atomic<UInt64>(0)
+    /// Answers still awaited after their caller stopped waiting.
+    let tasks = TaskRegistry()
 
     init(settings: Settings, source: Source? = nil) {
         self.settings = settings
@@ -66,6 +68,21 @@ final class ClientCore: Sendable {
             return current.session
         }
         await session?.close()
+        await tasks.drain()
+    }
+
+    /// Awaits `ref`'s outcome in a task the client owns, so that a caller who stops waiting
+    /// (a timeout, a cancellation) is released at once, whatever the session does.
+    private func settle(_ ref: Ref<Any>) async -> RpcOutcome {
+        let waiter = OutcomeWaiter()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                waiter.install(continuation)
+                tasks.spawn { waiter.resume(await ref.settle()) }
+            }
+        } onCancel: {
+            waiter.resume(.failed(.cancelled))
+        }
     }
 
     /// The root object to build a call on, waiting for the connection per the offline policy.
@@ -143,7 +160,7 @@ final class ClientCore: Sendable {
                 return try await Self.withTimeout(call.timeout) { () async throws(RpcError) -> RpcPayload in
                     let root = try await self.root()
                     sent.set()
-                    switch await prepared.materialize(root: root).settle() {
+                    switch await self.settle(prepared.materialize(root: root)) {
                     case .resolved(let value): return value
                     case .rejected(let value): throw ErrorMapping.map(value)
                     case .failed(let error): throw ErrorMapping.map(error)

@@ -20,6 +20,9 @@ public struct ManagedConnectionConfiguration: Sendable {
     /// How long a request may wait for its answer, including time spent waiting for the
     /// connection (default 30 s).
     public var requestTimeout: Duration
+    /// How many times a request marked idempotent is sent again after its connection was lost
+    /// (default 3). Requests not marked idempotent are never repeated once sent.
+    public var maxRequestRetries: Int
     /// Headers passed to the transport factory on every (re)connect.
     public var headers: [String: String]
     /// Middleware run in order around every request (first is outermost).
@@ -33,6 +36,7 @@ public struct ManagedConnectionConfiguration: Sendable {
         heartbeat: Heartbeat? = nil,
         offlinePolicy: OfflinePolicy = .default,
         requestTimeout: Duration = .seconds(30),
+        maxRequestRetries: Int = 3,
         headers: [String: String] = [:],
         interceptors: [any ClientInterceptor] = [],
         logger: Logger = Logger(label: "rpc.managed", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -41,6 +45,7 @@ public struct ManagedConnectionConfiguration: Sendable {
         self.heartbeat = heartbeat
         self.offlinePolicy = offlinePolicy
         self.requestTimeout = requestTimeout
+        self.maxRequestRetries = maxRequestRetries
         self.headers = headers
         self.interceptors = interceptors
         self.logger = logger

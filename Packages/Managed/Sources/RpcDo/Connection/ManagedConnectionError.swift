@@ -1,3 +1,5 @@
+public import RpcWire
+
 /// Why a ``ManagedConnection`` could not do what was asked.
 public struct ManagedConnectionError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of failure.
@@ -25,11 +27,14 @@ public struct ManagedConnectionError: Error, Sendable, Hashable, CustomStringCon
     public var code: Code
     /// A description for people.
     public var message: String
+    /// The peer's error object, for ``Code/remote``.
+    public var remote: JSONRPCErrorObject?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, remote: JSONRPCErrorObject? = nil) {
         self.code = code
         self.message = message
+        self.remote = remote
     }
 
     /// `code: message`.

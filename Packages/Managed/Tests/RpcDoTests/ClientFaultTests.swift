@@ -1,0 +1,191 @@
+import CapnWeb
+import Foundation
+import RpcDo
+import RpcTransport
+import Testing
+
+@Suite("RpcClient under faults (in-memory transport)")
+struct ClientFaultTests {
+    @Test("a server cut mid-session shows reconnecting then connected, and later calls succeed")
+    func reconnectsAfterCut() async throws {
+        let server = InMemoryServer()
+        let client = RpcClient(configuration: InMemoryServer.configuration(), transportFactory: server.factory)
+        try await client.connect()
+        let log = StateLog()
+        let states = client.connectionStates
+        let watcher = Task {
+            for await state in states { log.append(state) }
+        }
+        let first: Int = try await client.api.square(n: 3)
+        #expect(first == 9)
+        server.setRefusing(true)
+        server.cutAll()
+        #expect(await eventually { log.all.contains("reconnecting(2)") })
+        #expect(await client.isConnected == false)
+        server.setRefusing(false)
+        #expect(await eventually { await client.isConnected })
+        let second: Int = try await client.api.square(n: 4)
+        #expect(second == 16)
+        await client.disconnect()
+        await watcher.value
+        let all = log.all
+        let reconnecting = try #require(all.firstIndex(of: "reconnecting(1)"))
+        let reconnected = try #require(all.lastIndex(of: "connected"))
+        #expect(reconnecting < reconnected)
+        #expect(all.last == "disconnected")
+        #expect(server.connects == 2)
+    }
+
+    @Test("an in-flight call that is not idempotent fails with connectionLost and is not repeated")
+    func inFlightNonIdempotentFails() async throws {
+        let server = InMemoryServer()
+        let client = RpcClient(configuration: InMemoryServer.configuration(), transportFactory: server.factory)
+        try await client.connect()
+        async let slow: Result<String, RpcError> = result { try await client.api.slow(ms: 3000) }
+        #expect(await eventually { server.service.calls("slow") == 1 })
+        server.cutAll()
+        let outcome = await slow
+        guard case .failure(.connectionLost) = outcome else {
+            Issue.record("expected connectionLost, got \(outcome)")
+            await client.disconnect()
+            return
+        }
+        #expect(server.service.calls("slow") == 1)
+        await client.disconnect()
+    }
+
+    @Test("an in-flight call marked idempotent is sent again after the reconnect and succeeds")
+    func inFlightIdempotentRetried() async throws {
+        let server = InMemoryServer()
+        let client = RpcClient(configuration: InMemoryServer.configuration(), transportFactory: server.factory)
+        try await client.connect()
+        async let slow: Result<String, RpcError> = result { try await client.api.slow(ms: 400).idempotent() }
+        #expect(await eventually { server.service.calls("slow") == 1 })
+        server.cutAll()
+        let outcome = await slow
+        #expect(outcome == .success("done"))
+        #expect(server.service.calls("slow") == 2)
+        await client.disconnect()
+    }
+
+    @Test("a call made while reconnecting waits for the connection and is sent once")
+    func offlineCallWaits() async throws {
+        let server = InMemoryServer()
+        let client = RpcClient(configuration: InMemoryServer.configuration(), transportFactory: server.factory)
+        try await client.connect()
+        server.setRefusing(true)
+        server.cutAll()
+        #expect(await eventually { await !client.isConnected })
+        async let value: Result<Int, RpcError> = result { try await client.api.square(n: 5) }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(server.service.calls("square") == 0)
+        server.setRefusing(false)
+        #expect(await value == .success(25))
+        #expect(server.service.calls("square") == 1)
+        await client.disconnect()
+    }
+
+    @Test("with the fail policy a call made while reconnecting fails at once with connectionLost")
+    func offlineFailPolicy() async throws {
+        let server = InMemoryServer()
+        var configuration = InMemoryServer.configuration(maxRetries: 0)
+        configuration.offlinePolicy = .fail
+        let client = RpcClient(configuration: configuration, transportFactory: server.factory)
+        try await client.connect()
+        server.setRefusing(true)
+        server.cutAll()
+        #expect(await eventually { await !client.isConnected })
+        let outcome = await result { () async throws -> Int in try await client.api.square(n: 5) }
+        guard case .failure(.connectionLost(let reason?)) = outcome else {
+            Issue.record("expected connectionLost, got \(outcome)")
+            await client.disconnect()
+            return
+        }
+        #expect(reason.contains("offline policy"))
+        await client.disconnect()
+    }
+
+    @Test("a rate-limited call is retried after the server's retryAfter and then succeeds")
+    func rateLimitHonoured() async throws {
+        let server = InMemoryServer()
+        let client = RpcClient(configuration: InMemoryServer.configuration(), transportFactory: server.factory)
+        try await client.connect()
+        server.service.rateLimitNext(2)
+        let start = ContinuousClock.now
+        let value: String = try await client.api.limited()
+        let elapsed = ContinuousClock.now - start
+        #expect(value == "ok")
+        #expect(server.service.calls("limited") == 3)
+        // Two waits of retryAfter (0.2 s) each: the retries cannot have come sooner.
+        #expect(elapsed >= .milliseconds(400))
+        await client.disconnect()
+    }
+
+    @Test("a rate limit that outlasts maxRetries surfaces as rateLimitExceeded with retryAfter")
+    func rateLimitSurfaces() async throws {
+        let server = InMemoryServer()
+        let client = RpcClient(configuration: InMemoryServer.configuration(maxRetries: 1), transportFactory: server.factory)
+        try await client.connect()
+        server.service.rateLimitNext(5)
+        let outcome = await result { () async throws -> String in try await client.api.limited() }
+        #expect(outcome == .failure(.rateLimitExceeded(retryAfter: 0.2)))
+        #expect(server.service.calls("limited") == 2)
+        await client.disconnect()
+    }
+
+    @Test("a per-request timeout fails a slow call with timeout, and the global timeout applies otherwise")
+    func timeouts() async throws {
+        let server = InMemoryServer()
+        let client = RpcClient(configuration: InMemoryServer.configuration(maxRetries: 0, timeout: 0.3), transportFactory: server.factory)
+        try await client.connect()
+        let perRequest = await result { () async throws -> String in
+            try await client.api.slow(ms: 5000).timeout(.milliseconds(100)).resolved()
+        }
+        #expect(perRequest == .failure(.timeout))
+        let global = await result { () async throws -> String in try await client.api.slow(ms: 5000).resolved() }
+        #expect(global == .failure(.timeout))
+        let longer = await result { () async throws -> String in
+            try await client.api.slow(ms: 500).timeout(.seconds(30)).resolved()
+        }
+        #expect(longer == .success("done"))
+        await client.disconnect()
+    }
+
+    @Test("a header changed at runtime is sent on the next reconnect")
+    func headerOnReconnect() async throws {
+        let server = InMemoryServer()
+        var configuration = InMemoryServer.configuration()
+        configuration.headers = ["Authorization": "Bearer old"]
+        let client = RpcClient(configuration: configuration, transportFactory: server.factory)
+        try await client.connect()
+        await client.updateHeader("Authorization", value: "Bearer new")
+        #expect(server.headers.map { $0["Authorization"] } == ["Bearer old"])
+        server.cutAll()
+        #expect(await eventually { server.connects == 2 })
+        #expect(server.headers.last?["Authorization"] == "Bearer new")
+        await client.disconnect()
+    }
+
+    @Test("a client never connected fails calls at once with connectionLost")
+    func notConnected() async throws {
+        let server = InMemoryServer()
+        let client = RpcClient(configuration: InMemoryServer.configuration(maxRetries: 0), transportFactory: server.factory)
+        let outcome = await result { () async throws -> Int in try await client.api.square(n: 2) }
+        guard case .failure(.connectionLost) = outcome else {
+            Issue.record("expected connectionLost, got \(outcome)")
+            return
+        }
+    }
+}
+
+/// What `body` returns, or the RpcError it throws (any other error is recorded as an issue).
+func result<T>(_ body: () async throws -> T) async -> Result<T, RpcError> {
+    do {
+        return .success(try await body())
+    } catch let error as RpcError {
+        return .failure(error)
+    } catch {
+        Issue.record("unexpected error \(error)")
+        return .failure(.remote(type: "unexpected", message: "\(error)"))
+    }
+}

@@ -1,0 +1,311 @@
+import RpcDo
+import RpcTransport
+import RpcTransportInMemory
+import RpcWire
+import Synchronization
+import Testing
+
+/// A JSON-RPC peer over in-memory pairs: `echo` answers its params, `slow` answers after 300 ms,
+/// `never` never answers, `fail` answers with an error; `announce` also sends a notification.
+/// It records every message it receives and can cut or refuse connections.
+final class JSONPeer: Sendable {
+    private struct State {
+        var ends: [InMemoryTransport] = []
+        var received: [String] = []
+        var refusing = false
+        var connects = 0
+    }
+
+    private let lock = Mutex(State())
+    var received: [String] { lock.withLock { $0.received } }
+    var connects: Int { lock.withLock { $0.connects } }
+    func setRefusing(_ refusing: Bool) { lock.withLock { $0.refusing = refusing } }
+
+    func cutAll() {
+        let ends = lock.withLock { state in
+            defer { state.ends = [] }
+            return state.ends
+        }
+        for end in ends { end.disconnect() }
+    }
+
+    var factory: ManagedConnection.TransportFactory {
+        { [self] _ in
+            if lock.withLock({ $0.refusing }) { throw TransportError(code: .connectFailed, message: "refused") }
+            let (client, server) = InMemoryTransport.makePair()
+            lock.withLock { state in
+                state.ends.append(server)
+                state.connects += 1
+            }
+            server.start { [self] event in
+                guard case .message(let message) = event else { return }
+                handle(message, on: server)
+            }
+            return client
+        }
+    }
+
+    private func handle(_ message: TransportMessage, on server: InMemoryTransport) {
+        let codec = JSONRPCCodec()
+        guard let packet = try? codec.decode(message.bytes) else { return }
+        for message in packet.messages {
+            lock.withLock { $0.received.append(message.method ?? "?") }
+            guard case .request(let id, let method, let params) = message else { continue }
+            let answer: JSONRPCMessage?
+            switch method {
+            case "echo", "announce": answer = .success(id: id, result: params.map(\.jsonValue) ?? .null)
+            case "fail": answer = .failure(id: id, error: JSONRPCErrorObject(code: 7, message: "boom"))
+            case "never": answer = nil
+            case "slow":
+                Task {
+                    try? await Task.sleep(for: .milliseconds(300))
+                    if let bytes = try? codec.encode(.success(id: id, result: .string("slow"))) {
+                        try? server.enqueue(.text(utf8: bytes))
+                    }
+                }
+                answer = nil
+            default: answer = .failure(id: id, error: .methodNotFound(method))
+            }
+            if method == "announce", let bytes = try? codec.encode(.notification(method: "news", params: nil)) {
+                try? server.enqueue(.text(utf8: bytes))
+            }
+            if let answer, let bytes = try? codec.encode(answer) {
+                try? server.enqueue(.text(utf8: bytes))
+            }
+        }
+    }
+}
+
+/// Fast reconnects for tests.
+func fastConfiguration(_ change: (inout ManagedConnectionConfiguration) -> Void = { _ in }) -> ManagedConnectionConfiguration {
+    var configuration = ManagedConnectionConfiguration(
+        reconnect: .exponentialBackoff(maxAttempts: 100, baseDelay: .milliseconds(10), maxDelay: .milliseconds(100)),
+        requestTimeout: .seconds(10))
+    change(&configuration)
+    return configuration
+}
+
+@Suite("ManagedConnection and JSONRPCChannel (in-memory transport)")
+struct ManagedConnectionTests {
+    @Test("requests are matched to answers by id, concurrently")
+    func correlation() async throws {
+        let peer = JSONPeer()
+        try await JSONRPCChannel.withChannel(configuration: fastConfiguration(), factory: peer.factory) { channel in
+            async let a = channel.request("echo", params: .positional([1]))
+            async let b = channel.request("echo", params: .positional([2]))
+            async let c = channel.request("slow")
+            let (x, y, z) = try await (a, b, c)
+            #expect(x == .array([.integer(1)]))
+            #expect(y == .array([.integer(2)]))
+            #expect(z == .string("slow"))
+        }
+    }
+
+    @Test("an error answer throws remote with the peer's error object; a silent peer times out")
+    func errorsAndTimeouts() async throws {
+        let peer = JSONPeer()
+        try await JSONRPCChannel.withChannel(configuration: fastConfiguration(), factory: peer.factory) { channel in
+            do {
+                _ = try await channel.request("fail")
+                Issue.record("expected an error")
+            } catch let error as ManagedConnectionError {
+                #expect(error.code == .remote)
+                #expect(error.remote?.code == 7)
+            }
+            do {
+                _ = try await channel.request("never", timeout: .milliseconds(100))
+                Issue.record("expected a timeout")
+            } catch let error as ManagedConnectionError {
+                #expect(error.code == .timeout)
+            }
+        }
+    }
+
+    @Test("a lost connection fails plain requests in flight and resends idempotent ones")
+    func lossInFlight() async throws {
+        let peer = JSONPeer()
+        try await JSONRPCChannel.withChannel(configuration: fastConfiguration(), factory: peer.factory) { channel in
+            async let plain: Result<JSONValue, ManagedConnectionError> = Self.outcome { try await channel.request("never") }
+            async let safe: Result<JSONValue, ManagedConnectionError> = Self.outcome {
+                try await channel.request("echo", params: .positional(["again"]), idempotent: true)
+            }
+            _ = await safe
+            #expect(await eventually { peer.received.filter { $0 == "never" }.count == 1 })
+            peer.cutAll()
+            let lost = await plain
+            #expect(lost.failureCode == .connectionLost)
+            #expect(await eventually { channel.connection.state.isConnected })
+            #expect(peer.connects == 2)
+        }
+    }
+
+    @Test("an idempotent request whose connection drops is sent again and answered")
+    func idempotentResend() async throws {
+        let peer = JSONPeer()
+        try await JSONRPCChannel.withChannel(configuration: fastConfiguration(), factory: peer.factory) { channel in
+            async let slow: Result<JSONValue, ManagedConnectionError> = Self.outcome { try await channel.request("slow", idempotent: true) }
+            #expect(await eventually { peer.received.contains("slow") })
+            peer.cutAll()
+            #expect(await slow == .success(.string("slow")))
+            #expect(peer.received.filter { $0 == "slow" }.count == 2)
+        }
+    }
+
+    @Test("messages sent while offline are queued up to the limit and flushed in order on reconnect")
+    func offlineQueue() async throws {
+        let peer = JSONPeer()
+        let configuration = fastConfiguration { $0.offlinePolicy = .queue(limit: 2) }
+        try await JSONRPCChannel.withChannel(configuration: configuration, factory: peer.factory) { channel in
+            peer.setRefusing(true)
+            peer.cutAll()
+            #expect(await eventually { !channel.connection.state.isConnected })
+            try await channel.notify("first")
+            try await channel.notify("second")
+            do {
+                try await channel.notify("third")
+                Issue.record("expected the queue to be full")
+            } catch let error as ManagedConnectionError {
+                #expect(error.code == .offlineQueueFull)
+            }
+            peer.setRefusing(false)
+            #expect(await eventually { peer.received == ["first", "second"] })
+        }
+    }
+
+    @Test("with the fail policy, sending while offline fails at once with notConnected")
+    func failPolicy() async throws {
+        let peer = JSONPeer()
+        let configuration = fastConfiguration { $0.offlinePolicy = .fail }
+        try await JSONRPCChannel.withChannel(configuration: configuration, factory: peer.factory) { channel in
+            peer.setRefusing(true)
+            peer.cutAll()
+            #expect(await eventually { !channel.connection.state.isConnected })
+            do {
+                try await channel.notify("lost")
+                Issue.record("expected notConnected")
+            } catch let error as ManagedConnectionError {
+                #expect(error.code == .notConnected)
+            }
+            let request = await Self.outcome { try await channel.request("echo") }
+            #expect(request.failureCode == .notConnected)
+        }
+    }
+
+    @Test("notifications from the peer reach the handler")
+    func notifications() async throws {
+        let peer = JSONPeer()
+        let seen = CallLog()
+        try await JSONRPCChannel.withChannel(
+            configuration: fastConfiguration(), factory: peer.factory, onNotification: { method, _ in seen.append(method) }
+        ) { channel in
+            _ = try await channel.request("announce")
+            #expect(await eventually { seen.all == ["news"] })
+        }
+    }
+
+    @Test("interceptors wrap every request in order")
+    func interceptorsOnRequests() async throws {
+        let peer = JSONPeer()
+        let log = CallLog()
+        let configuration = fastConfiguration { $0.interceptors = [LoggingInterceptor(name: "a", log: log), LoggingInterceptor(name: "b", log: log)] }
+        try await JSONRPCChannel.withChannel(configuration: configuration, factory: peer.factory) { channel in
+            _ = try await channel.request("echo")
+            _ = try? await channel.request("fail")
+            #expect(log.all == ["a>echo", "b>echo", "b<echo", "a<echo", "a>fail", "b>fail", "b<fail", "a<fail"])
+        }
+    }
+
+    @Test("gives up after maxAttempts, publishing disconnected with the error, and fails waiting requests")
+    func givesUp() async throws {
+        let peer = JSONPeer()
+        let configuration = fastConfiguration { $0.reconnect = .exponentialBackoff(maxAttempts: 2, baseDelay: .milliseconds(5), maxDelay: .milliseconds(10)) }
+        let channel = JSONRPCChannel(configuration: configuration, factory: peer.factory)
+        let log = StateLog()
+        let states = channel.connection.stateUpdates()
+        let watcher = Task { for await state in states { log.append(state) } }
+        try await channel.connection.start()
+        peer.setRefusing(true)
+        peer.cutAll()
+        #expect(await eventually { log.all.last?.hasPrefix("disconnected(") == true })
+        #expect(log.all.contains("reconnecting(1)"))
+        #expect(log.all.contains("reconnecting(2)"))
+        #expect(!log.all.contains("reconnecting(3)"))
+        let late = await Self.outcome { try await channel.request("echo") }
+        #expect(late.failureCode == .notConnected)
+        await channel.connection.close()
+        await watcher.value
+        #expect(log.all.last == "disconnected")
+    }
+
+    @Test("a heartbeat that is not answered closes the transport and the connection reconnects")
+    func heartbeat() async throws {
+        let peer = JSONPeer()
+        let answering = Mutex(false)
+        let configuration = fastConfiguration {
+            $0.heartbeat = Heartbeat(interval: .milliseconds(50), timeout: .milliseconds(50)) { _ in
+                if answering.withLock({ $0 }) { return }
+                try await Task.sleep(for: .seconds(60))
+            }
+        }
+        try await JSONRPCChannel.withChannel(configuration: configuration, factory: peer.factory) { channel in
+            #expect(await eventually { peer.connects >= 2 })
+            answering.withLock { $0 = true }
+            let reply = try await channel.request("echo", params: .positional([1]))
+            #expect(reply == .array([.integer(1)]))
+        }
+    }
+
+    @Test("the first connection failing makes start throw notConnected")
+    func firstConnectFails() async throws {
+        let peer = JSONPeer()
+        peer.setRefusing(true)
+        let connection = ManagedConnection(configuration: fastConfiguration(), factory: peer.factory, handler: .messages { _ in })
+        do {
+            try await connection.start()
+            Issue.record("expected start to fail")
+        } catch {
+            #expect(error.code == .notConnected)
+        }
+        await connection.close()
+    }
+
+    @Test("headers changed at runtime reach the factory on the next connect; the status snapshot follows the state")
+    func headersAndStatus() async throws {
+        let seen = Mutex<[[String: String]]>([])
+        let ends = Mutex<[InMemoryTransport]>([])
+        let factory: ManagedConnection.TransportFactory = { headers in
+            seen.withLock { $0.append(headers) }
+            let (client, server) = InMemoryTransport.makePair()
+            ends.withLock { $0.append(server) }
+            return client
+        }
+        let configuration = fastConfiguration { $0.headers = ["Auth": "a"] }
+        try await ManagedConnection.withConnection(configuration: configuration, factory: factory, handler: .messages { _ in }) { connection in
+            #expect(connection.status.isConnected)
+            connection.updateHeader("Auth", value: "b")
+            connection.updateHeader("Extra", value: "x")
+            for end in ends.withLock({ $0 }) { end.disconnect() }
+            #expect(await eventually { seen.withLock { $0.count } == 2 })
+            #expect(seen.withLock { $0 } == [["Auth": "a"], ["Auth": "b", "Extra": "x"]])
+            #expect(await eventually { connection.status.isConnected })
+        }
+    }
+
+    static func outcome(_ body: () async throws -> JSONValue) async -> Result<JSONValue, ManagedConnectionError> {
+        do {
+            return .success(try await body())
+        } catch let error as ManagedConnectionError {
+            return .failure(error)
+        } catch {
+            Issue.record("unexpected error \(error)")
+            return .failure(ManagedConnectionError(.invalidRequest, "\(error)"))
+        }
+    }
+}
+
+extension Result where Failure == ManagedConnectionError {
+    var failureCode: ManagedConnectionError.Code? {
+        if case .failure(let error) = self { return error.code }
+        return nil
+    }
+}

@@ -1,0 +1,106 @@
+import CapnWeb
+import Foundation
+import RpcDo
+import RpcTransport
+import Synchronization
+import Testing
+
+@Suite("RpcClient under faults (real sockets on 127.0.0.1)")
+struct SocketFaultTests {
+    static func configuration(_ url: String, maxRetries: Int = 3) throws -> RpcClientConfiguration {
+        var configuration = RpcClientConfiguration(
+            url: try #require(URL(string: url)), timeout: 10, maxRetries: maxRetries, retryBaseDelay: 0.02, maxRetryDelay: 0.5)
+        configuration.reconnect = .exponentialBackoff(maxAttempts: 100, baseDelay: .milliseconds(20), maxDelay: .milliseconds(200))
+        return configuration
+    }
+
+    @Test("a server that drops every connection and refuses for a while is reconnected to; later calls succeed")
+    func serverRestart() async throws {
+        let server = FaultyServer()
+        try await server.run { url in
+            let client = RpcClient(configuration: try Self.configuration(url))
+            try await client.connect()
+            let log = StateLog()
+            let states = client.connectionStates
+            let watcher = Task { for await state in states { log.append(state) } }
+            let before: Int = try await client.api.square(n: 2)
+            #expect(before == 4)
+            server.setRefusing(true)
+            await server.dropAll()
+            #expect(await eventually { log.all.contains("reconnecting(2)") })
+            server.setRefusing(false)
+            #expect(await eventually { await client.isConnected })
+            let after: Int = try await client.api.square(n: 3)
+            #expect(after == 9)
+            await client.disconnect()
+            await watcher.value
+            let all = log.all
+            let reconnecting = try #require(all.firstIndex(of: "reconnecting(1)"))
+            #expect(all[reconnecting...].contains("connected"))
+        }
+    }
+
+    @Test("in flight during a drop: a plain call fails with connectionLost, an idempotent one is retried")
+    func inFlightDuringDrop() async throws {
+        let server = FaultyServer()
+        try await server.run { url in
+            let client = RpcClient(configuration: try Self.configuration(url))
+            try await client.connect()
+            async let plain: Result<String, RpcError> = result { try await client.api.slow(ms: 3000) }
+            async let safe: Result<String, RpcError> = result { try await client.api.slow(ms: 300).idempotent() }
+            #expect(await eventually { server.service.calls("slow") == 2 })
+            await server.dropAll()
+            let (plainOutcome, safeOutcome) = await (plain, safe)
+            if case .failure(.connectionLost) = plainOutcome {} else {
+                Issue.record("expected connectionLost, got \(plainOutcome)")
+            }
+            #expect(safeOutcome == .success("done"))
+            #expect(server.service.calls("slow") == 3)
+            await client.disconnect()
+        }
+    }
+
+    @Test("a header changed at runtime reaches the server with the next WebSocket upgrade")
+    func headerOnUpgrade() async throws {
+        let server = FaultyServer()
+        try await server.run { url in
+            var configuration = try Self.configuration(url)
+            configuration.headers = ["X-Token": "one"]
+            let client = RpcClient(configuration: configuration)
+            try await client.connect()
+            #expect(server.upgradeHeaders.last?["x-token"] == "one")
+            await client.updateHeader("X-Token", value: "two")
+            await server.dropAll()
+            #expect(await eventually { server.upgradeHeaders.count >= 2 })
+            #expect(await eventually { await client.isConnected })
+            #expect(server.upgradeHeaders.last?["x-token"] == "two")
+            await client.disconnect()
+        }
+    }
+
+    @Test("withConnection connects, runs the operation and disconnects even when it throws")
+    func scopedConnection() async throws {
+        let server = FaultyServer()
+        try await server.run { url in
+            struct Stop: Error {}
+            let kept = Recorder()
+            await #expect(throws: Stop.self) {
+                try await RpcClient.withConnection(to: url) { client in
+                    kept.set(client)
+                    #expect(await client.isConnected)
+                    throw Stop()
+                }
+            }
+            let client = try #require(kept.client)
+            #expect(await client.isConnected == false)
+            #expect(client.status.state.description == "disconnected")
+        }
+    }
+}
+
+/// Keeps the client a scoped test saw.
+final class Recorder: Sendable {
+    private let stored = Mutex<RpcClient?>(nil)
+    var client: RpcClient? { stored.withLock { $0 } }
+    func set(_ client: RpcClient) { stored.withLock { $0 = client } }
+}
