@@ -40,6 +40,30 @@ struct SocketFaultTests {
         }
     }
 
+    @Test("a server process killed and restarted on the same port is reconnected to; later calls succeed")
+    func realRestart() async throws {
+        let (client, port) = try await FaultyServer().run { url in
+            let client = RpcClient(configuration: try Self.configuration(url))
+            try await client.connect()
+            let before: Int = try await client.api.square(n: 2)
+            #expect(before == 4)
+            return (client, try #require(URL(string: url)?.port))
+        }
+        let log = StateLog()
+        let states = client.connectionStates
+        let watcher = Task { for await state in states { log.append(state) } }
+        #expect(await eventually { log.all.contains("reconnecting(1)") })
+        try await FaultyServer().run(port: port) { _ in
+            #expect(await eventually { await client.isConnected })
+            let after: Int = try await client.api.square(n: 5)
+            #expect(after == 25)
+        }
+        await client.disconnect()
+        await watcher.value
+        let reconnecting = try #require(log.all.firstIndex(of: "reconnecting(1)"))
+        #expect(log.all[reconnecting...].contains("connected"))
+    }
+
     @Test("in flight during a drop: a plain call fails with connectionLost, an idempotent one is retried")
     func inFlightDuringDrop() async throws {
         let server = FaultyServer()

@@ -145,8 +145,8 @@ final class FaultyServer: Sendable {
     }
 
     /// Runs the server while `body` runs.
-    func run<T>(_ body: (_ url: String) async throws -> T) async throws -> T {
-        var configuration = TransportServerConfiguration(address: .host("127.0.0.1", port: 0))
+    func run<T>(port: Int = 0, _ body: (_ url: String) async throws -> T) async throws -> T {
+        var configuration = TransportServerConfiguration(address: .host("127.0.0.1", port: port))
         configuration.shutdownGracePeriod = .seconds(2)
         configuration.upgradeHook = { [self] request in
             var headers: [String: String] = [:]

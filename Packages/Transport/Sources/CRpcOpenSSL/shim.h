@@ -8,6 +8,7 @@
 #include <openssl/pem.h>
 #include <openssl/evp.h>
 #include <openssl/bio.h>
+#include <openssl/rand.h>
 
 // Function wrappers for OpenSSL macros, which Swift cannot import directly.
 

@@ -46,9 +46,19 @@ public protocol MessageTransport: AnyObject, Sendable {
 
     /// A stream of state changes, starting with the current state and finishing after `closed`.
     func stateUpdates() -> AsyncStream<TransportState>
+
+    /// The task executor of the thread that delivers this transport's events, if it has one
+    /// (a WebSocket's event loop; `nil` for an in-memory pair).
+    ///
+    /// Code run with it as its preference (`withTaskExecutorPreference(transport.executor)`)
+    /// sends and receives on that thread, with no hand-off between threads per message.
+    var executor: (any TaskExecutor)? { get }
 }
 
 extension MessageTransport {
+    /// No executor of its own: events come from wherever the transport delivers them.
+    public var executor: (any TaskExecutor)? { nil }
+
     /// Closes the connection normally (1000) without a reason.
     public func close() async {
         await close(code: .normal, reason: "")

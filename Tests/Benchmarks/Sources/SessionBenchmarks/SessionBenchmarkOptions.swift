@@ -19,6 +19,9 @@ struct SessionBenchmarkOptions {
     var chains = 2_000
     /// When set, the process is the server of that kind, not the driver.
     var serve: SessionServerKind?
+    /// When set, server and client run in this one process for that many calls, sequential then
+    /// with the window in flight, and nothing is timed: a fixed workload for a profiler.
+    var profileCalls: Int?
 
     /// The usage text.
     static let usage = """
@@ -32,6 +35,9 @@ struct SessionBenchmarkOptions {
         internal: SessionBenchmarks --serve KIND
           starts a server of KIND (\(SessionServerKind.allCases.map(\.rawValue).joined(separator: ", "))),
           prints `PORT <n>` and serves until its standard input closes
+        internal: SessionBenchmarks --profile N
+          serves and calls in one process: N sequential calls, then N with the window in flight
+          (a fixed workload to run under a profiler such as callgrind)
         """
 
     /// Parses `arguments` (without the program name).
@@ -56,6 +62,8 @@ struct SessionBenchmarkOptions {
                 window = try remaining.popPositiveInteger(after: option, usage: Self.usage)
             case "--chains":
                 chains = try remaining.popPositiveInteger(after: option, usage: Self.usage)
+            case "--profile":
+                profileCalls = try remaining.popPositiveInteger(after: option, usage: Self.usage)
             case "--serve":
                 guard let text = remaining.popFirst(), let kind = SessionServerKind(rawValue: text) else {
                     throw BenchmarkFailure("--serve needs a server kind\n\(Self.usage)")

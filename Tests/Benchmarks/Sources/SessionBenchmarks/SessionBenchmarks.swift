@@ -19,6 +19,8 @@ enum SessionBenchmarks {
             let options = try SessionBenchmarkOptions(arguments: Array(CommandLine.arguments.dropFirst()))
             if let kind = options.serve {
                 try await SessionServer.serve(kind)
+            } else if let calls = options.profileCalls {
+                try await SessionServer.profile(calls: calls, window: options.window)
             } else {
                 try await drive(options)
             }

@@ -4,62 +4,21 @@ import NIOCore
 import NIOPosix
 import RpcTransportNIO
 
-/// Runs the client's calls on the connection's own event loop, as an application that keeps a
-/// connection's work on its event loop does: each call is written and each answer resumes the
-/// caller on that thread, with no hop to the cooperative pool.
-actor LoopPinnedCaller {
-    private let loop: any EventLoop
-    private let call: @Sendable () async throws -> Void
-
-    init(loop: any EventLoop, call: @escaping @Sendable () async throws -> Void) {
-        self.loop = loop
-        self.call = call
-    }
-
-    nonisolated var unownedExecutor: UnownedSerialExecutor {
-        loop.executor.asUnownedSerialExecutor()
-    }
-
-    /// Makes `count` calls one after the other on the loop; returns each call's time in
-    /// nanoseconds and the time of all of them.
-    func sequential(count: Int) async throws -> (samples: [Int64], elapsed: Duration) {
-        let clock = ContinuousClock()
-        var samples: [Int64] = []
-        samples.reserveCapacity(count)
-        let start = clock.now
-        for _ in 0 ..< count {
-            let before = clock.now
-            try await call()
-            samples.append(EchoProgress.nanoseconds(clock.now - before))
-        }
-        return (samples, clock.now - start)
-    }
-
-    /// Makes `count` calls one after the other on the loop.
-    func loop(count: Int) async throws {
-        for _ in 0 ..< count {
-            try await call()
-        }
-    }
-}
-
 /// Drives a session server through a client session over our `WebSocketClient`.
 final class SessionClientDriver: Sendable {
     private let session: RpcSession<Any>
     private let argument: String
     private let group: MultiThreadedEventLoopGroup
-    private let caller: LoopPinnedCaller
+    /// The connection's event loop as a task executor: the calls run there, as an application
+    /// that keeps a connection's work on its event loop does, with no hop to the cooperative
+    /// pool per call.
+    private let executor: (any TaskExecutor)?
 
     private init(session: RpcSession<Any>, argument: String, group: MultiThreadedEventLoopGroup) {
         self.session = session
         self.argument = argument
         self.group = group
-        self.caller = LoopPinnedCaller(loop: group.next()) { [session, argument] in
-            let result: String = try await session.api.square(argument)
-            guard result.utf8.count == argument.utf8.count else {
-                throw BenchmarkFailure("square returned \(result.utf8.count) bytes, not \(argument.utf8.count)")
-            }
-        }
+        self.executor = session.executor
     }
 
     /// Connects and starts the client session; `argument` is what every `square` call sends.
@@ -82,7 +41,18 @@ final class SessionClientDriver: Sendable {
     /// Makes `count` calls one after the other; returns the time of each in nanoseconds and
     /// the time of all of them.
     func sequential(count: Int) async throws -> (samples: [Int64], elapsed: Duration) {
-        try await caller.sequential(count: count)
+        try await withTaskExecutorPreference(executor) {
+            let clock = ContinuousClock()
+            var samples: [Int64] = []
+            samples.reserveCapacity(count)
+            let start = clock.now
+            for _ in 0 ..< count {
+                let before = clock.now
+                try await call()
+                samples.append(EchoProgress.nanoseconds(clock.now - before))
+            }
+            return (samples, clock.now - start)
+        }
     }
 
     /// Makes `total` calls from `window` tasks, each calling in a loop, so that `window` calls
@@ -93,8 +63,8 @@ final class SessionClientDriver: Sendable {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for worker in 0 ..< window {
                 let count = total / window + (worker < total % window ? 1 : 0)
-                group.addTask {
-                    try await self.caller.loop(count: count)
+                group.addTask(executorPreference: executor) {
+                    for _ in 0 ..< count { try await self.call() }
                 }
             }
             try await group.waitForAll()

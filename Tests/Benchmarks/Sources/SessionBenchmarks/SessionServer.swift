@@ -15,6 +15,26 @@ enum SessionServer {
         }
     }
 
+    /// Serves sessions and drives them from this process: `calls` sequential calls, then
+    /// `calls` calls with `window` in flight.
+    static func profile(calls: Int, window: Int) async throws {
+        var configuration = TransportServerConfiguration(address: .host("127.0.0.1", port: 0))
+        configuration.shutdownGracePeriod = .seconds(1)
+        try await withTransportServer(
+            configuration: configuration,
+            onConnection: { transport, _ in
+                let session = RpcSession<Any>.start(transport: transport, main: BenchAPI())
+                _ = await transport.waitUntilClosed()
+                await session.close()
+            }
+        ) { server in
+            let driver = try await SessionClientDriver.connect(port: server.port ?? 0, argument: SessionBenchmarks.argument)
+            _ = try await driver.sequential(count: calls)
+            _ = try await driver.concurrent(total: max(calls, window), window: window)
+            await driver.close()
+        }
+    }
+
     private static func serveSessions() async throws {
         var configuration = TransportServerConfiguration(address: .host("127.0.0.1", port: 0))
         configuration.shutdownGracePeriod = .seconds(1)

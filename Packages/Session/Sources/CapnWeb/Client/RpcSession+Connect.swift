@@ -4,6 +4,7 @@ public import FoundationEssentials
 public import Foundation
 #endif
 internal import RpcTransport
+internal import RpcTransportNIO
 
 extension RpcSession {
     /// Connects to a Cap'n Web server over WebSocket.
@@ -67,6 +68,7 @@ extension RpcSession {
         let connection = SessionConnection(
             configuration: configuration,
             makeMain: { nil },
+            executor: EventLoopTaskExecutor(connector.eventLoop),
             connector: { () async throws -> any MessageTransport in try await connector.connect() })
         try await connection.connectFirst()
         return RpcSession(connection: connection)

@@ -3,7 +3,9 @@ internal import FoundationEssentials
 #else
 internal import Foundation
 #endif
+internal import NIOCore
 internal import NIOHTTP1
+internal import NIOPosix
 internal import RpcTransport
 internal import RpcTransportNIO
 
@@ -11,6 +13,9 @@ internal import RpcTransportNIO
 struct WebSocketConnector: Sendable {
     let url: String
     let configuration: WebSocketClientConfiguration
+    /// The loop every connection of the session runs on, so the session's executor stays the
+    /// same across reconnects.
+    let eventLoop: any EventLoop
 
     /// Checks `url` (`ws` or `wss`) and prepares the client settings.
     init(url: URL, configuration: Configuration) throws(RpcError) {
@@ -29,12 +34,13 @@ struct WebSocketConnector: Sendable {
         client.maxMessageSize = max(client.maxMessageSize, configuration.limits.maxMessageSize)
         self.url = url.absoluteString
         self.configuration = client
+        self.eventLoop = MultiThreadedEventLoopGroup.singleton.next()
     }
 
     /// Opens one connection.
     func connect() async throws(RpcError) -> any MessageTransport {
         do {
-            return try await WebSocketClient.connect(to: url, configuration: configuration)
+            return try await WebSocketClient.connect(to: url, configuration: configuration, eventLoopGroup: eventLoop)
         } catch {
             if error.code == .invalidTarget { throw .invalidArgument(error.message) }
             throw .connectionLost(error)

@@ -58,10 +58,14 @@ final class SessionCore: Sendable {
     let limits: RpcLimits
     /// How long an awaited call may take; `nil` for no limit.
     let callTimeout: Duration?
+    /// The timeout clock of every awaited call; `nil` for no limit.
+    let deadlines: CallDeadlines?
     /// Called with every frame: `true` for sent, `false` for received.
     let trace: (@Sendable (_ sent: Bool, _ text: String) -> Void)?
     let state: Mutex<State>
     private let drops = Mutex<[(id: Int64, owner: ObjectIdentifier)]>([])
+    /// How many entries ``drops`` holds, read without its lock on every table operation.
+    private let pendingDrops = Atomic<Int>(0)
 
     init(
         transport: any MessageTransport,
@@ -73,6 +77,7 @@ final class SessionCore: Sendable {
         self.transport = transport
         self.limits = limits
         self.callTimeout = callTimeout
+        self.deadlines = callTimeout.map(CallDeadlines.init(timeout:))
         self.codec = CapnWebCodec(configuration: limits.codecConfiguration)
         self.trace = trace
         var initial = State()
@@ -163,6 +168,7 @@ final class SessionCore: Sendable {
     /// this thread: queues the drop and processes it now if the mutex is free, later otherwise.
     func importDropped(id: Int64, hook: ObjectIdentifier) {
         drops.withLock { $0.append((id, hook)) }
+        pendingDrops.add(1, ordering: .releasing)
         let processed: Bool? = state.withLockIfAvailable { state in
             processDrops(&state)
             return claimFlush(&state)
@@ -178,10 +184,12 @@ final class SessionCore: Sendable {
     }
 
     private func processDrops(_ state: inout State) {
+        guard pendingDrops.load(ordering: .acquiring) > 0 else { return }
         let pending = drops.withLock { drops -> [(id: Int64, owner: ObjectIdentifier)] in
             defer { drops.removeAll() }
             return drops
         }
+        pendingDrops.subtract(pending.count, ordering: .relaxed)
         for (id, owner) in pending {
             guard let entry = state.imports[id], !entry.permanent, entry.owner == owner else { continue }
             state.imports[id] = nil
@@ -212,6 +220,7 @@ final class SessionCore: Sendable {
             return (old, true)
         }
         guard let (old, _) = taken else { return }
+        deadlines?.close()
         for task in old.tasks.values { task.cancel() }
         for entry in old.imports.values {
             if let hook = entry.hook, hook.isPromise {

@@ -1,5 +1,3 @@
-internal import NIOCore
-internal import NIOPosix
 internal import RpcWire
 
 /// What a stub or promise points at: a remote entry, a local target, a local promise, a settled
@@ -79,25 +77,17 @@ extension StubHook {
     /// Waits for the settled value from async code.
     ///
     /// Cancelling the waiting task resumes it with ``RpcError/cancelled``; the registration is
-    /// then ignored when the value arrives.
-    nonisolated(nonsending) func settled(timeout: Duration? = nil) async -> Settlement {
+    /// then ignored when the value arrives. With `deadlines`, the wait fails with
+    /// ``RpcError/timeout`` once the session's call timeout has passed.
+    nonisolated(nonsending) func settled(deadlines: CallDeadlines? = nil) async -> Settlement {
+        // The closures below capture `isolation`, so they run where the caller runs: a caller on
+        // an event loop stays on it for the whole call, with no hop to the cooperative pool.
         let waiter = SettlementWaiter()
-        let timer = timeout.map { timeout in
-            (MultiThreadedEventLoopGroup.currentEventLoop ?? MultiThreadedEventLoopGroup.singleton.any()).scheduleTask(
-                in: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000
-                    + timeout.components.attoseconds / 1_000_000_000)
-            ) {
-                waiter.resume(.failure(.failed(.timeout)))
-            }
-        }
-        defer { timer?.cancel() }
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                waiter.install(continuation)
-                whenSettled { settlement in waiter.resume(settlement) }
-            }
-        } onCancel: {
-            waiter.resume(.failure(.failed(.cancelled)))
+        let registration = deadlines?.register(waiter)
+        defer { if let registration { deadlines?.finished(registration) } }
+        return await withCheckedContinuation { continuation in
+            waiter.install(continuation)
+            whenSettled { settlement in waiter.resume(settlement) }
         }
     }
 }

@@ -161,7 +161,7 @@ public struct Ref<T>: Sendable {
     /// (with its properties), or a local failure.
     nonisolated(nonsending) public func settle() async -> RpcOutcome {
         let hook = stub.path.isEmpty ? stub.hook : stub.hook.get(stub.path)
-        let settlement = await hook.settled(timeout: (stub.hook as? ImportHook)?.core.callTimeout)
+        let settlement = await hook.settled(deadlines: (stub.hook as? ImportHook)?.core.deadlines)
         do {
             let value = try settlement.get()
             return .resolved(try await Substitution.resolve(value))
@@ -242,7 +242,13 @@ extension Ref: StubConvertible {
 /// Turns call arguments into payloads.
 enum ArgumentConversion {
     static func payload(_ value: any Sendable) throws(RpcError) -> RpcPayload {
+        // Concrete types first: a cast to a concrete type compares metadata, while a cast to a
+        // protocol looks the conformance up, which costs far more on every call.
         switch value {
+        case let string as String: return .string(string)
+        case let integer as Int: return .integer(Int64(integer))
+        case let number as Double: return .double(number)
+        case let flag as Bool: return .bool(flag)
         case let payload as RpcPayload: return payload
         case let stub as RpcStub: return .stub(stub)
         case let convertible as any StubConvertible: return .stub(convertible.rpcStub)

@@ -62,6 +62,25 @@ public actor RpcSession<API> {
         await connection.currentCore()?.drain()
     }
 
+    /// The executor of the connection's event loop, where the session reads and writes its
+    /// frames; `nil` for a transport without one (an in-memory pair).
+    ///
+    /// Awaiting calls from code that prefers this executor costs no hand-off between threads:
+    /// each call is written, and its answer resumes the caller, on the connection's own thread.
+    /// A session opened from a URL keeps the same executor across reconnects.
+    ///
+    /// ```swift
+    /// try await withTaskExecutorPreference(session.executor) {
+    ///     for id in ids { let user: User = try await session.api.getUser(id) }
+    /// }
+    /// ```
+    ///
+    /// Code running there shares the thread with the connection's I/O: move blocking or long
+    /// computations off it (`withTaskExecutorPreference(globalConcurrentExecutor) { … }`).
+    public nonisolated var executor: (any TaskExecutor)? {
+        connection.executor
+    }
+
     /// The connection's states, starting with the current one.
     public nonisolated var connectionStates: AsyncStream<ConnectionState> {
         connection.states()

@@ -32,14 +32,19 @@ final class SessionConnection: Sendable {
     /// How to open a new transport; `nil` for a session started on a given transport, which
     /// never reconnects.
     let connector: Connector?
+    /// The executor every connection of this session delivers on, when it is known in advance
+    /// (a session opened from a URL pins one event loop).
+    let pinnedExecutor: (any TaskExecutor)?
     private let state = Mutex(State())
 
     init(
         configuration: Configuration,
         makeMain: @escaping @Sendable () -> (any RpcTarget)?,
         trace: (@Sendable (_ sent: Bool, _ text: String) -> Void)? = nil,
+        executor: (any TaskExecutor)? = nil,
         connector: Connector? = nil
     ) {
+        self.pinnedExecutor = executor
         self.configuration = configuration
         self.makeMain = makeMain
         self.trace = trace ?? configuration.trace
@@ -53,6 +58,12 @@ final class SessionConnection: Sendable {
 
     func currentCore() -> SessionCore? {
         state.withLock { $0.core }
+    }
+
+    /// Where the current connection delivers its events: the pinned executor, or the
+    /// transport's.
+    var executor: (any TaskExecutor)? {
+        pinnedExecutor ?? currentCore()?.transport.executor
     }
 
     var lastError: (any Error)? {

@@ -23,6 +23,7 @@ public final class WebSocketTransport: MessageTransport, Sendable {
     public let maxMessageSize: Int
 
     private let eventLoop: any EventLoop
+    private let loopExecutor: EventLoopTaskExecutor
     private let shared: WebSocketSharedState
     private let connection: NIOLoopBound<WebSocketConnectionHandler>
 
@@ -34,6 +35,7 @@ public final class WebSocketTransport: MessageTransport, Sendable {
         maxMessageSize: Int
     ) {
         self.eventLoop = channel.eventLoop
+        self.loopExecutor = EventLoopTaskExecutor(channel.eventLoop)
         self.shared = connection.shared
         self.connection = NIOLoopBound(connection, eventLoop: channel.eventLoop)
         self.subprotocol = subprotocol
@@ -144,6 +146,12 @@ public final class WebSocketTransport: MessageTransport, Sendable {
     /// A stream of state changes, starting with the current state and finishing after `closed`.
     public func stateUpdates() -> AsyncStream<TransportState> {
         shared.stateUpdates()
+    }
+
+    /// The connection's event loop as a task executor: inbound events are delivered there, and
+    /// messages enqueued there are written without a hop.
+    public var executor: (any TaskExecutor)? {
+        loopExecutor
     }
 
     /// Starts the close handshake without waiting for it to finish.

@@ -97,7 +97,9 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
 
     func channelReadComplete(context: ChannelHandlerContext) {
         inRead = false
-        flushIfNeeded()
+        // Flushed from a task rather than here: work the read burst started on this loop (a
+        // resumed caller, a target's answer) runs first, and its frames leave in the same write.
+        if needsFlush { markNeedsFlush() }
         context.fireChannelReadComplete()
     }
 

@@ -16,10 +16,9 @@ enum WebSocketFrameWriter {
     /// The longest frame header: two bytes, an eight-byte length and a four-byte masking key.
     static let maximumHeaderSize = 14
 
-    /// A fresh masking key from the system's random source.
+    /// A fresh masking key (see ``MaskingKeyPool``).
     static func randomMaskingKey() -> (UInt8, UInt8, UInt8, UInt8) {
-        var generator = SystemRandomNumberGenerator()
-        let value: UInt32 = generator.next()
+        let value = MaskingKeyPool.shared.next()
         return (UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8),
                 UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 24))
     }

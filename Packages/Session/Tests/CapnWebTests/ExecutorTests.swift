@@ -1,0 +1,124 @@
+import NIOCore
+import NIOPosix
+import Synchronization
+import Testing
+import RpcTransportNIO
+@testable import CapnWeb
+
+/// A main object that records on which thread its methods run.
+final class ThreadProbeTarget: RpcTarget {
+    /// For each call, whether it ran on an event loop thread.
+    let ranOnEventLoop = Recorder<Bool>()
+
+    func call(_ method: String, with arguments: RpcArguments) async throws -> RpcPayload {
+        switch method {
+        case "where":
+            ranOnEventLoop.append(MultiThreadedEventLoopGroup.currentEventLoop != nil)
+            return .string("here")
+        case "hang":
+            try await Task.sleep(for: .seconds(60))
+            return .undefined
+        default:
+            throw RpcErrorValue.notAFunction(method)
+        }
+    }
+}
+
+@Suite("Threads and timeouts")
+struct ExecutorTests {
+    @Test("a target called by the peer starts on the connection's event loop")
+    func targetsRunOnTheLoop() async throws {
+        let probe = ThreadProbeTarget()
+        try await withRpcServer(main: { probe }) { server in
+            try await withRpcSession(to: server.webSocketURL) { session in
+                for _ in 0 ..< 5 {
+                    let answer: String = try await session.api.where()
+                    #expect(answer == "here")
+                }
+                #expect(probe.ranOnEventLoop.all == [Bool](repeating: true, count: 5))
+                #expect(await eventually { session.getStats() == RpcStats(imports: 1, exports: 1) })
+                #expect(await eventually { server.sessions.allSatisfy { $0.getStats() == RpcStats(imports: 1, exports: 1) } })
+            }
+        }
+    }
+
+    @Test("calls awaited with the session's executor as preference resume on the connection's loop")
+    func callersResumeOnTheLoop() async throws {
+        try await withRpcServer(main: { NetTarget() }) { server in
+            try await withRpcSession(to: server.webSocketURL) { session in
+                let executor = try #require(session.executor as? EventLoopTaskExecutor)
+                let loop = executor.eventLoop
+                let onLoop = try await withTaskExecutorPreference(executor) {
+                    var onLoop: [Bool] = []
+                    for value in 1 ... 5 {
+                        let n: Double = try await session.api.square(Double(value))
+                        #expect(n == Double(value * value))
+                        onLoop.append(loop.inEventLoop)
+                    }
+                    return onLoop
+                }
+                #expect(onLoop == [Bool](repeating: true, count: 5))
+                #expect(await eventually { session.getStats() == RpcStats(imports: 1, exports: 1) })
+            }
+        }
+    }
+
+    @Test("a session opened from a URL keeps one executor across reconnects")
+    func executorSurvivesReconnect() async throws {
+        try await withRpcServer(main: { NetTarget() }) { server in
+            let session = try await RpcSession<Any>.connect(to: server.webSocketURL)
+            let before = try #require(session.executor as? EventLoopTaskExecutor)
+            try await session.reconnect()
+            let after = try #require(session.executor as? EventLoopTaskExecutor)
+            #expect(before === after)
+            let n: Double = try await session.api.square(3)
+            #expect(n == 9)
+            #expect(await eventually { session.getStats() == RpcStats(imports: 1, exports: 1) })
+            await session.close()
+        }
+    }
+
+    @Test("an awaited call fails with timeout once the call timeout passes, and the session goes on")
+    func callTimeout() async throws {
+        let probe = ThreadProbeTarget()
+        try await withRpcServer(main: { probe }) { server in
+            try await withRpcSession(to: server.webSocketURL, configure: { $0.timeout = .milliseconds(200) }) { session in
+                let started = ContinuousClock.now
+                do {
+                    let _: String = try await session.api.hang()
+                    Issue.record("the hanging call returned")
+                } catch let error as RpcError {
+                    if case .timeout = error {} else { Issue.record("expected a timeout, got \(error)") }
+                }
+                #expect(ContinuousClock.now - started >= .milliseconds(200))
+                let answer: String = try await session.api.where()
+                #expect(answer == "here")
+                #expect(await eventually(timeout: .seconds(5)) { session.getStats() == RpcStats(imports: 1, exports: 1) })
+                #expect(await eventually(timeout: .seconds(5)) {
+                    server.sessions.allSatisfy { $0.getStats() == RpcStats(imports: 1, exports: 1) }
+                })
+            }
+        }
+    }
+
+    @Test("the call deadlines fail only expired waiters and stop sweeping when none is left")
+    func deadlinesSweep() async throws {
+        let deadlines = CallDeadlines(timeout: .milliseconds(50))
+        let expiring = SettlementWaiter()
+        let answered = SettlementWaiter()
+        let first = try #require(deadlines.register(expiring))
+        let second = try #require(deadlines.register(answered))
+        answered.resume(.success(.integer(1)))
+        deadlines.finished(second)
+        let outcome = await withCheckedContinuation { continuation in
+            expiring.install(continuation)
+        }
+        guard case .failure(.failed(.timeout)) = outcome else {
+            Issue.record("expected a timeout, got \(outcome)")
+            return
+        }
+        deadlines.finished(first)
+        deadlines.close()
+        #expect(deadlines.register(SettlementWaiter()) == nil)
+    }
+}
