@@ -54,12 +54,14 @@ public final class TodoServer: Sendable {
     /// - Parameters:
     ///   - configuration: Where to listen (default `127.0.0.1`, a free port) and the session settings.
     ///   - store: The data to serve (default: a new store with the demo data).
+    ///   - isolation: Where `body` runs (the caller's actor, by default).
     ///   - body: What to do while the server runs.
     /// - Returns: What `body` returns.
     /// - Throws: A transport error when the server cannot listen, or what `body` throws.
     public static func withServer<T: Sendable>(
         configuration: TodoServerConfiguration = TodoServerConfiguration(),
         store: TodoStore = TodoStore(),
+        isolation: isolated (any Actor)? = #isolation,
         _ body: (TodoServer) async throws -> T
     ) async throws -> T {
         let (commandStream, commandSink) = AsyncStream<Command>.makeStream()

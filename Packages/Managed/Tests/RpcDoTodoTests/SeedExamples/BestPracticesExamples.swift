@@ -1,0 +1,91 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import RpcDo
+import RpcDoTodo
+import Testing
+
+/// The seed's "Best Practices" examples.
+@Suite("Seed examples: best practices")
+struct BestPracticesExamples {
+    @Test("scoped connections, checking the connection, and disconnecting")
+    func connectionLifecycle() async throws {
+        try await withDemoServer { url, _ in
+            // DO: Use scoped connections
+            try await RpcClient.withConnection(to: url) { client in
+                // Operations here
+                #expect(await client.isConnected)
+            }
+
+            // DO: Check connection before operations
+            let client = try RpcClient(url: url)
+            try await client.connect()
+            if await client.isConnected {
+                // Adapted: the result type is written.
+                let data: DataSummary = try await client.api.getData()
+                #expect(data.users == 3)
+            }
+            await client.disconnect()
+        }
+    }
+
+    @Test("handling specific error types")
+    func errorHandling() async throws {
+        try await withDemoServer { url, _ in
+            let client = try RpcClient(url: url)
+            try await client.connect()
+            let id = "missing"
+            var outcome = ""
+
+            // DO: Handle specific error types
+            do {
+                let user: User = try await client.api.users.get(id: id)
+                outcome = user.name
+            } catch let error as RpcError {
+                switch error {
+                case .notFound:
+                    outcome = "showUserNotFoundMessage"
+                case .authenticationFailed:
+                    outcome = "redirectToLogin"
+                default:
+                    outcome = "showGenericError"
+                }
+            }
+            #expect(outcome == "showUserNotFoundMessage")
+            await client.disconnect()
+        }
+    }
+
+    @Test("a long pipeline is one round trip; the step-by-step version takes one per step")
+    func pipelineBuilding() async throws {
+        try await withDemoServer { url, server in
+            let client = try RpcClient(url: url)
+            try await client.connect()
+            let token = "secret"
+
+            // DO: Build long pipelines for fewer round-trips
+            server.resetTraffic()
+            // Adapted: the result type is written.
+            let data: [String: String] = try await client.api
+                .authenticate(token)
+                .user
+                .profile
+                .settings
+                .preferences
+            #expect(data["theme"] == "system")
+            #expect(server.traffic.pulls == 1)
+
+            // DON'T: Make separate calls for each step
+            // Adapted: only values can be awaited one by one, so the steps read values.
+            server.resetTraffic()
+            let userId: String = try await client.api.authenticate(token).userId
+            let user: User = try await client.api.users.get(id: userId)
+            let profile: Profile = try await client.api.profiles.forUser(userId: user.id)
+            #expect(profile.displayName == "Alice Martin")
+            #expect(server.traffic.pulls == 3)  // 3 round-trips instead of 1!
+            await client.disconnect()
+        }
+    }
+}

@@ -1,0 +1,206 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import RpcDo
+import RpcDoTodo
+import Testing
+
+/// The seed's "The Magic Proxy Syntax", "Promise Pipelining" and "The RpcRef<T> Type".
+@Suite("Seed examples: proxy syntax and pipelining")
+struct ProxySyntaxExamples {
+    @Test("property access builds refs without traffic; resolving sends one round trip")
+    func propertyAccess() async throws {
+        try await withDemoServer { url, server in
+            let client = try RpcClient(url: url)
+            try await client.connect()
+            server.resetTraffic()
+
+            // Access nested properties - no network calls yet
+            let profileRef: RpcRef<Any> = client.api.users.current.profile   // RpcRef<Profile>
+            let nameRef: RpcRef<String> = profileRef.displayName             // RpcRef<String>
+            #expect(server.traffic.pushes == 0)
+
+            // Await to resolve - NOW the network call happens
+            // Adapted: an `RpcRef` is not awaitable by itself in Swift; `resolved()` awaits it.
+            let name: String = try await nameRef.resolved()
+            #expect(name == "Alice Martin")
+            #expect(server.traffic.pulls == 1)
+            await client.disconnect()
+        }
+    }
+
+    @Test("method calls with labels, and a chain through authenticate to a user's posts")
+    func methodCalls() async throws {
+        try await withDemoServer { url, _ in
+            let client = try RpcClient(url: url)
+            try await client.connect()
+            let bearerToken = "secret"
+
+            // Call methods with arguments
+            // Adapted: result types are written.
+            let user: User = try await client.api.users.create(
+                name: "Alice",
+                email: "alice@example.com"
+            )
+            #expect(user.name == "Alice")
+
+            // Chain method calls with property access
+            let posts: [Post] = try await client.api
+                .users.authenticate(token: bearerToken)
+                .currentUser
+                .posts
+                .list(limit: 10)
+            #expect(posts.count == 3)
+            await client.disconnect()
+        }
+    }
+
+    @Test("subscripts reach array elements and keyed members")
+    func subscriptAccess() async throws {
+        try await withDemoServer { url, _ in
+            let client = try RpcClient(url: url)
+            try await client.connect()
+
+            // Access array elements or dictionary keys
+            // Adapted: result types are written.
+            let firstUser: User = try await client.api.users.all[0]
+            let userById: User = try await client.api.users["abc-123"]
+            #expect(firstUser.id == "123")
+            #expect(userById.name == "Bob Chen")
+            await client.disconnect()
+        }
+    }
+
+    @Test("a five-step pipeline resolves in one round trip")
+    func buildingPipelines() async throws {
+        try await withDemoServer { url, server in
+            let client = try RpcClient(url: url)
+            try await client.connect()
+            server.resetTraffic()
+
+            // This builds an expression tree, no network yet
+            let ref: RpcRef<String> = client.api
+                .authenticate(token: "secret")
+                .currentUser
+                .profile
+                .avatar
+                .url
+
+            // This sends the entire pipeline in ONE request
+            // Adapted: `resolved()` awaits the ref.
+            let avatarUrl: String = try await ref.resolved()
+            #expect(avatarUrl == "https://avatars.example.com/123.png")
+            #expect(server.traffic.pulls == 1)
+
+            // RpcDo: Single Round Trip
+            let token = "demo-token"
+            let url: String = try await client.api
+                .authenticate(token: token)
+                .currentUser
+                .profile
+                .avatar
+                .url
+            #expect(url.hasSuffix("/abc-123.png"))
+            await client.disconnect()
+        }
+    }
+
+    @Test("an unresolved ref passed as an argument is resolved on the server")
+    func serverSideComposition() async throws {
+        try await withDemoServer { url, server in
+            let client = try RpcClient(url: url)
+            try await client.connect()
+            let token = "demo-token"
+            server.resetTraffic()
+
+            // The userId is extracted on the SERVER, not the client
+            let authed = client.api.authenticate(token: token)
+
+            // Adapted: the result type is written.
+            let profile: Profile = try await client.api.profiles.forUser(
+                userId: authed.currentUser.id  // This is a Ref, not a String!
+            )
+
+            // Single round-trip: server resolves authed.currentUser.id internally
+            #expect(profile.userId == "abc-123")
+            #expect(server.traffic.pulls == 1)
+            await client.disconnect()
+        }
+    }
+
+    @Test("async let runs independent pipelines concurrently")
+    func parallelPipelines() async throws {
+        try await withDemoServer { url, _ in
+            let client = try RpcClient(url: url)
+            try await client.connect()
+
+            // Adapted: `async let` needs the result types.
+            async let user: User = client.api.users.current
+            async let notifications: [Notification] = client.api.notifications.unread(limit: 10)
+            async let stats: DashboardStats = client.api.analytics.dashboard
+
+            // All three pipelines execute concurrently
+            let (u, n, s) = try await (user, notifications, stats)
+            #expect(u.id == "123" && n.count == 2 && s.todos == 3)
+            await client.disconnect()
+        }
+    }
+
+    @Test("awaiting a typed ref and its member; expressionString shows the chain")
+    func rpcRefType() async throws {
+        try await withDemoServer { url, _ in
+            let client = try RpcClient(url: url)
+            try await client.connect()
+
+            let ref: RpcRef<User> = client.api.users.get(id: "123")
+
+            // Explicitly await to get the value
+            // Adapted: `resolved()` awaits a ref held in a variable.
+            let user: User = try await ref.resolved()
+            #expect(user.email == "alice@example.com")
+
+            // Or use in an async context
+            // Adapted: the member's type is written before printing it.
+            let name: String = try await ref.name  // Implicitly creates Ref<String> and awaits
+            print(name)
+            #expect(name == "Alice Martin")
+
+            // Expression Debugging
+            let debugRef: RpcRef<Any> = client.api.users.get(id: "123").profile.displayName
+            print(debugRef.expressionString)
+            // Output: .users.get(id: "123").profile.displayName
+            #expect(debugRef.expressionString == #".users.get(id: "123").profile.displayName"#)
+            await client.disconnect()
+        }
+    }
+
+    @Test("map runs per element on the server: one round trip instead of N+1")
+    func mapOperations() async throws {
+        try await withDemoServer { url, server in
+            let client = try RpcClient(url: url)
+            try await client.connect()
+
+            // BAD: N+1 round trips
+            server.resetTraffic()
+            let users: [User] = try await client.api.users.list()
+            var profiles: [Profile] = []
+            for user in users {
+                let profile: Profile = try await client.api.profiles.forUser(userId: user.id)
+                profiles.append(profile)
+            }
+            #expect(server.traffic.pulls == users.count + 1)
+
+            // GOOD: Single round trip with .map
+            server.resetTraffic()
+            let mapped: [Profile] = try await client.api.users.list()
+                .map { user in
+                    client.api.profiles.forUser(userId: user.id)
+                }
+            #expect(mapped.map(\.displayName) == profiles.map(\.displayName))
+            #expect(server.traffic.pulls == 1)
+            await client.disconnect()
+        }
+    }
+}

@@ -1,0 +1,21 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import RpcDoTodo
+
+// The seed's examples talk to "wss://api.example.com"; here they talk to the demo server, a
+// `TodoServer` on 127.0.0.1 (a free port). That URL is the one adaptation every example shares.
+
+/// Runs `body` with the WebSocket URL (as a string, as the seed's examples take it) and the
+/// HTTP batch URL of a fresh demo server.
+func withDemoServer(
+    store: TodoStore = TodoStore(),
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: (_ url: String, _ server: TodoServer) async throws -> Void
+) async throws {
+    try await TodoServer.withServer(store: store) { server in
+        try await body(server.webSocketURL.absoluteString, server)
+    }
+}
