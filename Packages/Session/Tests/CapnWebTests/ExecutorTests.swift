@@ -101,6 +101,29 @@ struct ExecutorTests {
         }
     }
 
+    @Test("cancelling the awaiting task fails the call with cancelled and releases its result")
+    func cancellation() async throws {
+        let probe = ThreadProbeTarget()
+        try await withRpcServer(main: { probe }) { server in
+            try await withRpcSession(to: server.webSocketURL) { session in
+                let waiting = Task {
+                    let _: String = try await session.api.hang()
+                }
+                #expect(await eventually { server.sessions.first.map { $0.getStats().exports == 2 } ?? false })
+                waiting.cancel()
+                let outcome = await waiting.result
+                guard case .failure(let error) = outcome, let rpcError = error as? RpcError, case .cancelled = rpcError else {
+                    Issue.record("expected cancelled, got \(outcome)")
+                    return
+                }
+                #expect(await eventually(timeout: .seconds(5)) { session.getStats() == RpcStats(imports: 1, exports: 1) })
+                #expect(await eventually(timeout: .seconds(5)) {
+                    server.sessions.allSatisfy { $0.getStats() == RpcStats(imports: 1, exports: 1) }
+                })
+            }
+        }
+    }
+
     @Test("the call deadlines fail only expired waiters and stop sweeping when none is left")
     func deadlinesSweep() async throws {
         let deadlines = CallDeadlines(timeout: .milliseconds(50))

@@ -79,15 +79,27 @@ extension StubHook {
     /// Cancelling the waiting task resumes it with ``RpcError/cancelled``; the registration is
     /// then ignored when the value arrives. With `deadlines`, the wait fails with
     /// ``RpcError/timeout`` once the session's call timeout has passed.
-    nonisolated(nonsending) func settled(deadlines: CallDeadlines? = nil) async -> Settlement {
-        // The closures below capture `isolation`, so they run where the caller runs: a caller on
-        // an event loop stays on it for the whole call, with no hop to the cooperative pool.
+    func settled(
+        deadlines: CallDeadlines? = nil,
+        isolation: isolated (any Actor)? = #isolation
+    ) async -> Settlement {
+        // Both closures capture `isolation`, so they run where the caller runs (a closure that
+        // did not would run on the cooperative pool): the pull is written, and the caller
+        // resumed, without a hop between threads.
         let waiter = SettlementWaiter()
         let registration = deadlines?.register(waiter)
         defer { if let registration { deadlines?.finished(registration) } }
-        return await withCheckedContinuation { continuation in
-            waiter.install(continuation)
-            whenSettled { settlement in waiter.resume(settlement) }
-        }
+        return await withTaskCancellationHandler(
+            operation: {
+                await withCheckedContinuation(isolation: isolation) { continuation in
+                    waiter.install(continuation)
+                    whenSettled { settlement in waiter.resume(settlement) }
+                }
+            },
+            onCancel: {
+                waiter.resume(.failure(.failed(.cancelled)))
+            },
+            isolation: isolation
+        )
     }
 }
