@@ -71,7 +71,7 @@ struct QuickStartExamples {
 }
 
 /// Polls `condition` every 20 ms for up to five seconds.
-func eventuallyTrue(_ condition: () -> Bool) async -> Bool {
+func eventuallyTrue(isolation: isolated (any Actor)? = #isolation, _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + .seconds(5)
     while ContinuousClock.now < deadline {
         if condition() { return true }
