@@ -167,7 +167,7 @@ final class ClientCore: Sendable {
                     }
                 }
             } catch {
-                guard attempt <= settings.maxRetries, !Task.isCancelled,
+                guard attempt <= settings.maxRetries, !Task.isCancelled, connection?.isRunning ?? true,
                     Self.isSafeToRepeat(error, sent: sent.value, idempotent: call.isIdempotent, singleCall: singleCall)
                 else { throw error }
                 let delay = retryDelay(after: error, attempt: attempt)

@@ -471,6 +471,11 @@ public final class ManagedConnection: Sendable {
         _ = try await link()
     }
 
+    /// Whether the connection is started and still trying (not idle, closed or given up).
+    var isRunning: Bool {
+        lock.withLock { $0.phase == .running && !$0.gaveUp }
+    }
+
     /// The open transport, if connected.
     public var currentTransport: (any MessageTransport)? {
         lock.withLock { $0.link?.transport }
