@@ -255,6 +255,18 @@ struct ManagedConnectionTests {
         }
     }
 
+    @Test("closing the channel fails a request in flight at once with connectionLost")
+    func closeFailsInFlight() async throws {
+        let peer = JSONPeer()
+        let channel = JSONRPCChannel(configuration: fastConfiguration(), factory: peer.factory)
+        try await channel.connection.start()
+        async let pending = Self.outcome { try await channel.request("never", timeout: .seconds(60)) }
+        #expect(await eventually { peer.received.contains("never") })
+        await channel.connection.close()
+        #expect(await pending.failureCode == .connectionLost)
+        #expect(channel.connection.state.description == "disconnected")
+    }
+
     @Test("the first connection failing makes start throw notConnected")
     func firstConnectFails() async throws {
         let peer = JSONPeer()

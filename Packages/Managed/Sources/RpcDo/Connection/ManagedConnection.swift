@@ -204,6 +204,7 @@ public final class ManagedConnection: Sendable {
         await taken.0?.value
         if let link = taken.1 {
             await link.transport.close(code: .normal, reason: "closed by the client")
+            for handler in lock.withLock({ $0.lossHandlers }) { handler(link.generation) }
         }
         let closed = ManagedConnectionError(.closed, "the connection was closed")
         for waiter in taken.2.values { waiter.resume(throwing: closed) }
