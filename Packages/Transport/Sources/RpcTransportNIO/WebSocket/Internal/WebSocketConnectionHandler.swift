@@ -50,6 +50,9 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     private var inflated: ByteBuffer?
 
     // Flush coalescing.
+    /// Small frames written since the last flush, in one buffer: one pipeline write and one
+    /// iovec for all of them instead of one per frame.
+    private var coalesced: ByteBuffer?
     private var inRead = false
     private var needsFlush = false
     private var flushScheduled = false
@@ -67,6 +70,9 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     }
 
     private var masksOutbound: Bool { settings.role == .client }
+
+    /// Frames up to this size are gathered in ``coalesced``; larger ones are written on their own.
+    static let maxCoalescedFrameSize = 16 * 1024
 
     // MARK: Channel events
 
@@ -284,6 +290,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         let payload = Self.unmaskedBytes(of: frame)
         let pong = WebSocketFrameWriter.frame(
             opcode: .pong, bytes: payload, masked: masksOutbound, allocator: context.channel.allocator)
+        writeCoalesced(context: context)
         context.write(wrapOutboundOut(pong), promise: nil)
         markNeedsFlush()
     }
@@ -381,6 +388,15 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     ) {
         let fragmentSize = max(settings.maxOutboundFrameSize, 1)
         let allocator = context.channel.allocator
+        if payload.count <= min(fragmentSize, Self.maxCoalescedFrameSize) {
+            var buffer = coalesced ?? allocator.buffer(capacity: 1024)
+            coalesced = nil
+            WebSocketFrameWriter.write(
+                opcode: opcode, fin: true, rsv1: rsv1, payload: payload, masked: masksOutbound, into: &buffer)
+            coalesced = buffer
+            return
+        }
+        writeCoalesced(context: context)
         guard payload.count > fragmentSize else {
             let frame = WebSocketFrameWriter.frame(
                 opcode: opcode, fin: true, rsv1: rsv1, payload: payload, masked: masksOutbound, allocator: allocator)
@@ -417,7 +433,15 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     private func flushIfNeeded() {
         guard needsFlush, let context else { return }
         needsFlush = false
+        writeCoalesced(context: context)
         context.flush()
+    }
+
+    /// Passes the gathered small frames down the pipeline, ahead of anything written after.
+    private func writeCoalesced(context: ChannelHandlerContext) {
+        guard let buffer = coalesced else { return }
+        coalesced = nil
+        context.write(wrapOutboundOut(buffer), promise: nil)
     }
 
     // MARK: Closing
@@ -440,6 +464,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         let frame = WebSocketFrameWriter.frame(
             opcode: .close, bytes: payload, masked: masksOutbound, allocator: context.channel.allocator)
         needsFlush = false
+        writeCoalesced(context: context)
         let written = context.writeAndFlush(wrapOutboundOut(frame))
         if thenClose {
             written.assumeIsolated().whenComplete { _ in
@@ -564,6 +589,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         }
         let ping = WebSocketFrameWriter.frame(
             opcode: .ping, bytes: payload, masked: masksOutbound, allocator: context.channel.allocator)
+        writeCoalesced(context: context)
         context.write(wrapOutboundOut(ping), promise: nil)
         markNeedsFlush()
         if pongTimer == nil {

@@ -35,8 +35,22 @@ enum WebSocketFrameWriter {
         masked: Bool,
         allocator: ByteBufferAllocator
     ) -> ByteBuffer {
+        var buffer = allocator.buffer(capacity: maximumHeaderSize + payload.count)
+        write(opcode: opcode, fin: fin, rsv1: rsv1, payload: payload, masked: masked, into: &buffer)
+        return buffer
+    }
+
+    /// Appends one frame carrying `payload` to `buffer`, which may already hold other frames.
+    static func write(
+        opcode: Opcode,
+        fin: Bool,
+        rsv1: Bool,
+        payload: UnsafeRawBufferPointer,
+        masked: Bool,
+        into buffer: inout ByteBuffer
+    ) {
         let count = payload.count
-        var buffer = allocator.buffer(capacity: maximumHeaderSize + count)
+        buffer.reserveCapacity(minimumWritableBytes: maximumHeaderSize + count)
         let first: UInt8 = (fin ? 0x80 : 0) | (rsv1 ? 0x40 : 0) | opcode.rawValue
         let maskBit: UInt8 = masked ? 0x80 : 0
         buffer.writeInteger(first)
@@ -59,7 +73,6 @@ enum WebSocketFrameWriter {
         } else {
             buffer.writeBytes(payload)
         }
-        return buffer
     }
 
     /// One frame carrying the bytes of an array.
