@@ -166,6 +166,29 @@ struct ClientFaultTests {
         await client.disconnect()
     }
 
+    @Test("concurrent connects both return connected, and a disconnected client can connect again")
+    func connectAgain() async throws {
+        let server = InMemoryServer()
+        let client = RpcClient(configuration: InMemoryServer.configuration(), transportFactory: server.factory)
+        async let first: Void = client.connect()
+        async let second: Void = client.connect()
+        _ = try await (first, second)
+        #expect(await client.isConnected)
+        #expect(server.connects == 1)
+        await client.disconnect()
+        #expect(await client.isConnected == false)
+        let offline = await result { () async throws -> Int in try await client.api.square(n: 2) }
+        guard case .failure(.connectionLost) = offline else {
+            Issue.record("expected connectionLost, got \(offline)")
+            return
+        }
+        try await client.connect()
+        let value: Int = try await client.api.square(n: 3)
+        #expect(value == 9)
+        #expect(server.connects == 2)
+        await client.disconnect()
+    }
+
     @Test("a client never connected fails calls at once with connectionLost")
     func notConnected() async throws {
         let server = InMemoryServer()

@@ -108,6 +108,10 @@ struct ClientFeatureTests {
                 client.api.users.profileName(id: user.id)
             }
             #expect(names == ["Profile of 1", "Profile of 2", "Profile of 3"])
+            let ids: [String] = try await client.api.users.list().map { user in user.id }
+            #expect(ids == ["1", "2", "3"])
+            let constants: [Int] = try await client.api.list(n: 2).map { _ in 7 }
+            #expect(constants == [7, 7])
         }
     }
 

@@ -160,8 +160,8 @@ public final class ManagedConnection: Sendable {
 
     /// Opens the first connection and starts keeping it alive; returns once it is open.
     ///
-    /// Calling it while running does nothing; after ``close()`` (or after reconnecting gave
-    /// up) it starts again.
+    /// Calling it while running waits for the connection in progress (per the
+    /// ``OfflinePolicy``); after ``close()`` (or after reconnecting gave up) it starts again.
     ///
     /// - Throws: ``ManagedConnectionError`` with ``ManagedConnectionError/Code/notConnected``
     ///   when the first transport cannot be opened (the factory's error is in the message).
@@ -172,7 +172,11 @@ public final class ManagedConnection: Sendable {
             state.gaveUp = false
             return true
         }
-        guard began else { return }
+        guard began else {
+            // Already running: wait for the connection in progress, if any.
+            if lock.withLock({ $0.link == nil }) { _ = try await link() }
+            return
+        }
         do {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 lock.withLock { state in
