@@ -66,6 +66,9 @@ final class SessionCore: Sendable {
     private let drops = Mutex<[(id: Int64, owner: ObjectIdentifier)]>([])
     /// How many entries ``drops`` holds, read without its lock on every table operation.
     private let pendingDrops = Atomic<Int>(0)
+    /// The hook of the peer's main object, once made; let go when the session ends (it holds
+    /// the core).
+    private let mainHook = Mutex<(hook: ImportHook?, ended: Bool)>((nil, false))
 
     init(
         transport: any MessageTransport,
@@ -101,9 +104,16 @@ final class SessionCore: Sendable {
         }
     }
 
-    /// The peer's main object.
+    /// The peer's main object: one hook for the life of the session, so that a call on
+    /// `session.api` does not make (and drop) a hook each time.
     func mainImport() -> ImportHook {
-        ImportHook(core: self, id: 0, isPromise: false)
+        mainHook.withLock { main in
+            if let cached = main.hook { return cached }
+            let hook = ImportHook(core: self, id: 0, isPromise: false)
+            // Once the session has ended nothing would let go of a cached hook.
+            if !main.ended { main.hook = hook }
+            return hook
+        }
     }
 
     /// `(imports, exports)`, both counting the main entry.
@@ -220,6 +230,11 @@ final class SessionCore: Sendable {
             return (old, true)
         }
         guard let (old, _) = taken else { return }
+        let main = mainHook.withLock { main -> ImportHook? in
+            defer { main = (nil, true) }
+            return main.hook
+        }
+        _ = consume main
         deadlines?.close()
         for task in old.tasks.values { task.cancel() }
         for entry in old.imports.values {
