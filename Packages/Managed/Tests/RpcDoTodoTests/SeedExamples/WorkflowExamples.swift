@@ -141,8 +141,10 @@ struct WorkflowExamples {
             let userId = "123"
             server.resetTraffic()
             // All operations in this closure execute as ONE HTTP POST
-            // Adapted: the URL is the demo server's batch endpoint.
-            let results = try await RpcClient.batch(url: server.batchURL.absoluteString) { api in
+            // Adapted: the URL is the demo server's batch endpoint, and the batch waits up to
+            // 250 ms for the next call (RpcDo's default is 20 ms) so that a loaded machine
+            // starting the three `async let` tasks slowly still sends them together.
+            let results = try await RpcClient.batch(url: server.batchURL.absoluteString, batchDelay: .milliseconds(250)) { api in
                 async let user: User = api.users.get(id: userId)
                 async let posts: [Post] = api.posts.forUser(id: userId)
                 async let following: [User] = api.social.following(userId: userId)
