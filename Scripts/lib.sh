@@ -9,6 +9,7 @@ LAYER_PACKAGES=(
     Packages/Wire
     Packages/Transport
     Packages/Session
+    Packages/Managed
 )
 
 # Packages under Tests/ whose tests `make test-all` runs after the layers (cross-package and
