@@ -59,7 +59,7 @@ struct ClientFaultTests {
         let server = InMemoryServer()
         let client = RpcClient(configuration: InMemoryServer.configuration(), transportFactory: server.factory)
         try await client.connect()
-        async let slow: Result<String, RpcError> = result { try await client.api.slow(ms: 400).idempotent() }
+        async let slow: Result<String, RpcError> = result { try await client.api.slow(ms: 1500).idempotent() }
         #expect(await eventually { server.service.calls("slow") == 1 })
         server.cutAll()
         let outcome = await slow

@@ -5,7 +5,7 @@ import RpcWire
 import Synchronization
 import Testing
 
-/// A JSON-RPC peer over in-memory pairs: `echo` answers its params, `slow` answers after 300 ms,
+/// A JSON-RPC peer over in-memory pairs: `echo` answers its params, `slow` answers after 1 s,
 /// `never` never answers, `fail` answers with an error; `announce` also sends a notification.
 /// It records every message it receives and can cut or refuse connections.
 final class JSONPeer: Sendable {
@@ -58,7 +58,7 @@ final class JSONPeer: Sendable {
             case "never": answer = nil
             case "slow":
                 Task {
-                    try? await Task.sleep(for: .milliseconds(300))
+                    try? await Task.sleep(for: .seconds(1))
                     if let bytes = try? codec.encode(.success(id: id, result: .string("slow"))) {
                         try? server.enqueue(.text(utf8: bytes))
                     }

@@ -71,7 +71,7 @@ struct SocketFaultTests {
             let client = RpcClient(configuration: try Self.configuration(url))
             try await client.connect()
             async let plain: Result<String, RpcError> = result { try await client.api.slow(ms: 3000) }
-            async let safe: Result<String, RpcError> = result { try await client.api.slow(ms: 300).idempotent() }
+            async let safe: Result<String, RpcError> = result { try await client.api.slow(ms: 1500).idempotent() }
             #expect(await eventually { server.service.calls("slow") == 2 })
             await server.dropAll()
             let (plainOutcome, safeOutcome) = await (plain, safe)
