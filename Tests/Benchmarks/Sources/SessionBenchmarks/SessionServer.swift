@@ -18,17 +18,8 @@ enum SessionServer {
     /// Serves sessions and drives them from this process: `calls` sequential calls, then
     /// `calls` calls with `window` in flight.
     static func profile(calls: Int, window: Int) async throws {
-        var configuration = TransportServerConfiguration(address: .host("127.0.0.1", port: 0))
-        configuration.shutdownGracePeriod = .seconds(1)
-        try await withTransportServer(
-            configuration: configuration,
-            onConnection: { transport, _ in
-                let session = RpcSession<Any>.start(transport: transport, main: BenchAPI())
-                _ = await transport.waitUntilClosed()
-                await session.close()
-            }
-        ) { server in
-            let driver = try await SessionClientDriver.connect(port: server.port ?? 0, argument: SessionBenchmarks.argument)
+        try await withSessionServer { port in
+            let driver = try await SessionClientDriver.connect(port: port, argument: SessionBenchmarks.argument)
             _ = try await driver.sequential(count: calls)
             _ = try await driver.concurrent(total: max(calls, window), window: window)
             await driver.close()
@@ -36,6 +27,14 @@ enum SessionServer {
     }
 
     private static func serveSessions() async throws {
+        try await withSessionServer { port in
+            LoopbackServer.announce(port: port)
+            await LoopbackServer.standardInputClosed()
+        }
+    }
+
+    /// Serves ``BenchAPI`` sessions on a free loopback port while `body` runs with that port.
+    private static func withSessionServer(_ body: (Int) async throws -> Void) async throws {
         var configuration = TransportServerConfiguration(address: .host("127.0.0.1", port: 0))
         configuration.shutdownGracePeriod = .seconds(1)
         try await withTransportServer(
@@ -46,8 +45,7 @@ enum SessionServer {
                 await session.close()
             }
         ) { server in
-            LoopbackServer.announce(port: server.port ?? 0)
-            await LoopbackServer.standardInputClosed()
+            try await body(server.port ?? 0)
         }
     }
 }
