@@ -189,6 +189,22 @@ struct ClientFaultTests {
         await client.disconnect()
     }
 
+    @Test("reconnect() reopens the connection at once with the headers changed since")
+    func explicitReconnect() async throws {
+        let server = InMemoryServer()
+        var configuration = InMemoryServer.configuration()
+        configuration.headers = ["Authorization": "Bearer old"]
+        let client = RpcClient(configuration: configuration, transportFactory: server.factory)
+        try await client.connect()
+        await client.updateHeader("Authorization", value: "Bearer new")
+        await client.reconnect()
+        #expect(await eventually { server.connects == 2 })
+        #expect(server.headers.map { $0["Authorization"] } == ["Bearer old", "Bearer new"])
+        let value: Int = try await client.api.square(n: 4)
+        #expect(value == 16)
+        await client.disconnect()
+    }
+
     @Test("a client never connected fails calls at once with connectionLost")
     func notConnected() async throws {
         let server = InMemoryServer()

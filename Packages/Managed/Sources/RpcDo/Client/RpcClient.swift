@@ -159,6 +159,13 @@ public actor RpcClient {
         connection.updateHeader(name, value: value)
     }
 
+    /// Drops the open connection and opens a new one, for example so that a header changed
+    /// with ``updateHeader(_:value:)`` applies now. Calls in flight fail (or are retried) as
+    /// on any connection loss.
+    public func reconnect() async {
+        await connection.reconnect()
+    }
+
     // MARK: Calls
 
     /// The server's main object: build chains on it and await them.

@@ -221,6 +221,15 @@ public final class ManagedConnection: Sendable {
         for observer in observers { observer.finish() }
     }
 
+    /// Closes the open transport so that the connection reopens (after the first backoff
+    /// delay) with the current headers; work in flight on it fails as on any loss. Does
+    /// nothing when not connected.
+    public func reconnect() async {
+        guard let link = lock.withLock({ $0.link }) else { return }
+        logger.info("reconnecting on request")
+        await link.transport.close(code: .normal, reason: "reconnecting")
+    }
+
     /// Connects, watches, reconnects; runs until cancelled or out of attempts.
     private func supervise() async {
         publish(.connecting)
