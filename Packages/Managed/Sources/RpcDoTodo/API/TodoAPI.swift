@@ -39,7 +39,9 @@ public final class TodoAPI: RpcTarget {
         case "authenticate":
             return .stub(RpcStub(AuthSession(store: store, userID: try store.userID(forToken: try reader.text(0, maxLength: store.limits.maxTextLength)))))
         case "longRunningOperation":
-            let milliseconds = try reader.limit(0, default: 0, maximum: Int(store.limits.maxOperationDelay.components.seconds * 1000))
+            let delay = store.limits.maxOperationDelay.components
+            let maximum = Int(min(Double(delay.seconds) * 1000 + Double(delay.attoseconds) / 1e15, 1e12))
+            let milliseconds = try reader.limit(0, default: 0, maximum: maximum)
             try await Task.sleep(for: .milliseconds(milliseconds))
             return ["done": true, "tookMilliseconds": .integer(Int64(milliseconds))]
         case "getData":

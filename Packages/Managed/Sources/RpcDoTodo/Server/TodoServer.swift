@@ -132,9 +132,31 @@ public final class TodoServer: Sendable {
         }
     }
 
-    /// Listens, restarting on request, until told to stop or cancelled.
+    /// Listens, restarting on request, until told to stop or cancelled; then fails the
+    /// restarts still asked for, and any asked for later, with `CancellationError`.
     private func run(commands: AsyncStream<Command>, ready: CheckedContinuation<Void, any Error>) async throws {
         var iterator = commands.makeAsyncIterator()
+        do {
+            try await listen(&iterator, ready: ready)
+        } catch {
+            await refuseRestarts(&iterator)
+            throw error
+        }
+        await refuseRestarts(&iterator)
+    }
+
+    /// Ends the command stream and resumes every restart left in it with `CancellationError`.
+    private func refuseRestarts(_ iterator: inout AsyncStream<Command>.Iterator) async {
+        commands.finish()
+        while let command = await iterator.next() {
+            if case .restart(_, let done) = command {
+                done.resume(throwing: CancellationError())
+            }
+        }
+    }
+
+    /// The listening loop.
+    private func listen(_ iterator: inout AsyncStream<Command>.Iterator, ready: CheckedContinuation<Void, any Error>) async throws {
         var waiter: CheckedContinuation<Void, any Error>? = ready
         var port = configuration.port
         var sessionConfiguration = configuration.session

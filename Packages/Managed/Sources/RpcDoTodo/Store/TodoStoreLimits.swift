@@ -1,5 +1,5 @@
 /// The bounds a ``TodoStore`` enforces; input beyond one is rejected with a `RangeError` that
-/// names the limit, and nothing already stored is lost.
+/// names the limit, and nothing already stored is lost. Negative values count as 0.
 public struct TodoStoreLimits: Sendable, Hashable {
     /// The most todos the store holds (default 10 000).
     public var maxTodos: Int
@@ -33,14 +33,14 @@ public struct TodoStoreLimits: Sendable, Hashable {
         logRetention: Int = 500,
         maxOperationDelay: Duration = .seconds(10)
     ) {
-        self.maxTodos = maxTodos
-        self.maxUsers = maxUsers
-        self.maxTextLength = maxTextLength
-        self.maxListLimit = maxListLimit
-        self.maxSubscribers = maxSubscribers
+        self.maxTodos = max(0, maxTodos)
+        self.maxUsers = max(0, maxUsers)
+        self.maxTextLength = max(0, maxTextLength)
+        self.maxListLimit = max(0, maxListLimit)
+        self.maxSubscribers = max(0, maxSubscribers)
         self.subscriberBuffer = max(1, subscriberBuffer)
         self.notificationRetention = max(1, notificationRetention)
         self.logRetention = max(1, logRetention)
-        self.maxOperationDelay = maxOperationDelay
+        self.maxOperationDelay = max(.zero, maxOperationDelay)
     }
 }

@@ -312,6 +312,15 @@ struct TodoServerTests {
         }
     }
 
+    @Test("a restart asked for after the server stopped fails with CancellationError instead of waiting")
+    func restartAfterStop() async throws {
+        let stopped = try await TodoServer.withServer { server in server }
+        await #expect(throws: CancellationError.self) {
+            try await stopped.restart()
+        }
+        #expect(stopped.sessions.isEmpty)
+    }
+
     @Test("an HTTP batch answers a pipelined chain in one request")
     func httpBatch() async throws {
         try await TodoServer.withServer { server in
