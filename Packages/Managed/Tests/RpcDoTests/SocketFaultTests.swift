@@ -42,16 +42,16 @@ struct SocketFaultTests {
 
     @Test("a server process killed and restarted on the same port is reconnected to; later calls succeed")
     func realRestart() async throws {
-        let (client, port) = try await FaultyServer().run { url in
+        let log = StateLog()
+        let (client, port, watcher) = try await FaultyServer().run { url in
             let client = RpcClient(configuration: try Self.configuration(url))
             try await client.connect()
+            let states = client.connectionStates
+            let watcher = Task { for await state in states { log.append(state) } }
             let before: Int = try await client.api.square(n: 2)
             #expect(before == 4)
-            return (client, try #require(URL(string: url)?.port))
+            return (client, try #require(URL(string: url)?.port), watcher)
         }
-        let log = StateLog()
-        let states = client.connectionStates
-        let watcher = Task { for await state in states { log.append(state) } }
         #expect(await eventually { log.all.contains("reconnecting(1)") })
         try await FaultyServer().run(port: port) { _ in
             #expect(await eventually { await client.isConnected })

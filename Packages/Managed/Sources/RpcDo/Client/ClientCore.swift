@@ -74,6 +74,11 @@ final class ClientCore: Sendable {
     /// Awaits `ref`'s outcome in a task the client owns, so that a caller who stops waiting
     /// (a timeout, a cancellation) is released at once, whatever the session does.
     private func settle(_ ref: Ref<Any>) async -> RpcOutcome {
+        if case .fixed? = source.withLock({ $0 }) {
+            // A batch: pull in this task, right after the pushes, so that both leave in the
+            // same request; the batch's end settles every wait.
+            return await ref.settle()
+        }
         let waiter = OutcomeWaiter()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in

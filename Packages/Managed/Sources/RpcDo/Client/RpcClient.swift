@@ -245,12 +245,18 @@ public actor RpcClient {
     /// Calls are sent when they are awaited; the batch leaves once no new call has come for
     /// `batchDelay`. Refs are dead after `execute` returns. Batch calls are not retried.
     ///
+    /// - Parameters:
+    ///   - url: An `http://` or `https://` URL.
+    ///   - timeout: How long each call may take, in seconds (default 30).
+    ///   - batchDelay: How long the batch waits for another call before it leaves (default
+    ///     50 ms); calls started together (`async let`) must all be awaited within it.
+    ///   - execute: Makes the calls on the server's main object.
     /// - Throws: ``RpcError/invalidArgument(_:)`` for a URL that is not `http://` or
     ///   `https://`, or what `execute` throws.
     public static func batch<T>(
         url: String,
         timeout: TimeInterval = 30,
-        batchDelay: Duration = .milliseconds(20),
+        batchDelay: Duration = .milliseconds(50),
         isolation: isolated (any Actor)? = #isolation,
         execute: (RpcRef<Any>) async throws -> T
     ) async throws -> T {
