@@ -68,6 +68,28 @@ struct ClientFaultTests {
         await client.disconnect()
     }
 
+    @Test("an interceptor can change a call: marked idempotent by policy, it is retried after a cut")
+    func interceptorChangesCall() async throws {
+        struct RetryReads: ClientInterceptor {
+            func intercept<Output>(_ call: ClientCall, next: (ClientCall) async throws -> Output) async throws -> Output {
+                var call = call
+                if call.method.hasPrefix(".slow") { call.isIdempotent = true }
+                return try await next(call)
+            }
+        }
+        let server = InMemoryServer()
+        var configuration = InMemoryServer.configuration()
+        configuration.interceptors = [RetryReads()]
+        let client = RpcClient(configuration: configuration, transportFactory: server.factory)
+        try await client.connect()
+        async let slow: Result<String, RpcError> = result { try await client.api.slow(ms: 1500) }
+        #expect(await eventually { server.service.calls("slow") == 1 })
+        server.cutAll()
+        #expect(await slow == .success("done"))
+        #expect(server.service.calls("slow") == 2)
+        await client.disconnect()
+    }
+
     @Test("a call made while reconnecting waits for the connection and is sent once")
     func offlineCallWaits() async throws {
         let server = InMemoryServer()
