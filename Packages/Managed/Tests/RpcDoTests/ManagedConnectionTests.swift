@@ -267,6 +267,21 @@ struct ManagedConnectionTests {
         #expect(channel.connection.state.description == "disconnected")
     }
 
+    @Test("a JSON-RPC ping heartbeat keeps a peer that answers, even with an error, and drops one that is silent")
+    func pingHeartbeat() async throws {
+        let answering = JSONPeer()
+        let configuration = fastConfiguration { $0.heartbeat = Heartbeat(interval: .milliseconds(50), timeout: .seconds(2)) { _ in } }
+        try await JSONRPCChannel.withChannel(configuration: configuration, factory: answering.factory, pingMethod: "ping") { _ in
+            #expect(await eventually { answering.received.filter { $0 == "ping" }.count >= 3 })
+            #expect(answering.connects == 1)
+        }
+        let silent = JSONPeer()
+        let quick = fastConfiguration { $0.heartbeat = Heartbeat(interval: .milliseconds(50), timeout: .milliseconds(100)) { _ in } }
+        try await JSONRPCChannel.withChannel(configuration: quick, factory: silent.factory, pingMethod: "never") { _ in
+            #expect(await eventually { silent.connects >= 2 })
+        }
+    }
+
     @Test("the first connection failing makes start throw notConnected")
     func firstConnectFails() async throws {
         let peer = JSONPeer()

@@ -29,6 +29,38 @@ public final class JSONRPCChannel: Sendable {
         let onNotification: (@Sendable (String, JSONRPCParams?) -> Void)?
         let logger: Logger
         let codec = JSONRPCCodec()
+        let ids = Atomic<Int64>(0)
+
+        func nextID() -> Int64 {
+            ids.wrappingAdd(1, ordering: .relaxed).newValue
+        }
+
+        /// Sends `method` on `transport` and returns when any answer arrives: an error answer
+        /// (an unknown method, say) still proves the peer is alive.
+        func ping(_ method: String, on transport: any MessageTransport) async throws {
+            let id = nextID()
+            let bytes = try codec.encode(.request(id: .number(id), method: method, params: nil))
+            do {
+                _ = try await withTaskCancellationHandler {
+                    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<JSONValue, any Error>) in
+                        pending.withLock { $0[id] = Pending(continuation: continuation, generation: .max) }
+                        if Task.isCancelled {
+                            take(id)?.continuation.resume(throwing: CancellationError())
+                            return
+                        }
+                        do {
+                            try transport.enqueue(.text(utf8: bytes))
+                        } catch {
+                            take(id)?.continuation.resume(throwing: error)
+                        }
+                    }
+                } onCancel: {
+                    self.take(id)?.continuation.resume(throwing: CancellationError())
+                }
+            } catch let error as ManagedConnectionError where error.code == .remote {
+                return
+            }
+        }
 
         init(onNotification: (@Sendable (String, JSONRPCParams?) -> Void)?, logger: Logger) {
             self.onNotification = onNotification
@@ -77,17 +109,27 @@ public final class JSONRPCChannel: Sendable {
     /// The connection the requests travel on (its states, headers and lifecycle).
     public let connection: ManagedConnection
     private let correlator: Correlator
-    private let ids = Atomic<Int64>(0)
 
-    /// Creates a channel; call `connection.start()` (or use ``withChannel(configuration:factory:onNotification:isolation:_:)``).
+    /// Creates a channel; call `connection.start()` (or use ``withChannel(configuration:factory:pingMethod:onNotification:isolation:_:)``).
     ///
-    /// - Parameter onNotification: Receives the peer's notifications (method and parameters).
+    /// - Parameters:
+    ///   - configuration: The connection's settings.
+    ///   - factory: Opens a transport with the current headers.
+    ///   - pingMethod: With a ``ManagedConnectionConfiguration/heartbeat``, the heartbeat's
+    ///     probe becomes a request for this method; any answer, even an error, counts as alive.
+    ///   - onNotification: Receives the peer's notifications (method and parameters).
     public init(
         configuration: ManagedConnectionConfiguration = ManagedConnectionConfiguration(),
         factory: @escaping ManagedConnection.TransportFactory,
+        pingMethod: String? = nil,
         onNotification: (@Sendable (String, JSONRPCParams?) -> Void)? = nil
     ) {
         let correlator = Correlator(onNotification: onNotification, logger: configuration.logger)
+        var configuration = configuration
+        if let pingMethod, var heartbeat = configuration.heartbeat {
+            heartbeat.probe = { transport in try await correlator.ping(pingMethod, on: transport) }
+            configuration.heartbeat = heartbeat
+        }
         self.correlator = correlator
         self.connection = ManagedConnection(configuration: configuration, factory: factory, handler: .messages { message in
             correlator.receive(message)
@@ -95,15 +137,17 @@ public final class JSONRPCChannel: Sendable {
         connection.onLoss { generation in correlator.lost(generation) }
     }
 
-    /// Starts a channel, runs `body` with it, and closes it when `body` returns or throws.
+    /// Starts a channel, runs `body` with it, and closes it when `body` returns or throws
+    /// (parameters as ``init(configuration:factory:pingMethod:onNotification:)``).
     public static func withChannel<T>(
         configuration: ManagedConnectionConfiguration = ManagedConnectionConfiguration(),
         factory: @escaping ManagedConnection.TransportFactory,
+        pingMethod: String? = nil,
         onNotification: (@Sendable (String, JSONRPCParams?) -> Void)? = nil,
         isolation: isolated (any Actor)? = #isolation,
         _ body: (JSONRPCChannel) async throws -> T
     ) async throws -> T {
-        let channel = JSONRPCChannel(configuration: configuration, factory: factory, onNotification: onNotification)
+        let channel = JSONRPCChannel(configuration: configuration, factory: factory, pingMethod: pingMethod, onNotification: onNotification)
         try await channel.connection.start()
         let outcome: Result<T, any Error>
         do {
@@ -135,7 +179,7 @@ public final class JSONRPCChannel: Sendable {
         let configuration = connection.configuration
         let call = ClientCall(
             method: method,
-            id: UInt64(truncatingIfNeeded: ids.wrappingAdd(1, ordering: .relaxed).newValue),
+            id: UInt64(truncatingIfNeeded: correlator.nextID()),
             timeout: timeout ?? configuration.requestTimeout,
             isIdempotent: idempotent)
         do {
@@ -182,7 +226,7 @@ public final class JSONRPCChannel: Sendable {
 
     private func once(_ method: String, params: JSONRPCParams?) async throws(ManagedConnectionError) -> JSONValue {
         let link = try await connection.link()
-        let id = ids.wrappingAdd(1, ordering: .relaxed).newValue
+        let id = correlator.nextID()
         let message = try encode(.request(id: .number(id), method: method, params: params))
         do {
             return try await withTaskCancellationHandler {
