@@ -1,0 +1,64 @@
+import Testing
+@testable import CapnWeb
+
+/// A main object with a member that holds an object: `todos.get(id)`-style chains.
+final class HolderTarget: RpcTarget {
+    private let counter = NetCounter(value: 40)
+
+    func property(_ name: String) async throws -> RpcPayload {
+        name == "counter" ? .stub(RpcStub(counter)) : .undefined
+    }
+}
+
+@Suite("Pipelining from async code")
+struct PipeliningTests {
+    /// Runs `body` against a server of ``NetTarget``, counting the `pull` frames the client sends.
+    private func countingPulls(
+        main: @escaping @Sendable () -> any RpcTarget = { NetTarget() },
+        _ body: (RpcSession<Any>) async throws -> Void
+    ) async throws -> Int {
+        let pulls = Recorder<String>()
+        try await withRpcServer(main: main) { server in
+            try await withRpcSession(to: server.webSocketURL, configure: { configuration in
+                configuration.trace = { sent, text in
+                    if sent, text.hasPrefix("[\"pull\"") { pulls.append(text) }
+                }
+            }) { session in
+                try await body(session)
+                #expect(await eventually { session.getStats() == RpcStats(imports: 1, exports: 1) })
+                #expect(await eventually { server.sessions.allSatisfy { $0.getStats() == RpcStats(imports: 1, exports: 1) } })
+            }
+        }
+        return pulls.all.count
+    }
+
+    @Test("a chain of calls awaited in async code is one round trip: only its last result is pulled")
+    func chainedCallsArePipelined() async throws {
+        let pulls = try await countingPulls { session in
+            let value: Int = try await session.api.makeCounter(1).increment(2)
+            #expect(value == 3)
+        }
+        #expect(pulls == 1)
+    }
+
+    @Test("a member read then a call, awaited in async code, pulls only the final result")
+    func memberThenCallIsPipelined() async throws {
+        let pulls = try await countingPulls { session in
+            let counter = session.api.makeCounter(5)
+            let value: Int = try await counter.value
+            #expect(value == 5)
+            let next: Int = try await counter.increment(1)
+            #expect(next == 6)
+        }
+        #expect(pulls == 2)
+    }
+
+    @Test("a member that holds an object, then a call on it, awaited in async code, is one round trip")
+    func memberHoldingObjectThenCall() async throws {
+        let pulls = try await countingPulls(main: { HolderTarget() }) { session in
+            let value: Int = try await session.api.counter.increment(2)
+            #expect(value == 42)
+        }
+        #expect(pulls == 1)
+    }
+}
