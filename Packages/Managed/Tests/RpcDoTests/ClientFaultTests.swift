@@ -107,10 +107,27 @@ struct ClientFaultTests {
         await client.disconnect()
     }
 
+    @Test("a call that timed out waiting for the connection was never sent, so it is retried once the server is back")
+    func unsentCallRetried() async throws {
+        let server = InMemoryServer()
+        let client = RpcClient(configuration: InMemoryServer.configuration(maxRetries: 20, timeout: 0.3), transportFactory: server.factory)
+        try await client.connect()
+        server.setRefusing(true)
+        server.cutAll()
+        #expect(await eventually { await !client.isConnected })
+        async let value: Result<Int, RpcError> = result { try await client.api.square(n: 6) }
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(server.service.calls("square") == 0)
+        server.setRefusing(false)
+        #expect(await value == .success(36))
+        #expect(server.service.calls("square") == 1)
+        await client.disconnect()
+    }
+
     @Test("with the fail policy a call made while reconnecting fails at once with connectionLost")
     func offlineFailPolicy() async throws {
         let server = InMemoryServer()
-        var configuration = InMemoryServer.configuration(maxRetries: 0)
+        var configuration = InMemoryServer.configuration()
         configuration.offlinePolicy = .fail
         let client = RpcClient(configuration: configuration, transportFactory: server.factory)
         try await client.connect()

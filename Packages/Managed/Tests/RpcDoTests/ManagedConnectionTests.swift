@@ -151,6 +151,23 @@ struct ManagedConnectionTests {
         }
     }
 
+    @Test("a request that timed out waiting for the connection was never sent, so it is retried and answered")
+    func unsentRequestRetried() async throws {
+        let peer = JSONPeer()
+        let configuration = fastConfiguration { $0.maxRequestRetries = 20 }
+        try await JSONRPCChannel.withChannel(configuration: configuration, factory: peer.factory) { channel in
+            peer.setRefusing(true)
+            peer.cutAll()
+            #expect(await eventually { !channel.connection.state.isConnected })
+            async let answer = Self.outcome { try await channel.request("echo", params: .positional([5]), timeout: .milliseconds(300)) }
+            try await Task.sleep(for: .milliseconds(400))
+            #expect(peer.received.isEmpty)
+            peer.setRefusing(false)
+            #expect(await answer == .success(.array([.integer(5)])))
+            #expect(peer.received == ["echo"])
+        }
+    }
+
     @Test("messages sent while offline are queued up to the limit and flushed in order on reconnect")
     func offlineQueue() async throws {
         let peer = JSONPeer()

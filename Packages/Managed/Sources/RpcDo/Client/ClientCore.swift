@@ -172,7 +172,9 @@ final class ClientCore: Sendable {
                     }
                 }
             } catch {
-                guard attempt <= settings.maxRetries, !Task.isCancelled, connection?.isRunning ?? true,
+                // With the fail policy, a call made while offline fails at once.
+                let offlineFailure = !sent.value && connection?.configuration.offlinePolicy == .fail
+                guard attempt <= settings.maxRetries, !Task.isCancelled, connection?.isRunning ?? true, !offlineFailure,
                     Self.isSafeToRepeat(error, sent: sent.value, idempotent: call.isIdempotent, singleCall: singleCall)
                 else { throw error }
                 let delay = retryDelay(after: error, attempt: attempt)

@@ -16,8 +16,10 @@ import Synchronization
 /// When the connection drops, requests in flight on it fail with
 /// ``ManagedConnectionError/Code/connectionLost`` unless they were marked idempotent, in which
 /// case they are sent again on the next connection (up to
-/// ``ManagedConnectionConfiguration/maxRequestRetries`` times). Requests made while offline
-/// wait for the connection per the ``OfflinePolicy``, within their timeout.
+/// ``ManagedConnectionConfiguration/maxRequestRetries`` times, after the reconnect backoff);
+/// requests that never reached the transport are retried the same way, idempotent or not.
+/// Requests made while offline wait for the connection per the ``OfflinePolicy``, within
+/// their timeout.
 public final class JSONRPCChannel: Sendable {
     private struct Pending {
         let continuation: CheckedContinuation<JSONValue, any Error>
@@ -208,23 +210,40 @@ public final class JSONRPCChannel: Sendable {
         }
     }
 
+    /// Whether a request reached the transport.
+    private final class SentFlag: Sendable {
+        private let flag = Atomic(false)
+        func set() { flag.store(true, ordering: .relaxed) }
+        var value: Bool { flag.load(ordering: .relaxed) }
+    }
+
     private func attempts(_ call: ClientCall, params: JSONRPCParams?) async throws(ManagedConnectionError) -> JSONValue {
+        let configuration = connection.configuration
         var retries = 0
         while true {
+            let sent = SentFlag()
             do {
                 return try await Deadline.run(call.timeout) { () async throws(ManagedConnectionError) -> JSONValue in
-                    try await self.once(call.method, params: params)
+                    try await self.once(call.method, params: params, sent: sent)
                 }
             } catch {
-                guard error.code == .connectionLost, call.isIdempotent,
-                    retries < max(0, connection.configuration.maxRequestRetries), !Task.isCancelled
+                let transient = error.code == .connectionLost || error.code == .timeout || error.code == .notConnected
+                // With the fail policy, a request made while offline fails at once.
+                let offlineFailure = !sent.value && configuration.offlinePolicy == .fail
+                guard transient, call.isIdempotent || !sent.value, !offlineFailure, connection.isRunning,
+                    retries < max(0, configuration.maxRequestRetries), !Task.isCancelled
                 else { throw error }
                 retries += 1
+                do {
+                    try await Task.sleep(for: configuration.reconnect.backoff.delay(forAttempt: retries))
+                } catch {
+                    throw ManagedConnectionError(.cancelled, "cancelled")
+                }
             }
         }
     }
 
-    private func once(_ method: String, params: JSONRPCParams?) async throws(ManagedConnectionError) -> JSONValue {
+    private func once(_ method: String, params: JSONRPCParams?, sent: SentFlag) async throws(ManagedConnectionError) -> JSONValue {
         let link = try await connection.link()
         let id = correlator.nextID()
         let message = try encode(.request(id: .number(id), method: method, params: params))
@@ -238,9 +257,10 @@ public final class JSONRPCChannel: Sendable {
                     }
                     do {
                         try link.transport.enqueue(message)
+                        sent.set()
                     } catch {
                         correlator.take(id)?.continuation.resume(
-                            throwing: ManagedConnectionError(.connectionLost, "the request could not be sent: \(error)"))
+                            throwing: ManagedConnectionError(.notConnected, "the request could not be sent: \(error)"))
                     }
                 }
             } onCancel: {
