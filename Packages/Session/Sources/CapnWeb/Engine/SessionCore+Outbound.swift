@@ -104,25 +104,48 @@ extension SessionCore {
     }
 
     /// Copies a local readable stream into a pipe the peer reads, then releases the pipe.
+    ///
+    /// When the peer rejects a write (its reader went away) the copy stops reading `readable`,
+    /// so the local producer sees its stream terminated, rather than producing into the void.
     func pump(_ readable: RpcReadableStream, into pipe: ImportHook) {
         let window = max(1, limits.streamWindow)
         spawn { [self] in
-            var inFlight: [any StubHook] = []
-            do {
-                for try await chunk in readable {
-                    inFlight.append(sendStream(.call(target: pipe, path: ["write"], arguments: [chunk])))
-                    if inFlight.count >= window {
-                        if case .failure(let rejection) = await inFlight.removeFirst().settled() {
-                            throw rejection
-                        }
+            let control = PumpControl()
+            let copier = Task { [self] in
+                await copy(readable, into: pipe, window: window, control: control)
+            }
+            control.attach(copier)
+            await withTaskCancellationHandler {
+                await copier.value
+            } onCancel: {
+                copier.cancel()
+            }
+        }
+    }
+
+    private func copy(_ readable: RpcReadableStream, into pipe: ImportHook, window: Int, control: PumpControl) async {
+        var inFlight: [any StubHook] = []
+        do {
+            for try await chunk in readable {
+                let write = sendStream(.call(target: pipe, path: ["write"], arguments: [chunk]))
+                write.whenSettled { settlement in
+                    if case .failure = settlement { control.stop() }
+                }
+                inFlight.append(write)
+                if inFlight.count >= window {
+                    if case .failure(let rejection) = await inFlight.removeFirst().settled() {
+                        throw rejection
                     }
                 }
-                let close = sendStream(.call(target: pipe, path: ["close"], arguments: []))
-                _ = await close.settled()
-            } catch {
-                let reason = Rejection(error).wireValue
-                _ = sendStream(.call(target: pipe, path: ["abort"], arguments: [reason]))
+                if control.isStopped { return }
             }
+            if control.isStopped { return }
+            let close = sendStream(.call(target: pipe, path: ["close"], arguments: []))
+            _ = await close.settled()
+        } catch {
+            if control.isStopped { return }
+            let reason = Rejection(error).wireValue
+            _ = sendStream(.call(target: pipe, path: ["abort"], arguments: [reason]))
         }
     }
 }

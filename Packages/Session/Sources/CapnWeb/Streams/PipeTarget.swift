@@ -9,7 +9,11 @@ final class PipeTarget: RpcTarget {
     func call(_ method: String, with arguments: RpcArguments) async throws -> RpcPayload {
         switch method {
         case "write":
-            continuation.yield(arguments.value(at: 0))
+            // A reader that stopped (its task was cancelled, or it stopped iterating) ends the
+            // stream; the writer learns it from the rejected write and stops producing.
+            if case .terminated = continuation.yield(arguments.value(at: 0)) {
+                throw RpcErrorValue(name: "AbortError", message: "the reader of the stream went away")
+            }
         case "close":
             continuation.finish()
         case "abort":
