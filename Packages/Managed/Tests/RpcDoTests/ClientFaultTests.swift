@@ -255,15 +255,3 @@ struct ClientFaultTests {
         }
     }
 }
-
-/// What `body` returns, or the RpcError it throws (any other error is recorded as an issue).
-func result<T>(_ body: () async throws -> T) async -> Result<T, RpcError> {
-    do {
-        return .success(try await body())
-    } catch let error as RpcError {
-        return .failure(error)
-    } catch {
-        Issue.record("unexpected error \(error)")
-        return .failure(.remote(type: "unexpected", message: "\(error)"))
-    }
-}

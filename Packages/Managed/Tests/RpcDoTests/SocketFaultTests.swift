@@ -121,10 +121,3 @@ struct SocketFaultTests {
         }
     }
 }
-
-/// Keeps the client a scoped test saw.
-final class Recorder: Sendable {
-    private let stored = Mutex<RpcClient?>(nil)
-    var client: RpcClient? { stored.withLock { $0 } }
-    func set(_ client: RpcClient) { stored.withLock { $0 = client } }
-}

@@ -5,6 +5,7 @@ import RpcDo
 import RpcTransport
 import RpcTransportNIO
 import Synchronization
+import Testing
 
 /// RpcDo's error, which the tests mean when they say `RpcError` (CapnWeb has one too).
 typealias RpcError = RpcDo.RpcError
@@ -187,4 +188,23 @@ final class StateLog: Sendable {
     private let states = Mutex<[String]>([])
     var all: [String] { states.withLock { $0 } }
     func append(_ state: ConnectionState) { states.withLock { $0.append(state.description) } }
+}
+
+/// What `body` returns, or the RpcError it throws (any other error is recorded as an issue).
+func result<T>(_ body: () async throws -> T) async -> Result<T, RpcError> {
+    do {
+        return .success(try await body())
+    } catch let error as RpcError {
+        return .failure(error)
+    } catch {
+        Issue.record("unexpected error \(error)")
+        return .failure(.remote(type: "unexpected", message: "\(error)"))
+    }
+}
+
+/// Keeps the client a scoped test saw.
+final class Recorder: Sendable {
+    private let stored = Mutex<RpcClient?>(nil)
+    var client: RpcClient? { stored.withLock { $0 } }
+    func set(_ client: RpcClient) { stored.withLock { $0 = client } }
 }

@@ -225,9 +225,3 @@ extension RpcRef: CustomStringConvertible {
     /// `RpcRef(.users.get(id: "123"))`.
     public var description: String { "RpcRef(\(expressionString))" }
 }
-
-/// How one ref is awaited.
-struct RefOptions: Sendable {
-    var timeout: Duration?
-    var isIdempotent = false
-}

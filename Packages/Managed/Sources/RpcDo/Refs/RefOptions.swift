@@ -1,0 +1,5 @@
+/// How one ref is awaited.
+struct RefOptions: Sendable {
+    var timeout: Duration?
+    var isIdempotent = false
+}
