@@ -27,8 +27,8 @@ internal import RpcTransportNIO
 public actor RpcClient {
     /// The settings the client was made with.
     public let configuration: RpcClientConfiguration
-    let core: ClientCore
-    let connection: ManagedConnection
+    nonisolated let core: ClientCore
+    nonisolated let connection: ManagedConnection
     private let urlProblem: RpcError?
 
     /// Creates a client for `configuration` (not connected yet). A URL that is not `ws://` or

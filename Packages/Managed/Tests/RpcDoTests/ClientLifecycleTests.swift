@@ -1,0 +1,32 @@
+@testable import RpcDo
+import RpcTransport
+import Testing
+
+@Suite("RpcClient lifecycle")
+struct ClientLifecycleTests {
+    @Test("the answer of a timed-out call is awaited by a task the client owns, which disconnect ends")
+    func noTaskOutlivesDisconnect() async throws {
+        let server = InMemoryServer()
+        let client = RpcClient(configuration: InMemoryServer.configuration(maxRetries: 0), transportFactory: server.factory)
+        try await client.connect()
+        let outcome = await result { () async throws -> String in try await client.api.slow(ms: 10_000).timeout(.milliseconds(100)) }
+        #expect(outcome == .failure(.timeout))
+        #expect(client.core.tasks.count == 1)
+        await client.disconnect()
+        #expect(client.core.tasks.count == 0)
+    }
+
+    @Test("ManagedConnection.withConnection closes its transport and finishes its state stream when the scope ends")
+    func scopeClosesTransport() async throws {
+        let peer = JSONPeer()
+        let (transport, states) = try await ManagedConnection.withConnection(
+            configuration: fastConfiguration(), factory: peer.factory, handler: .messages { _ in }
+        ) { connection in
+            (try #require(connection.currentTransport), connection.stateUpdates())
+        }
+        #expect(transport.state.isClosed)
+        var seen: [String] = []
+        for await state in states { seen.append(state.description) }
+        #expect(seen == ["connected", "disconnected"])
+    }
+}
