@@ -211,7 +211,7 @@ struct Evaluator {
         }
         let hook = ImportHook(core: core, id: id, isPromise: true)
         state.imports[id] = SessionCore.ImportEntry(
-            hook: hook, owner: ObjectIdentifier(hook), introductions: 1, pulled: true)
+            hook: nil, owner: ObjectIdentifier(hook), introductions: 1, pulled: true, resolution: hook.resolution)
         return hook
     }
 }

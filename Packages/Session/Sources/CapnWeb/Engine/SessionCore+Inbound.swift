@@ -141,7 +141,7 @@ extension SessionCore {
     // MARK: resolve and reject
 
     private func receiveSettlement(_ id: Int64, _ expression: CapnWebExpression, rejected: Bool) throws {
-        let outcome = locked { state -> Result<(ImportHook?, PushPlan), ProtocolViolation>? in
+        let outcome = locked { state -> Result<(LocalPromiseHook?, PushPlan), ProtocolViolation>? in
             guard state.ended == nil else { return nil }
             var evaluator = Evaluator(core: self)
             let value: PushPlan
@@ -155,13 +155,13 @@ extension SessionCore {
             if !entry.isStream {
                 state.outbox.append(.release(importID: id, refcount: entry.introductions))
             }
-            return .success((entry.hook, value))
+            return .success((entry.resolution, value))
         }
         guard let outcome else { return }
-        let (hook, plan) = try outcome.get()
+        let (resolution, plan) = try outcome.get()
         plan.runDeferred()
-        guard let hook, case .value(let value, _) = plan else { return }
-        hook.resolution.settle(rejected ? .failure(.thrown(value)) : .success(value))
+        guard let resolution, case .value(let value, _) = plan else { return }
+        resolution.settle(rejected ? .failure(.thrown(value)) : .success(value))
     }
 
     // MARK: release, abort, pipe

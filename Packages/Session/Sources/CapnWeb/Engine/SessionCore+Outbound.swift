@@ -60,8 +60,8 @@ extension SessionCore {
             state.nextImportID += 1
             let hook = ImportHook(core: self, id: id, isPromise: true)
             state.imports[id] = ImportEntry(
-                hook: hook, owner: ObjectIdentifier(hook), introductions: 1, pulled: asStream,
-                isStream: asStream)
+                hook: nil, owner: ObjectIdentifier(hook), introductions: 1, pulled: asStream,
+                isStream: asStream, resolution: hook.resolution)
             state.outbox.append(asStream ? .stream(expression) : .push(expression))
             return .sent(hook)
         }
@@ -98,7 +98,7 @@ extension SessionCore {
         let id = state.nextImportID
         state.nextImportID += 1
         let hook = ImportHook(core: self, id: id, isPromise: false)
-        state.imports[id] = ImportEntry(hook: hook, owner: ObjectIdentifier(hook), introductions: 1, pulled: false)
+        state.imports[id] = ImportEntry(hook: nil, owner: ObjectIdentifier(hook), introductions: 1, pulled: false)
         state.outbox.append(.pipe)
         return hook
     }

@@ -12,6 +12,9 @@ internal import RpcWire
 /// flusher at a time.
 final class SessionCore: Sendable {
     struct ImportEntry {
+        /// The hook of a stub the peer exported, so that a second introduction of the ID finds
+        /// it. Push results and pipes leave it `nil`: a weak reference gives its object a side
+        /// table, which makes every retain and release of it slower.
         weak var hook: ImportHook?
         var owner: ObjectIdentifier?
         /// How many times the peer introduced this ID to us: the count sent with `release`.
@@ -21,6 +24,8 @@ final class SessionCore: Sendable {
         var isStream = false
         /// The main import: never released.
         var permanent = false
+        /// For a promise, what its answer settles.
+        var resolution: LocalPromiseHook? = nil
     }
 
     struct ExportEntry {
@@ -238,9 +243,7 @@ final class SessionCore: Sendable {
         deadlines?.close()
         for task in old.tasks.values { task.cancel() }
         for entry in old.imports.values {
-            if let hook = entry.hook, hook.isPromise {
-                hook.resolution.settle(.failure(rejection))
-            }
+            entry.resolution?.settle(.failure(rejection))
         }
         for waiter in old.idleWaiters { waiter.resume() }
         for waiter in old.endWaiters { waiter.resume() }
