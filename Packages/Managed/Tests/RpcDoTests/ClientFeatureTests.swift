@@ -199,7 +199,10 @@ struct ClientFeatureTests {
     @Test("a batch sends the awaited calls in one HTTP request")
     func batch() async throws {
         try await withRpcServer(main: { TestService(state: ServiceState()) }) { server in
-            let (square, name) = try await RpcClient.batch(url: server.batchURL.absoluteString) { api in
+            // A generous quiet time keeps both `async let` calls in one batch on a loaded machine.
+            let (square, name) = try await RpcClient.batch(
+                url: server.batchURL.absoluteString, batchDelay: .milliseconds(250)
+            ) { api in
                 async let square: Int = api.square(n: 7)
                 async let name: String = api.users.get(id: "2").name
                 return try await (square, name)

@@ -67,7 +67,11 @@ struct NetworkSessionTests {
     func httpBatch() async throws {
         let mains = Recorder<Int>()
         try await withRpcServer(main: { mains.append(1); return NetTarget() }) { server in
-            let (square, sum, chained) = try await RpcSession<Any>.batch(url: server.batchURL) { api in
+            // Calls from `async let` tasks join the batch while it waits; a generous quiet time
+            // keeps one batch on a loaded machine, where a task may start late.
+            let (square, sum, chained) = try await RpcSession<Any>.batch(
+                url: server.batchURL, configure: { $0.batchDelay = .milliseconds(200) }
+            ) { api in
                 async let square: Double = api.square(4)
                 async let sum: Int = api.add(2, 3)
                 async let chained: Int = api.makeCounter(10).increment(5)
@@ -116,7 +120,9 @@ struct NetworkSessionTests {
         ) { server in
             let port = server.port ?? 0
             let url = try #require(URL(string: "http://127.0.0.1:\(port)/rpc"))
-            let failures = try await RpcSession<Any>.batch(url: url) { api -> [RpcError] in
+            let failures = try await RpcSession<Any>.batch(
+                url: url, configure: { $0.batchDelay = .milliseconds(200) }
+            ) { api -> [RpcError] in
                 async let a: Result<Double, RpcError> = api.square(2).resolvedResult()
                 async let b: Result<Int, RpcError> = api.add(1, 2).resolvedResult()
                 return [await a.failure, await b.failure].compactMap { $0 }

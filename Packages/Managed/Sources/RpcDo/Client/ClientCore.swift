@@ -211,18 +211,10 @@ final class ClientCore: Sendable {
         _ operation: @escaping @Sendable () async throws(RpcError) -> R
     ) async throws(RpcError) -> R {
         do {
-            return try await withThrowingTaskGroup(of: R?.self) { group in
-                group.addTask { try await operation() }
-                group.addTask {
-                    try await Task.sleep(for: duration)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let value = first else {
-                    throw RpcError.timeout
-                }
-                return value
+            guard let value = try await Deadline.race(duration, operation) else {
+                throw RpcError.timeout
             }
+            return value
         } catch {
             if Task.isCancelled { throw .cancelled }
             throw ErrorMapping.map(any: error)

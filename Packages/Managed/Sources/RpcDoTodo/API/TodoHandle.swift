@@ -21,13 +21,9 @@ final class TodoHandle: RpcTarget {
 
     /// The todo's fields plus `update`, `toggle` and `delete` as functions.
     static func payload(store: TodoStore, id: String) throws -> RpcPayload {
-        guard case .object(var members) = try RpcPayload(encoding: try store.todo(id)) else {
-            throw TodoErrors.type("todo \(id) is not an object")
-        }
         let handle = TodoHandle(store: store, id: id)
-        for method in ["update", "toggle", "delete"] {
-            members.append(.init(method, .stub(RpcStub(RpcFunction { arguments in try await handle.call(method, with: arguments) }))))
-        }
+        let members = try MethodMembers.members(
+            of: try store.todo(id), what: "todo \(id)", methods: ["update", "toggle", "delete"], of: handle)
         return .object(members)
     }
 

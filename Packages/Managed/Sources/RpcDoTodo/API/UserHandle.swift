@@ -17,13 +17,9 @@ final class UserHandle: RpcTarget {
 
     /// The user's fields plus `update` and `delete` as functions and `posts`.
     static func payload(store: TodoStore, id: String) throws -> RpcPayload {
-        guard case .object(var members) = try RpcPayload(encoding: try store.user(id)) else {
-            throw TodoErrors.type("user \(id) is not an object")
-        }
         let handle = UserHandle(store: store, id: id)
-        for method in ["update", "delete"] {
-            members.append(.init(method, .stub(RpcStub(RpcFunction { arguments in try await handle.call(method, with: arguments) }))))
-        }
+        var members = try MethodMembers.members(
+            of: try store.user(id), what: "user \(id)", methods: ["update", "delete"], of: handle)
         members.append(.init("posts", .stub(RpcStub(PostsService(store: store, userID: id)))))
         return .object(members)
     }
