@@ -7,28 +7,27 @@ internal import RpcWire
 /// Operations made before it settles are queued and applied, in order, when it settles, which
 /// keeps calls on one promise in the order they were made (E-order).
 final class LocalPromiseHook: StubHook {
-    private enum State {
-        case pending([@Sendable (Settlement) -> Void])
-        case settled(Settlement)
+    private struct State {
+        /// Who waits for the settlement; appended to in place (a waiter list inside an enum
+        /// payload would be copied on every append).
+        var waiters: [@Sendable (Settlement) -> Void] = []
+        var settlement: Settlement?
     }
 
-    private let state = Mutex<State>(.pending([]))
+    private let state = Mutex<State>(State())
 
     init() {}
 
     /// A promise already settled with `settlement`.
     init(settled settlement: Settlement) {
-        state.withLock { $0 = .settled(settlement) }
+        state.withLock { $0.settlement = settlement }
     }
 
     var isPromise: Bool { true }
 
     /// The settlement, if it has come.
     var current: Settlement? {
-        state.withLock { state in
-            if case .settled(let settlement) = state { return settlement }
-            return nil
-        }
+        state.withLock { $0.settlement }
     }
 
     /// Runs `operation` as a task that starts at once on the calling thread (so that calls
@@ -64,23 +63,19 @@ final class LocalPromiseHook: StubHook {
     /// Settles the promise; later calls do nothing.
     func settle(_ settlement: Settlement) {
         let waiters: [@Sendable (Settlement) -> Void]? = state.withLock { state in
-            guard case .pending(let waiters) = state else { return nil }
-            state = .settled(settlement)
-            return waiters
+            guard state.settlement == nil else { return nil }
+            state.settlement = settlement
+            defer { state.waiters = [] }
+            return state.waiters
         }
         for waiter in waiters ?? [] { waiter(settlement) }
     }
 
     func whenSettled(_ body: @escaping @Sendable (Settlement) -> Void) {
         let settled: Settlement? = state.withLock { state in
-            switch state {
-            case .pending(var waiters):
-                waiters.append(body)
-                state = .pending(waiters)
-                return nil
-            case .settled(let settlement):
-                return settlement
-            }
+            if let settlement = state.settlement { return settlement }
+            state.waiters.append(body)
+            return nil
         }
         if let settled { body(settled) }
     }
