@@ -92,34 +92,30 @@ struct ClientFaultTests {
 
     @Test("a call made while reconnecting waits for the connection and is sent once")
     func offlineCallWaits() async throws {
-        let server = InMemoryServer()
-        let client = RpcClient(configuration: InMemoryServer.configuration(), transportFactory: server.factory)
-        try await client.connect()
-        server.setRefusing(true)
-        server.cutAll()
-        #expect(await eventually { await !client.isConnected })
-        async let value: Result<Int, RpcError> = result { try await client.api.square(n: 5) }
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(server.service.calls("square") == 0)
-        server.setRefusing(false)
-        #expect(await value == .success(25))
-        #expect(server.service.calls("square") == 1)
-        await client.disconnect()
+        try await squareWhileOffline(5, configuration: InMemoryServer.configuration(), wait: .milliseconds(100))
     }
 
     @Test("a call that timed out waiting for the connection was never sent, so it is retried once the server is back")
     func unsentCallRetried() async throws {
+        // The wait outlasts the call's 0.3 s timeout: the attempt times out unsent and is retried.
+        try await squareWhileOffline(
+            6, configuration: InMemoryServer.configuration(maxRetries: 20, timeout: 0.3), wait: .milliseconds(400))
+    }
+
+    /// Cuts the connection and refuses new ones, calls `square(n)`, checks that nothing reaches
+    /// the server for `wait`, lets connections in again and checks the call is answered, once.
+    private func squareWhileOffline(_ n: Int, configuration: RpcClientConfiguration, wait: Duration) async throws {
         let server = InMemoryServer()
-        let client = RpcClient(configuration: InMemoryServer.configuration(maxRetries: 20, timeout: 0.3), transportFactory: server.factory)
+        let client = RpcClient(configuration: configuration, transportFactory: server.factory)
         try await client.connect()
         server.setRefusing(true)
         server.cutAll()
         #expect(await eventually { await !client.isConnected })
-        async let value: Result<Int, RpcError> = result { try await client.api.square(n: 6) }
-        try await Task.sleep(for: .milliseconds(400))
+        async let value: Result<Int, RpcError> = result { try await client.api.square(n: n) }
+        try await Task.sleep(for: wait)
         #expect(server.service.calls("square") == 0)
         server.setRefusing(false)
-        #expect(await value == .success(36))
+        #expect(await value == .success(n * n))
         #expect(server.service.calls("square") == 1)
         await client.disconnect()
     }
