@@ -16,6 +16,22 @@ struct ClientLifecycleTests {
         #expect(client.core.tasks.count == 0)
     }
 
+    @Test("a client dropped without disconnect closes its connection and stops reconnecting")
+    func droppedClientCloses() async throws {
+        let server = InMemoryServer()
+        do {
+            let client = RpcClient(configuration: InMemoryServer.configuration(), transportFactory: server.factory)
+            try await client.connect()
+            let n: Int = try await client.api.square(n: 3)
+            #expect(n == 9)
+            #expect(server.openConnections == 1)
+        }
+        #expect(await eventually { server.openConnections == 0 })
+        let connects = server.connects
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(server.connects == connects)
+    }
+
     @Test("ManagedConnection.withConnection closes its transport and finishes its state stream when the scope ends")
     func scopeClosesTransport() async throws {
         let peer = JSONPeer()

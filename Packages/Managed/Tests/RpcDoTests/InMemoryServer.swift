@@ -24,6 +24,11 @@ final class InMemoryServer: Sendable {
 
     func setRefusing(_ refusing: Bool) { lock.withLock { $0.refusing = refusing } }
 
+    /// How many of the server's ends are still open.
+    var openConnections: Int {
+        lock.withLock { $0.serverEnds }.filter { !$0.state.isClosed }.count
+    }
+
     /// Cuts every open connection (both ends see an abnormal closure).
     func cutAll() {
         let ends = lock.withLock { state in

@@ -91,6 +91,12 @@ public actor RpcClient {
         self.connection = connection
     }
 
+    /// A client dropped without ``disconnect()`` still ends its connection: nothing it started
+    /// keeps running, though the close handshake finishes after the client is gone.
+    deinit {
+        connection.abandon()
+    }
+
     private static func problem(with url: URL) -> RpcError? {
         let scheme = url.scheme?.lowercased() ?? ""
         guard scheme == "ws" || scheme == "wss" else {

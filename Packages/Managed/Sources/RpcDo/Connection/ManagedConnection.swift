@@ -221,6 +221,31 @@ public final class ManagedConnection: Sendable {
         for observer in observers { observer.finish() }
     }
 
+    /// Ends the connection without waiting, for an owner that goes away without calling
+    /// ``close()``: the supervising task is cancelled, waiting calls fail with `closed`, and the
+    /// open transport's close handshake finishes in the background (bounded by its close
+    /// timeout).
+    func abandon() {
+        let taken = lock.withLock { state -> (Task<Void, Never>?, Link?, [CheckedContinuation<Link, any Error>])? in
+            guard state.phase != .stopped else { return nil }
+            state.phase = .stopped
+            defer {
+                state.supervisor = nil
+                state.link = nil
+                state.waiters = [:]
+                state.outbox = []
+            }
+            return (state.supervisor, state.link, Array(state.waiters.values))
+        }
+        guard let (supervisor, link, waiters) = taken else { return }
+        supervisor?.cancel()
+        let closed = ManagedConnectionError(.closed, "the connection's owner went away")
+        for waiter in waiters { waiter.resume(throwing: closed) }
+        if let transport = link?.transport {
+            Task { await transport.close(code: .goingAway, reason: "the client went away") }
+        }
+    }
+
     /// Closes the open transport so that the connection reopens (after the first backoff
     /// delay) with the current headers; work in flight on it fails as on any loss. Does
     /// nothing when not connected.
