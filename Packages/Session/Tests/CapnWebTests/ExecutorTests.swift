@@ -9,6 +9,8 @@ import RpcTransportNIO
 final class ThreadProbeTarget: RpcTarget {
     /// For each call, whether it ran on an event loop thread.
     let ranOnEventLoop = Recorder<Bool>()
+    /// One entry per `hang()` that was cancelled.
+    let hangsCancelled = Recorder<Bool>()
 
     func call(_ method: String, with arguments: RpcArguments) async throws -> RpcPayload {
         switch method {
@@ -16,7 +18,12 @@ final class ThreadProbeTarget: RpcTarget {
             ranOnEventLoop.append(MultiThreadedEventLoopGroup.currentEventLoop != nil)
             return .string("here")
         case "hang":
-            try await Task.sleep(for: .seconds(60))
+            do {
+                try await Task.sleep(for: .seconds(60))
+            } catch {
+                hangsCancelled.append(true)
+                throw error
+            }
             return .undefined
         default:
             throw RpcErrorValue.notAFunction(method)
@@ -121,6 +128,23 @@ struct ExecutorTests {
                     server.sessions.allSatisfy { $0.getStats() == RpcStats(imports: 1, exports: 1) }
                 })
             }
+        }
+    }
+
+    @Test("a call of the peer's still running when the session ends is cancelled")
+    func runningCallsCancelledAtEnd() async throws {
+        let probe = ThreadProbeTarget()
+        try await withRpcServer(main: { probe }) { server in
+            let session = try await RpcSession<Any>.connect(to: server.webSocketURL)
+            // Held until the session ends, so that the call is not released before.
+            let hanging = session.api.hang()
+            #expect(await eventually { server.sessions.first.map { $0.getStats().exports == 2 } ?? false })
+            #expect(probe.hangsCancelled.all.isEmpty)
+            await session.close()
+            #expect(await eventually(timeout: .seconds(5)) { probe.hangsCancelled.all == [true] })
+            #expect(await eventually(timeout: .seconds(5)) { server.sessionCount == 0 })
+            #expect(session.getStats() == RpcStats(imports: 1, exports: 1))
+            withExtendedLifetime(hanging) {}
         }
     }
 

@@ -6,15 +6,16 @@ enum ImmediateTask {
     /// Starts `operation` at once. When the calling thread runs an event loop, the task prefers
     /// that loop as its executor: the nonisolated async code it calls runs there too, so a target
     /// that does not suspend completes before the loop handles its next event.
-    static func start(_ operation: sending @escaping @isolated(any) () async -> Void) {
+    @discardableResult
+    static func start(_ operation: sending @escaping @isolated(any) () async -> Void) -> Task<Void, Never> {
         let executor = EventLoopTaskExecutor.current
         #if os(Linux) || os(Windows) || os(Android)
-        Task.immediate(executorPreference: executor, operation: operation)
+        return Task.immediate(executorPreference: executor, operation: operation)
         #else
         if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
-            Task.immediate(executorPreference: executor, operation: operation)
+            return Task.immediate(executorPreference: executor, operation: operation)
         } else {
-            Task(executorPreference: executor, operation: operation)
+            return Task(executorPreference: executor, operation: operation)
         }
         #endif
     }

@@ -12,6 +12,8 @@ final class LocalPromiseHook: StubHook {
         /// payload would be copied on every append).
         var waiters: [@Sendable (Settlement) -> Void] = []
         var settlement: Settlement?
+        /// The task computing the value, while it runs (see ``cancelRunning()``).
+        var task: Task<Void, Never>?
     }
 
     private let state = Mutex<State>(State())
@@ -35,14 +37,23 @@ final class LocalPromiseHook: StubHook {
     /// outcome.
     static func run(_ operation: @escaping @Sendable () async throws -> RpcPayload) -> LocalPromiseHook {
         let promise = LocalPromiseHook()
-        ImmediateTask.start {
+        let task = ImmediateTask.start {
             do {
                 promise.resolve(try await operation())
             } catch {
                 promise.settle(.failure(Rejection(error)))
             }
         }
+        promise.state.withLock { state in
+            if state.settlement == nil { state.task = task }
+        }
         return promise
+    }
+
+    /// Cancels the task computing the value, if it still runs: the session that asked for it
+    /// has ended.
+    func cancelRunning() {
+        state.withLock { $0.task }?.cancel()
     }
 
     /// Resolves with `value`. A value that is itself a bare promise stub is followed, so only
@@ -65,6 +76,7 @@ final class LocalPromiseHook: StubHook {
         let waiters: [@Sendable (Settlement) -> Void]? = state.withLock { state in
             guard state.settlement == nil else { return nil }
             state.settlement = settlement
+            state.task = nil
             defer { state.waiters = [] }
             return state.waiters
         }

@@ -242,6 +242,10 @@ final class SessionCore: Sendable {
         _ = consume main
         deadlines?.close()
         for task in old.tasks.values { task.cancel() }
+        // Calls the peer made that are still running are of no use to anyone now.
+        for entry in old.exports.values {
+            (entry.hook as? LocalPromiseHook)?.cancelRunning()
+        }
         for entry in old.imports.values {
             entry.resolution?.settle(.failure(rejection))
         }
