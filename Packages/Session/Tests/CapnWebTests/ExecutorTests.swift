@@ -157,7 +157,7 @@ struct ExecutorTests {
         let second = try #require(deadlines.register(answered))
         answered.resume(.success(.integer(1)))
         deadlines.finished(second)
-        let outcome = await withCheckedContinuation { continuation in
+        let outcome = await withUnsafeContinuation { continuation in
             expiring.install(continuation)
         }
         guard case .failure(.failed(.timeout)) = outcome else {

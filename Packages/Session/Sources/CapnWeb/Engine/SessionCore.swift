@@ -45,6 +45,8 @@ final class SessionCore: Sendable {
         var nextExportID: Int64 = -1
         var nextPeerID: Int64 = 1
         var outbox: [CapnWebMessage] = []
+        /// An emptied outbox buffer kept for the next round (see `flushOutbox`).
+        var spareOutbox: [CapnWebMessage] = []
         var flushing = false
         var ended: Rejection?
         /// Exports the peer pulled (or promises we exported) whose answer is not sent yet; an
@@ -152,17 +154,26 @@ final class SessionCore: Sendable {
     }
 
     private func flushOutbox() {
+        // The outbox and a spare buffer trade places each round, so that steady traffic
+        // appends into storage it already has instead of allocating a buffer per flush.
+        var written: [CapnWebMessage] = []
         while true {
             let batch: [CapnWebMessage]? = state.withLock { state in
+                if written.capacity > state.spareOutbox.capacity {
+                    state.spareOutbox = written
+                }
+                written = []
                 processDrops(&state)
                 if state.outbox.isEmpty {
                     state.flushing = false
                     return nil
                 }
-                defer { state.outbox.removeAll(keepingCapacity: true) }
-                return state.outbox
+                var batch = state.spareOutbox
+                state.spareOutbox = []
+                swap(&batch, &state.outbox)
+                return batch
             }
-            guard let batch else { return }
+            guard var batch else { return }
             for message in batch {
                 do {
                     let bytes = try codec.encode(message)
@@ -174,6 +185,8 @@ final class SessionCore: Sendable {
                     end(.failed(.invalidArgument("cannot encode \(message.tag): \(error)")))
                 }
             }
+            batch.removeAll(keepingCapacity: true)
+            written = batch
         }
     }
 

@@ -2,10 +2,13 @@ import Synchronization
 
 /// One continuation resumed at most once, by a settlement or by cancellation, whichever comes
 /// first. A settlement arriving before the continuation is installed is kept for it.
+///
+/// The state machine below is what guarantees the single resume, so the continuation is an
+/// unchecked one: a checked continuation would allocate a second object per awaited call.
 final class SettlementWaiter: Sendable {
     private enum State {
         case empty
-        case waiting(CheckedContinuation<Settlement, Never>)
+        case waiting(UnsafeContinuation<Settlement, Never>)
         case early(Settlement)
         case done
     }
@@ -13,7 +16,7 @@ final class SettlementWaiter: Sendable {
     private let state = Mutex<State>(.empty)
 
     /// Installs the continuation; resumes it at once if a settlement came first.
-    func install(_ continuation: CheckedContinuation<Settlement, Never>) {
+    func install(_ continuation: UnsafeContinuation<Settlement, Never>) {
         let early: Settlement? = state.withLock { state in
             switch state {
             case .empty:
@@ -31,7 +34,7 @@ final class SettlementWaiter: Sendable {
 
     /// Resumes with `settlement` unless already resumed.
     func resume(_ settlement: Settlement) {
-        let continuation: CheckedContinuation<Settlement, Never>? = state.withLock { state in
+        let continuation: UnsafeContinuation<Settlement, Never>? = state.withLock { state in
             switch state {
             case .empty:
                 state = .early(settlement)

@@ -91,7 +91,7 @@ extension StubHook {
         defer { if let registration { deadlines?.finished(registration) } }
         return await withTaskCancellationHandler(
             operation: {
-                await withCheckedContinuation(isolation: isolation) { continuation in
+                await withUnsafeContinuation(isolation: isolation) { continuation in
                     waiter.install(continuation)
                     whenSettled { settlement in waiter.resume(settlement) }
                 }

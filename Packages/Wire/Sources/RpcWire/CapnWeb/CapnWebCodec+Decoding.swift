@@ -35,6 +35,10 @@ extension CapnWebCodec {
     ///   tag or an ID is not an integer, ``WireError/Code/unknownTag``,
     ///   ``WireError/Code/wrongArity``, or any expression error.
     public func decode(_ value: JSONValue) throws(WireError) -> CapnWebMessage {
+        // Most messages are fine: decode without keeping the error path, and only when that
+        // fails decode again keeping it, for the error's pointer.
+        var fast = CapnWebDecoder(configuration: configuration, tracksPath: false)
+        if let message = try? fast.message(value) { return message }
         var decoder = CapnWebDecoder(configuration: configuration)
         return try decoder.message(value)
     }
@@ -45,6 +49,8 @@ extension CapnWebCodec {
     /// - Returns: The expression.
     /// - Throws: ``WireError`` whose path is a JSON Pointer into `value`.
     public func decodeExpression(_ value: JSONValue) throws(WireError) -> CapnWebExpression {
+        var fast = CapnWebDecoder(configuration: configuration, tracksPath: false)
+        if let expression = try? fast.expression(value) { return expression }
         var decoder = CapnWebDecoder(configuration: configuration)
         return try decoder.expression(value)
     }

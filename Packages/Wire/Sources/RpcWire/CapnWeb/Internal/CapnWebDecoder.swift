@@ -13,12 +13,31 @@ struct CapnWebDecoder {
 
     private let maxDepth: Int
     private let maxBigIntDigits: Int
+    /// Whether ``steps`` is kept. Without it nothing is allocated for the pointer, and errors
+    /// carry no path: ``CapnWebCodec`` decodes that way first and decodes again with the path
+    /// only when the message is bad.
+    private let tracksPath: Bool
     private var steps: [Step] = []
+    /// How many steps deep the current value is.
+    private var depth = 0
 
-    init(configuration: CapnWebCodec.Configuration) {
+    init(configuration: CapnWebCodec.Configuration, tracksPath: Bool = true) {
         maxDepth = configuration.maxDepth
         maxBigIntDigits = configuration.maxBigIntDigits
-        steps.reserveCapacity(16)
+        self.tracksPath = tracksPath
+        if tracksPath { steps.reserveCapacity(16) }
+    }
+
+    /// Steps into a child of the current value.
+    private mutating func enter(_ step: Step) {
+        depth += 1
+        if tracksPath { steps.append(step) }
+    }
+
+    /// Steps back out to the parent.
+    private mutating func leave() {
+        depth -= 1
+        if tracksPath { steps.removeLast() }
     }
 
     // MARK: - Messages
@@ -32,7 +51,7 @@ struct CapnWebDecoder {
             throw failure(.invalidMessage, "message must not be an empty array")
         }
         guard case .string(let tag) = first else {
-            steps.append(.index(0))
+            enter(.index(0))
             throw failure(.invalidMessage, "message tag must be a string, got \(first.kindName)")
         }
         switch tag {
@@ -81,7 +100,7 @@ struct CapnWebDecoder {
         _ elements: [JSONValue], _ index: Int, _ tag: String, _ what: String
     ) throws(WireError) -> Int64 {
         guard let id = elements[index].int64Value else {
-            steps.append(.index(index))
+            enter(.index(index))
             throw failure(
                 .invalidMessage,
                 "\(CapnWebText.quoted(tag)) \(what) must be an integer, got \(Self.kind(elements[index]))")
@@ -119,9 +138,9 @@ struct CapnWebDecoder {
         var members: [CapnWebMember] = []
         members.reserveCapacity(object.count)
         for (key, value) in object {
-            steps.append(.key(key))
+            enter(.key(key))
             members.append(CapnWebMember(key, try expression(value)))
-            steps.removeLast()
+            leave()
         }
         return members
     }
@@ -130,9 +149,9 @@ struct CapnWebDecoder {
     private mutating func element(
         _ elements: [JSONValue], _ index: Int
     ) throws(WireError) -> CapnWebExpression {
-        steps.append(.index(index))
+        enter(.index(index))
         let result = try expression(elements[index])
-        steps.removeLast()
+        leave()
         return result
     }
 
@@ -152,10 +171,10 @@ struct CapnWebDecoder {
         _ elements: [JSONValue]
     ) throws(WireError) -> CapnWebExpression {
         if elements.count == 1, case .array(let literal) = elements[0] {
-            steps.append(.index(0))
+            enter(.index(0))
             try checkDepth()
             let result = try expressionList(literal)
-            steps.removeLast()
+            leave()
             return .array(result)
         }
         guard let first = elements.first, case .string(let tag) = first else {
@@ -187,7 +206,7 @@ struct CapnWebDecoder {
             case .double(let double):
                 return .date(double)
             default:
-                steps.append(.index(1))
+                enter(.index(1))
                 throw failure(
                     .invalidExpression,
                     "\"date\" takes a number or null, got \(Self.kind(elements[1]))")
@@ -261,7 +280,7 @@ struct CapnWebDecoder {
         _ elements: [JSONValue], _ index: Int, _ tag: String
     ) throws(WireError) -> Int64 {
         guard let id = elements[index].int64Value else {
-            steps.append(.index(index))
+            enter(.index(index))
             throw failure(
                 .invalidExpression,
                 "\(CapnWebText.quoted(tag)) ID must be an integer, got \(Self.kind(elements[index]))")
@@ -273,7 +292,7 @@ struct CapnWebDecoder {
         _ elements: [JSONValue], _ index: Int, _ what: String
     ) throws(WireError) -> String {
         guard case .string(let string) = elements[index] else {
-            steps.append(.index(index))
+            enter(.index(index))
             throw failure(
                 .invalidExpression, "\(what) must be a string, got \(Self.kind(elements[index]))")
         }
@@ -286,11 +305,11 @@ struct CapnWebDecoder {
         case .valid:
             return text
         case .malformed:
-            steps.append(.index(1))
+            enter(.index(1))
             throw failure(
                 .invalidBigInt, "bigint text \(CapnWebText.quoted(text)) is not a decimal integer")
         case .tooLong(let digits):
-            steps.append(.index(1))
+            enter(.index(1))
             throw failure(
                 .invalidBigInt,
                 "bigint has \(digits) digits, more than the limit of \(maxBigIntDigits)")
@@ -303,13 +322,13 @@ struct CapnWebDecoder {
         if elements.count == 3 {
             let marker = try stringOperand(elements, 2, "\"bytes\" type")
             guard let known = CapnWebBytesType(rawValue: marker) else {
-                steps.append(.index(2))
+                enter(.index(2))
                 throw failure(.unknownBytesType, "unknown bytes type \(CapnWebText.quoted(marker))")
             }
             type = known
         }
         guard let data = Base64.decode(text) else {
-            steps.append(.index(1))
+            enter(.index(1))
             throw failure(.invalidBase64, "invalid base64 in bytes")
         }
         if let type, data.count % type.elementSize != 0 {
@@ -331,7 +350,7 @@ struct CapnWebDecoder {
             case .null:
                 stack = nil
             default:
-                steps.append(.index(3))
+                enter(.index(3))
                 throw failure(
                     .invalidExpression,
                     "\"error\" stack must be a string or null, got \(Self.kind(elements[3]))")
@@ -339,7 +358,7 @@ struct CapnWebDecoder {
         }
         var properties: [CapnWebMember]?
         if elements.count > 4 {
-            steps.append(.index(4))
+            enter(.index(4))
             guard case .object(let object) = elements[4] else {
                 throw failure(
                     .invalidExpression,
@@ -347,13 +366,13 @@ struct CapnWebDecoder {
             }
             try checkDepth()
             properties = try members(object)
-            steps.removeLast()
+            leave()
         }
         return .error(name: name, message: message, stack: stack, properties: properties)
     }
 
     private mutating func headerList(_ elements: [JSONValue]) throws(WireError) -> [CapnWebHeader] {
-        steps.append(.index(1))
+        enter(.index(1))
         guard case .array(let pairs) = elements[1] else {
             throw failure(
                 .invalidExpression,
@@ -363,7 +382,7 @@ struct CapnWebDecoder {
         var headers: [CapnWebHeader] = []
         headers.reserveCapacity(pairs.count)
         for (index, pair) in pairs.enumerated() {
-            steps.append(.index(index))
+            enter(.index(index))
             guard case .array(let parts) = pair, parts.count == 2,
                 case .string(let name) = parts[0], case .string(let value) = parts[1]
             else {
@@ -371,16 +390,16 @@ struct CapnWebDecoder {
             }
             try checkDepth()
             headers.append(CapnWebHeader(name, value))
-            steps.removeLast()
+            leave()
         }
-        steps.removeLast()
+        leave()
         return headers
     }
 
     private mutating func fetchInit(
         _ elements: [JSONValue], _ index: Int, _ tag: String
     ) throws(WireError) -> CapnWebFetchInit {
-        steps.append(.index(index))
+        enter(.index(index))
         guard case .object(let object) = elements[index] else {
             throw failure(
                 .invalidExpression,
@@ -390,7 +409,7 @@ struct CapnWebDecoder {
         var members: [CapnWebFetchInit.Member] = []
         members.reserveCapacity(object.count)
         for (key, value) in object {
-            steps.append(.key(key))
+            enter(.key(key))
             if key == "body" {
                 members.append(.body(try expression(value)))
             } else {
@@ -407,15 +426,15 @@ struct CapnWebDecoder {
                 try checkPlainDepth(value)
                 members.append(.field(key, value))
             }
-            steps.removeLast()
+            leave()
         }
-        steps.removeLast()
+        leave()
         return CapnWebFetchInit(members)
     }
 
     private mutating func blobExpression(_ elements: [JSONValue]) throws(WireError) -> CapnWebExpression {
         let mimeType = try stringOperand(elements, 1, "\"blob\" type")
-        steps.append(.index(2))
+        enter(.index(2))
         guard case .array(let stream) = elements[2], stream.count == 2,
             case .string("readable") = stream[0]
         else {
@@ -423,14 +442,14 @@ struct CapnWebDecoder {
         }
         try checkDepth()
         let pipe = try integerID(stream, 1, "readable")
-        steps.removeLast()
+        leave()
         return .blob(mimeType: mimeType, readable: pipe)
     }
 
     private mutating func pathKeys(
         _ elements: [JSONValue], _ index: Int, _ tag: String
     ) throws(WireError) -> [CapnWebPathKey] {
-        steps.append(.index(index))
+        enter(.index(index))
         guard case .array(let keys) = elements[index] else {
             throw failure(
                 .invalidExpression,
@@ -445,7 +464,7 @@ struct CapnWebDecoder {
                 path.append(.property(name))
             default:
                 guard let number = key.int64Value else {
-                    steps.append(.index(position))
+                    enter(.index(position))
                     throw failure(
                         .invalidExpression,
                         "a path element must be a string or an integer, got \(Self.kind(key))")
@@ -453,14 +472,14 @@ struct CapnWebDecoder {
                 path.append(.index(number))
             }
         }
-        steps.removeLast()
+        leave()
         return path
     }
 
     private mutating func expressionArray(
         _ elements: [JSONValue], _ index: Int, _ tag: String, what: String = "arguments"
     ) throws(WireError) -> [CapnWebExpression] {
-        steps.append(.index(index))
+        enter(.index(index))
         guard case .array(let list) = elements[index] else {
             throw failure(
                 .invalidExpression,
@@ -468,12 +487,12 @@ struct CapnWebDecoder {
         }
         try checkDepth()
         let result = try expressionList(list)
-        steps.removeLast()
+        leave()
         return result
     }
 
     private mutating func remapCaptures(_ elements: [JSONValue]) throws(WireError) -> [CapnWebCapture] {
-        steps.append(.index(3))
+        enter(.index(3))
         guard case .array(let list) = elements[3] else {
             throw failure(
                 .invalidExpression,
@@ -483,7 +502,7 @@ struct CapnWebDecoder {
         var captures: [CapnWebCapture] = []
         captures.reserveCapacity(list.count)
         for (index, capture) in list.enumerated() {
-            steps.append(.index(index))
+            enter(.index(index))
             guard case .array(let parts) = capture, case .string(let tag)? = parts.first else {
                 throw failure(
                     .invalidExpression, "a remap capture must be [\"import\", ID] or [\"export\", ID]")
@@ -495,9 +514,9 @@ struct CapnWebDecoder {
             try expectArity(parts, tag, 2, 2)
             let id = try integerID(parts, 1, tag)
             captures.append(tag == "import" ? .import(id) : .export(id))
-            steps.removeLast()
+            leave()
         }
-        steps.removeLast()
+        leave()
         return captures
     }
 
@@ -505,7 +524,7 @@ struct CapnWebDecoder {
 
     /// Fails when an array or object at the current position would exceed the depth limit.
     private func checkDepth() throws(WireError) {
-        if steps.count >= maxDepth {
+        if depth >= maxDepth {
             throw failure(
                 .depthLimitExceeded, "message nests deeper than the limit of \(maxDepth) levels")
         }
@@ -517,16 +536,16 @@ struct CapnWebDecoder {
         case .array(let elements):
             try checkDepth()
             for (index, element) in elements.enumerated() {
-                steps.append(.index(index))
+                enter(.index(index))
                 try checkPlainDepth(element)
-                steps.removeLast()
+                leave()
             }
         case .object(let object):
             try checkDepth()
             for (key, member) in object {
-                steps.append(.key(key))
+                enter(.key(key))
                 try checkPlainDepth(member)
-                steps.removeLast()
+                leave()
             }
         default:
             break
