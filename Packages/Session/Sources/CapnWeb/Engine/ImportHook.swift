@@ -20,6 +20,9 @@ final class ImportHook: StubHook {
     }
 
     deinit {
+        // A settled promise has left the table already (its answer removed the entry and sent
+        // the release, or the session ended): nothing is left to drop.
+        if isPromise, resolution.current != nil { return }
         core.importDropped(id: id, hook: ObjectIdentifier(self))
     }
 

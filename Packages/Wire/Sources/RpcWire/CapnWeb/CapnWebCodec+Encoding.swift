@@ -13,8 +13,10 @@ extension CapnWebCodec {
     ///   (``WireError/Code/misalignedBytes``), or a request or response INIT with repeated
     ///   keys or a plain field named `body` (``WireError/Code/invalidExpression``).
     public func encode(_ message: CapnWebMessage) throws(WireError) -> [UInt8] {
+        // Room for a typical call or answer (a few hundred bytes) at once: growing from less
+        // costs a reallocation or two per message.
         var encoder = CapnWebEncoder(
-            output: CapnWebTextOutput(writer: JSONWriter(reservingCapacity: 64)),
+            output: CapnWebTextOutput(writer: JSONWriter(reservingCapacity: 256)),
             configuration: configuration)
         try encoder.message(message)
         return encoder.output.writer.bytes
