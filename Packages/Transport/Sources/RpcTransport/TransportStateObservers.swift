@@ -1,18 +1,10 @@
 /// The `stateUpdates()` streams of one transport.
 ///
-/// Kept inside the transport's own locked state, so that reading the current state and
-/// registering a new stream happen atomically; a stream therefore never misses the final
-/// `closed`. Continuations are taken out under the lock and fed outside it.
-package struct TransportStateObservers: Sendable {
-    /// One observer's end of its stream.
-    package typealias Continuation = AsyncStream<TransportState>.Continuation
+/// A stream never misses the final `closed`: registration and reading the current state happen
+/// under the transport's lock, and a stream made after `closed` gets it and finishes at once.
+package typealias TransportStateObservers = StateObservers<TransportState>
 
-    private var continuations: [UInt64: Continuation] = [:]
-    private var nextID: UInt64 = 0
-
-    /// Creates an empty set.
-    package init() {}
-
+extension StateObservers where Element == TransportState {
     /// Makes a stream that starts with the current state and finishes after `closed`.
     ///
     /// - Parameter register: Runs once with the new stream's continuation; under the owner's
@@ -37,24 +29,7 @@ package struct TransportStateObservers: Sendable {
         onTermination: @escaping @Sendable (UInt64) -> Void
     ) {
         guard !current.isClosed else { return }
-        let id = nextID
-        nextID += 1
-        continuations[id] = continuation
-        continuation.onTermination = { _ in onTermination(id) }
-    }
-
-    /// Forgets the observer with `id`.
-    package mutating func remove(_ id: UInt64) {
-        continuations.removeValue(forKey: id)
-    }
-
-    /// The current observers, to be told of a state change outside the lock.
-    package var all: [Continuation] { Array(continuations.values) }
-
-    /// Takes every observer out, to be told of the final state with ``finish(_:with:)``.
-    package mutating func removeAll() -> [Continuation] {
-        defer { continuations = [:] }
-        return Array(continuations.values)
+        add(continuation, onTermination: onTermination)
     }
 
     /// Tells `observers` the final state and ends their streams.

@@ -61,7 +61,7 @@ public final class ManagedConnection: Sendable {
         var outbox: [TransportMessage] = []
         var waiters: [UInt64: CheckedContinuation<Link, any Error>] = [:]
         var nextID: UInt64 = 0
-        var observers: [UInt64: AsyncStream<ConnectionState>.Continuation] = [:]
+        var observers = StateObservers<ConnectionState>()
         var lossHandlers: [@Sendable (UInt64) -> Void] = []
         var supervisor: Task<Void, Never>?
         var starting: CheckedContinuation<Void, any Error>?
@@ -129,11 +129,8 @@ public final class ManagedConnection: Sendable {
     public func stateUpdates() -> AsyncStream<ConnectionState> {
         let (stream, continuation) = AsyncStream<ConnectionState>.makeStream()
         let current = lock.withLock { state in
-            let id = state.nextID
-            state.nextID += 1
-            state.observers[id] = continuation
-            continuation.onTermination = { [weak self] _ in
-                _ = self?.lock.withLock { $0.observers.removeValue(forKey: id) }
+            state.observers.add(continuation) { [weak self] id in
+                _ = self?.lock.withLock { $0.observers.remove(id) }
             }
             return state.connectionState
         }
@@ -149,7 +146,7 @@ public final class ManagedConnection: Sendable {
     private func publish(_ newState: ConnectionState) {
         let observers = lock.withLock { state in
             state.connectionState = newState
-            return Array(state.observers.values)
+            return state.observers.all
         }
         status.update(newState)
         logger.debug("connection state", metadata: ["state": "\(newState)"])
@@ -214,11 +211,7 @@ public final class ManagedConnection: Sendable {
         for waiter in taken.2.values { waiter.resume(throwing: closed) }
         taken.3?.resume(throwing: closed)
         publish(.disconnected(nil))
-        let observers = lock.withLock { state in
-            defer { state.observers = [:] }
-            return Array(state.observers.values)
-        }
-        for observer in observers { observer.finish() }
+        for observer in lock.withLock({ $0.observers.removeAll() }) { observer.finish() }
     }
 
     /// Ends the connection without waiting, for an owner that goes away without calling

@@ -13,8 +13,7 @@ final class SessionConnection: Sendable {
         weak var latest: SessionCore?
         var lastError: (any Error)?
         var connectionState: ConnectionState = .idle
-        var observers: [UInt64: AsyncStream<ConnectionState>.Continuation] = [:]
-        var nextObserver: UInt64 = 0
+        var observers = StateObservers<ConnectionState>()
         var disconnectHandlers: [@Sendable ((any Error)?) -> Void] = []
         var reconnectHandlers: [@Sendable () -> Void] = []
         /// Set by ``close()``: nothing is attached or reconnected afterwards.
@@ -234,7 +233,7 @@ final class SessionConnection: Sendable {
         let observers = state.withLock { state -> [AsyncStream<ConnectionState>.Continuation] in
             guard !state.closed else { return [] }
             state.connectionState = newState
-            return Array(state.observers.values)
+            return state.observers.all
         }
         for observer in observers { observer.yield(newState) }
     }
@@ -244,11 +243,8 @@ final class SessionConnection: Sendable {
         let (stream, continuation) = AsyncStream<ConnectionState>.makeStream()
         let current = state.withLock { state -> ConnectionState? in
             guard !state.closed else { return nil }
-            let id = state.nextObserver
-            state.nextObserver += 1
-            state.observers[id] = continuation
-            continuation.onTermination = { [weak self] _ in
-                _ = self?.state.withLock { $0.observers.removeValue(forKey: id) }
+            state.observers.add(continuation) { [weak self] id in
+                _ = self?.state.withLock { $0.observers.remove(id) }
             }
             return state.connectionState
         }
@@ -281,11 +277,8 @@ final class SessionConnection: Sendable {
             await core.shutdown(reason: "RPC session was shut down by disposing the main stub")
         }
         let observers = state.withLock { state in
-            defer {
-                state.observers = [:]
-                state.connectionState = .disconnected(nil)
-            }
-            return Array(state.observers.values)
+            state.connectionState = .disconnected(nil)
+            return state.observers.removeAll()
         }
         for observer in observers {
             observer.yield(.disconnected(nil))
