@@ -16,7 +16,7 @@ final class CallDeadlines: Sendable {
     private struct State {
         var pending: [UInt64: Entry] = [:]
         var nextID: UInt64 = 0
-        var sweeping = false
+        /// Running while calls are waiting.
         var sweeper: Task<Void, Never>?
         var closed = false
     }
@@ -42,8 +42,7 @@ final class CallDeadlines: Sendable {
             let id = state.nextID
             state.nextID &+= 1
             state.pending[id] = Entry(deadline: deadline, waiter: waiter)
-            if !state.sweeping {
-                state.sweeping = true
+            if state.sweeper == nil {
                 state.sweeper = Task { [self] in await sweep() }
             }
             return id
@@ -73,21 +72,18 @@ final class CallDeadlines: Sendable {
                 return
             }
             let now = ContinuousClock.now
-            let expired = state.withLock { state -> [SettlementWaiter]? in
+            let (expired, done) = state.withLock { state -> ([SettlementWaiter], Bool) in
                 var expired: [SettlementWaiter] = []
                 let ids = state.pending.compactMap { $0.value.deadline <= now ? $0.key : nil }
                 for id in ids {
                     if let entry = state.pending.removeValue(forKey: id) { expired.append(entry.waiter) }
                 }
-                if state.pending.isEmpty || state.closed {
-                    state.sweeping = false
-                    state.sweeper = nil
-                    return expired.isEmpty ? nil : expired
-                }
-                return expired
+                let done = state.pending.isEmpty || state.closed
+                if done { state.sweeper = nil }
+                return (expired, done)
             }
-            for waiter in expired ?? [] { waiter.resume(.failure(.failed(.timeout))) }
-            if expired == nil || state.withLock({ !$0.sweeping }) { return }
+            for waiter in expired { waiter.resume(.failure(.failed(.timeout))) }
+            if done { return }
         }
     }
 }

@@ -109,18 +109,11 @@ extension SessionCore {
     /// so the local producer sees its stream terminated, rather than producing into the void.
     func pump(_ readable: RpcReadableStream, into pipe: ImportHook) {
         let window = max(1, limits.streamWindow)
-        spawn { [self] in
-            let control = PumpControl()
-            let copier = Task { [self] in
-                await copy(readable, into: pipe, window: window, control: control)
-            }
-            control.attach(copier)
-            await withTaskCancellationHandler {
-                await copier.value
-            } onCancel: {
-                copier.cancel()
-            }
+        let control = PumpControl()
+        let copier = spawn { [self] in
+            await copy(readable, into: pipe, window: window, control: control)
         }
+        if let copier { control.attach(copier) }
     }
 
     private func copy(_ readable: RpcReadableStream, into pipe: ImportHook, window: Int, control: PumpControl) async {

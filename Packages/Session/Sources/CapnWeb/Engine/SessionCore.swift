@@ -63,8 +63,6 @@ final class SessionCore: Sendable {
     let transport: any MessageTransport
     let codec: CapnWebCodec
     let limits: RpcLimits
-    /// How long an awaited call may take; `nil` for no limit.
-    let callTimeout: Duration?
     /// The timeout clock of every awaited call; `nil` for no limit.
     let deadlines: CallDeadlines?
     /// Called with every frame: `true` for sent, `false` for received.
@@ -86,7 +84,6 @@ final class SessionCore: Sendable {
     ) {
         self.transport = transport
         self.limits = limits
-        self.callTimeout = callTimeout
         self.deadlines = callTimeout.map(CallDeadlines.init(timeout:))
         self.codec = CapnWebCodec(configuration: limits.codecConfiguration)
         self.trace = trace
@@ -325,15 +322,19 @@ final class SessionCore: Sendable {
     }
 
     /// Runs `operation` as a task the session owns: it is cancelled when the session ends.
-    func spawn(_ operation: @escaping @Sendable () async -> Void) {
-        locked { state in
-            guard state.ended == nil else { return }
+    /// Returns the task, or `nil` (and nothing runs) once the session has ended.
+    @discardableResult
+    func spawn(_ operation: @escaping @Sendable () async -> Void) -> Task<Void, Never>? {
+        locked { state -> Task<Void, Never>? in
+            guard state.ended == nil else { return nil }
             let id = state.nextTaskID
             state.nextTaskID += 1
-            state.tasks[id] = Task { [self] in
+            let task = Task { [self] in
                 await operation()
                 _ = locked { $0.tasks.removeValue(forKey: id) }
             }
+            state.tasks[id] = task
+            return task
         }
     }
 }

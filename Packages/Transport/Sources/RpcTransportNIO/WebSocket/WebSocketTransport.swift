@@ -22,8 +22,8 @@ public final class WebSocketTransport: MessageTransport, Sendable {
     /// The largest message this transport sends or accepts, in bytes.
     public let maxMessageSize: Int
 
-    private let eventLoop: any EventLoop
     private let loopExecutor: EventLoopTaskExecutor
+    private var eventLoop: any EventLoop { loopExecutor.eventLoop }
     private let shared: WebSocketSharedState
     private let connection: NIOLoopBound<WebSocketConnectionHandler>
 
@@ -34,7 +34,6 @@ public final class WebSocketTransport: MessageTransport, Sendable {
         isCompressionEnabled: Bool,
         maxMessageSize: Int
     ) {
-        self.eventLoop = channel.eventLoop
         self.loopExecutor = EventLoopTaskExecutor(channel.eventLoop)
         self.shared = connection.shared
         self.connection = NIOLoopBound(connection, eventLoop: channel.eventLoop)
