@@ -19,8 +19,8 @@ struct SessionBenchmarkOptions {
     var chains = 2_000
     /// When set, the process is the server of that kind, not the driver.
     var serve: SessionServerKind?
-    /// When set, server and client run in this one process for that many calls, sequential then
-    /// with the window in flight, and nothing is timed: a fixed workload for a profiler.
+    /// When set, server and client run in this one process: ``calls`` sequential calls, then this
+    /// many with the window in flight, and nothing is timed: a fixed workload for a profiler.
     var profileCalls: Int?
 
     /// The usage text.
@@ -35,8 +35,8 @@ struct SessionBenchmarkOptions {
         internal: SessionBenchmarks --serve KIND
           starts a server of KIND (\(SessionServerKind.allCases.map(\.rawValue).joined(separator: ", "))),
           prints `PORT <n>` and serves until its standard input closes
-        internal: SessionBenchmarks --profile N
-          serves and calls in one process: N sequential calls, then N with the window in flight
+        internal: SessionBenchmarks --profile N [--calls M] [--window W]
+          serves and calls in one process: M sequential calls (default 10000), then N with the window in flight
           (a fixed workload to run under a profiler such as callgrind)
         """
 

@@ -20,7 +20,7 @@ enum SessionBenchmarks {
             if let kind = options.serve {
                 try await SessionServer.serve(kind)
             } else if let calls = options.profileCalls {
-                try await SessionServer.profile(calls: calls, window: options.window)
+                try await SessionServer.profile(calls: calls, sequential: options.calls, window: options.window)
             } else {
                 try await drive(options)
             }

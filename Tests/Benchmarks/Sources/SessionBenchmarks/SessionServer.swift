@@ -15,12 +15,12 @@ enum SessionServer {
         }
     }
 
-    /// Serves sessions and drives them from this process: `calls` sequential calls, then
+    /// Serves sessions and drives them from this process: `sequential` sequential calls, then
     /// `calls` calls with `window` in flight.
-    static func profile(calls: Int, window: Int) async throws {
+    static func profile(calls: Int, sequential: Int, window: Int) async throws {
         try await withSessionServer { port in
             let driver = try await SessionClientDriver.connect(port: port, argument: SessionBenchmarks.argument)
-            _ = try await driver.sequential(count: calls)
+            _ = try await driver.sequential(count: sequential)
             _ = try await driver.concurrent(total: max(calls, window), window: window)
             await driver.close()
         }

@@ -35,6 +35,10 @@ public struct WebSocketClientConfiguration: Sendable {
     /// Messages longer than this are sent as several frames of at most this many bytes.
     /// Default 1 MiB.
     public var maxOutboundFrameSize: Int
+    /// Small frames sent while a read is handled, or within one event-loop tick, leave in one
+    /// write; once this many bytes are gathered they are written at once, so that the peer can
+    /// start on them while this side goes on producing. Default 4 KiB.
+    public var writeCoalescingLimit: Int
     /// How many bytes may wait to be written before ``WebSocketTransport/send(_:)`` suspends.
     /// Default 8 MiB.
     public var outboundBufferLimit: Int
@@ -55,6 +59,7 @@ public struct WebSocketClientConfiguration: Sendable {
         maxFrameSize: Int = 16 * 1024 * 1024,
         maxMessageSize: Int = 32 * 1024 * 1024,
         maxOutboundFrameSize: Int = 1024 * 1024,
+        writeCoalescingLimit: Int = 4 * 1024,
         outboundBufferLimit: Int = 8 * 1024 * 1024,
         keepalive: WebSocketKeepalive? = nil,
         closeTimeout: Duration = .seconds(5)
@@ -69,6 +74,7 @@ public struct WebSocketClientConfiguration: Sendable {
         self.maxFrameSize = maxFrameSize
         self.maxMessageSize = maxMessageSize
         self.maxOutboundFrameSize = maxOutboundFrameSize
+        self.writeCoalescingLimit = writeCoalescingLimit
         self.outboundBufferLimit = outboundBufferLimit
         self.keepalive = keepalive
         self.closeTimeout = closeTimeout
@@ -81,6 +87,7 @@ public struct WebSocketClientConfiguration: Sendable {
             maxFrameSize: maxFrameSize,
             maxMessageSize: maxMessageSize,
             maxOutboundFrameSize: maxOutboundFrameSize,
+            writeCoalescingLimit: max(writeCoalescingLimit, 1),
             outboundBufferLimit: outboundBufferLimit,
             keepalive: keepalive,
             closeTimeout: TimeAmount(closeTimeout)

@@ -393,7 +393,12 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
             coalesced = nil
             WebSocketFrameWriter.write(
                 opcode: opcode, fin: true, rsv1: rsv1, payload: payload, masked: masksOutbound, into: &buffer)
-            coalesced = buffer
+            if buffer.readableBytes >= settings.writeCoalescingLimit {
+                // Enough for the peer to start on while this side goes on producing.
+                context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
+            } else {
+                coalesced = buffer
+            }
             return
         }
         writeCoalesced(context: context)

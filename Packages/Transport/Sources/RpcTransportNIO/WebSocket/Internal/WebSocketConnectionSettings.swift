@@ -18,6 +18,9 @@ struct WebSocketConnectionSettings: Sendable {
     var maxMessageSize: Int
     /// Outbound messages longer than this are split into frames of this size.
     var maxOutboundFrameSize: Int
+    /// Bytes of small frames gathered before they are written and flushed without waiting for
+    /// the end of the read burst or event-loop tick that produced them.
+    var writeCoalescingLimit: Int
     /// Bytes that may wait to be written before `send` suspends.
     var outboundBufferLimit: Int
     /// Pings and their timeout; `nil` for none.

@@ -41,6 +41,8 @@ enum WebSocketFrameWriter {
     }
 
     /// Appends one frame carrying `payload` to `buffer`, which may already hold other frames.
+    ///
+    /// The header, key and payload are written through one reservation of the buffer.
     static func write(
         opcode: Opcode,
         fin: Bool,
@@ -50,28 +52,36 @@ enum WebSocketFrameWriter {
         into buffer: inout ByteBuffer
     ) {
         let count = payload.count
-        buffer.reserveCapacity(minimumWritableBytes: maximumHeaderSize + count)
+        let lengthSize = count < 126 ? 0 : (count <= Int(UInt16.max) ? 2 : 8)
+        let headerSize = 2 + lengthSize + (masked ? 4 : 0)
+        let frameSize = headerSize + count
         let first: UInt8 = (fin ? 0x80 : 0) | (rsv1 ? 0x40 : 0) | opcode.rawValue
         let maskBit: UInt8 = masked ? 0x80 : 0
-        buffer.writeInteger(first)
-        if count < 126 {
-            buffer.writeInteger(UInt8(count) | maskBit)
-        } else if count <= Int(UInt16.max) {
-            buffer.writeInteger(126 | maskBit)
-            buffer.writeInteger(UInt16(count))
-        } else {
-            buffer.writeInteger(127 | maskBit)
-            buffer.writeInteger(UInt64(count))
-        }
-        if masked {
-            let key = randomMaskingKey()
-            buffer.writeMultipleIntegers(key.0, key.1, key.2, key.3)
-            buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { destination in
-                WebSocketMasking.copy(payload, to: destination, key: key)
-                return count
+        let key = masked ? randomMaskingKey() : nil
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: frameSize) { destination in
+            destination[0] = first
+            switch lengthSize {
+            case 0:
+                destination[1] = UInt8(count) | maskBit
+            case 2:
+                destination[1] = 126 | maskBit
+                destination.storeBytes(of: UInt16(count).bigEndian, toByteOffset: 2, as: UInt16.self)
+            default:
+                destination[1] = 127 | maskBit
+                destination.storeBytes(of: UInt64(count).bigEndian, toByteOffset: 2, as: UInt64.self)
             }
-        } else {
-            buffer.writeBytes(payload)
+            let body = UnsafeMutableRawBufferPointer(rebasing: destination[headerSize ..< frameSize])
+            if let key {
+                let keyOffset = 2 + lengthSize
+                destination[keyOffset] = key.0
+                destination[keyOffset + 1] = key.1
+                destination[keyOffset + 2] = key.2
+                destination[keyOffset + 3] = key.3
+                WebSocketMasking.copy(payload, to: body, key: key)
+            } else {
+                body.copyMemory(from: payload)
+            }
+            return frameSize
         }
     }
 

@@ -15,8 +15,11 @@ enum WebSocketMasking {
         let count = source.count
         guard count > 0, let from = source.baseAddress, let to = destination.baseAddress else { return }
         precondition(destination.count >= count, "masking destination too small")
-        let pattern: [UInt8] = [key.0, key.1, key.2, key.3, key.0, key.1, key.2, key.3]
-        let wide = pattern.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+        // The key repeated over eight bytes: byte i of `pattern` is key byte i % 4, and `wide`
+        // holds the same bytes in memory order.
+        let quad = UInt32(key.0) | UInt32(key.1) << 8 | UInt32(key.2) << 16 | UInt32(key.3) << 24
+        let pattern = UInt64(quad) | UInt64(quad) << 32
+        let wide = UInt64(littleEndian: pattern)
         var index = 0
         while index + 8 <= count {
             let word = from.loadUnaligned(fromByteOffset: index, as: UInt64.self)
@@ -25,7 +28,8 @@ enum WebSocketMasking {
         }
         while index < count {
             let byte = from.load(fromByteOffset: index, as: UInt8.self)
-            to.storeBytes(of: byte ^ pattern[index & 7], toByteOffset: index, as: UInt8.self)
+            let keyByte = UInt8(truncatingIfNeeded: pattern >> UInt64((index & 7) * 8))
+            to.storeBytes(of: byte ^ keyByte, toByteOffset: index, as: UInt8.self)
             index += 1
         }
     }
