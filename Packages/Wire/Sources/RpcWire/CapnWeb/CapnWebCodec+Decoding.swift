@@ -8,6 +8,7 @@ extension CapnWebCodec {
     ///   JSON (or nests past ``Configuration/maxDepth``), or a decoding error with a path.
     public func decode(_ bytes: [UInt8]) throws(WireError) -> CapnWebMessage {
         guard bytes.count <= configuration.maxMessageSize else { throw tooLarge(bytes.count) }
+        if let message = bytes.withUnsafeBytes({ readDirectly($0) }) { return message }
         return try decode(parser.parse(bytes))
     }
 
@@ -16,6 +17,7 @@ extension CapnWebCodec {
     /// The memory is only read during the call.
     public func decode(_ bytes: UnsafeRawBufferPointer) throws(WireError) -> CapnWebMessage {
         guard bytes.count <= configuration.maxMessageSize else { throw tooLarge(bytes.count) }
+        if let message = readDirectly(bytes) { return message }
         return try decode(parser.parse(bytes))
     }
 
@@ -23,7 +25,17 @@ extension CapnWebCodec {
     public func decode(_ text: String) throws(WireError) -> CapnWebMessage {
         let count = text.utf8.count
         guard count <= configuration.maxMessageSize else { throw tooLarge(count) }
+        var text = text
+        if let message = text.withUTF8({ readDirectly(UnsafeRawBufferPointer($0)) }) { return message }
         return try decode(parser.parse(text))
+    }
+
+    /// The message in `bytes` when the direct reader knows all of its forms (see
+    /// ``CapnWebFastReader``), without building the JSON tree; `nil` sends the bytes through
+    /// the tree, which decodes every form and reports every error.
+    @inline(__always)
+    private func readDirectly(_ bytes: UnsafeRawBufferPointer) -> CapnWebMessage? {
+        CapnWebFastReader.message(in: bytes, maxDepth: configuration.maxDepth)
     }
 
     /// Decodes one message from a parsed JSON value.

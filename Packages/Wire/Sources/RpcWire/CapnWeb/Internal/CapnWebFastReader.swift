@@ -1,0 +1,442 @@
+/// Reads the common Cap'n Web messages straight from their bytes, without a JSON tree.
+///
+/// It knows the forms a session exchanges on every call: the eight message kinds, JSON
+/// strings without escapes, integers and other numbers, `true`, `false`, `null`, objects,
+/// escaped literal arrays, `pipeline`, `import`, `export`, `promise`, `date`, `undefined`,
+/// `inf`, `-inf` and `nan`. On anything else (an escape in a string, another special form, a
+/// duplicate key, nesting near the depth limit, or any malformed input) it gives up with
+/// `nil`, and ``CapnWebCodec`` decodes the message through the JSON tree, which knows every
+/// form and words every error. So whatever it returns is exactly what the tree decoder returns
+/// for the same bytes; it only saves the tree.
+struct CapnWebFastReader {
+    private let base: UnsafePointer<UInt8>
+    private let end: Int
+    private var index = 0
+    /// Nesting of the array or object being read; the message array is at depth 1.
+    private var depth = 0
+    /// Deeper than this the reader gives up: one level short of the codec's limit (and never
+    /// deeper than a recursion that is cheap on any stack).
+    private let depthLimit: Int
+
+    /// Objects with more members than this are left to the tree decoder, whose key index makes
+    /// the duplicate check linear.
+    private static let memberLimit = 32
+
+    private init(base: UnsafePointer<UInt8>, count: Int, maxDepth: Int) {
+        self.base = base
+        end = count
+        depthLimit = min(maxDepth - 1, 64)
+    }
+
+    /// The message in `bytes`, or `nil` when the bytes need the full decoder.
+    static func message(in bytes: UnsafeRawBufferPointer, maxDepth: Int) -> CapnWebMessage? {
+        guard let start = bytes.baseAddress, !bytes.isEmpty else { return nil }
+        var reader = CapnWebFastReader(
+            base: start.assumingMemoryBound(to: UInt8.self), count: bytes.count, maxDepth: maxDepth)
+        guard let message = reader.message() else { return nil }
+        reader.skipWhitespace()
+        return reader.index == reader.end ? message : nil
+    }
+
+    // MARK: - Messages
+
+    private mutating func message() -> CapnWebMessage? {
+        guard consume(UInt8(ascii: "[")), enter() else { return nil }
+        skipWhitespace()
+        guard let tag = tag() else { return nil }
+        let message: CapnWebMessage
+        switch tag {
+        case .push, .abort, .stream:
+            guard consume(UInt8(ascii: ",")), let value = expression() else { return nil }
+            message = tag == .push ? .push(value) : tag == .abort ? .abort(value) : .stream(value)
+        case .pull:
+            guard consume(UInt8(ascii: ",")), let id = integer() else { return nil }
+            message = .pull(importID: id)
+        case .resolve, .reject:
+            guard consume(UInt8(ascii: ",")), let id = integer(),
+                consume(UInt8(ascii: ",")), let value = expression()
+            else { return nil }
+            message = tag == .resolve ? .resolve(exportID: id, value: value) : .reject(exportID: id, value: value)
+        case .release:
+            guard consume(UInt8(ascii: ",")), let id = integer(),
+                consume(UInt8(ascii: ",")), let refcount = integer()
+            else { return nil }
+            message = .release(importID: id, refcount: refcount)
+        case .pipe:
+            message = .pipe
+        default:
+            return nil
+        }
+        guard consume(UInt8(ascii: "]")) else { return nil }
+        depth -= 1
+        return message
+    }
+
+    // MARK: - Expressions
+
+    /// The expression starting at the next value.
+    private mutating func expression() -> CapnWebExpression? {
+        skipWhitespace()
+        guard index < end else { return nil }
+        switch base[index] {
+        case UInt8(ascii: "\""):
+            return string().map(CapnWebExpression.string)
+        case UInt8(ascii: "-"), UInt8(ascii: "0") ... UInt8(ascii: "9"):
+            switch number() {
+            case .integer(let value)?: return .integer(value)
+            case .double(let value)?: return .double(value)
+            case nil: return nil
+            }
+        case UInt8(ascii: "t"):
+            return literal("true") ? .bool(true) : nil
+        case UInt8(ascii: "f"):
+            return literal("false") ? .bool(false) : nil
+        case UInt8(ascii: "n"):
+            return literal("null") ? .null : nil
+        case UInt8(ascii: "{"):
+            return object()
+        case UInt8(ascii: "["):
+            return array()
+        default:
+            return nil
+        }
+    }
+
+    private mutating func object() -> CapnWebExpression? {
+        index += 1
+        guard enter() else { return nil }
+        var members: [CapnWebMember] = []
+        members.reserveCapacity(8)
+        skipWhitespace()
+        if index < end, base[index] == UInt8(ascii: "}") {
+            index += 1
+            depth -= 1
+            return .object(members)
+        }
+        repeat {
+            skipWhitespace()
+            guard index < end, base[index] == UInt8(ascii: "\""), let key = string(),
+                members.count < Self.memberLimit, !members.contains(where: { $0.key == key }),
+                consume(UInt8(ascii: ":")), let value = expression()
+            else { return nil }
+            members.append(CapnWebMember(key, value))
+        } while consume(UInt8(ascii: ","))
+        guard consume(UInt8(ascii: "}")) else { return nil }
+        depth -= 1
+        return .object(members)
+    }
+
+    /// An escaped literal array `[[...]]` or a special form `["tag", ...]`.
+    private mutating func array() -> CapnWebExpression? {
+        index += 1
+        guard enter() else { return nil }
+        skipWhitespace()
+        guard index < end else { return nil }
+        let result: CapnWebExpression
+        switch base[index] {
+        case UInt8(ascii: "["):
+            guard let elements = expressionList() else { return nil }
+            result = .array(elements)
+        case UInt8(ascii: "\""):
+            guard let tag = tag(), let form = specialForm(tag) else { return nil }
+            result = form
+        default:
+            return nil
+        }
+        guard consume(UInt8(ascii: "]")) else { return nil }
+        depth -= 1
+        return result
+    }
+
+    /// The operands of a special form after its tag, up to (not including) the closing bracket.
+    private mutating func specialForm(_ tag: Tag) -> CapnWebExpression? {
+        switch tag {
+        case .undefined: return .undefined
+        case .inf: return .infinity
+        case .negativeInf: return .negativeInfinity
+        case .nan: return .nan
+        case .export, .promise:
+            guard consume(UInt8(ascii: ",")), let id = integer() else { return nil }
+            return tag == .export ? .export(id) : .promise(id)
+        case .date:
+            guard consume(UInt8(ascii: ",")) else { return nil }
+            skipWhitespace()
+            if literal("null") { return .date(nil) }
+            switch number() {
+            case .integer(let value)?: return .date(Double(value))
+            case .double(let value)?: return .date(value)
+            case nil: return nil
+            }
+        case .pipeline, .import:
+            guard consume(UInt8(ascii: ",")), let id = integer() else { return nil }
+            var path: [CapnWebPathKey]? = nil
+            var arguments: [CapnWebExpression]? = nil
+            if consume(UInt8(ascii: ",")) {
+                guard let keys = pathKeys() else { return nil }
+                path = keys
+                if consume(UInt8(ascii: ",")) {
+                    skipWhitespace()
+                    guard index < end, base[index] == UInt8(ascii: "["), let list = expressionList() else {
+                        return nil
+                    }
+                    arguments = list
+                }
+            }
+            return tag == .pipeline
+                ? .pipeline(id, path: path, arguments: arguments)
+                : .import(id, path: path, arguments: arguments)
+        default:
+            return nil
+        }
+    }
+
+    /// A plain JSON array of expressions starting at `index` (an opening bracket).
+    private mutating func expressionList() -> [CapnWebExpression]? {
+        index += 1
+        guard enter() else { return nil }
+        var elements: [CapnWebExpression] = []
+        skipWhitespace()
+        if index < end, base[index] == UInt8(ascii: "]") {
+            index += 1
+            depth -= 1
+            return elements
+        }
+        repeat {
+            guard let element = expression() else { return nil }
+            elements.append(element)
+        } while consume(UInt8(ascii: ","))
+        guard consume(UInt8(ascii: "]")) else { return nil }
+        depth -= 1
+        return elements
+    }
+
+    /// A property path: an array of strings and integers.
+    private mutating func pathKeys() -> [CapnWebPathKey]? {
+        skipWhitespace()
+        guard index < end, base[index] == UInt8(ascii: "[") else { return nil }
+        index += 1
+        guard enter() else { return nil }
+        var keys: [CapnWebPathKey] = []
+        skipWhitespace()
+        if index < end, base[index] == UInt8(ascii: "]") {
+            index += 1
+            depth -= 1
+            return keys
+        }
+        repeat {
+            skipWhitespace()
+            guard index < end else { return nil }
+            if base[index] == UInt8(ascii: "\"") {
+                guard let name = string() else { return nil }
+                keys.append(.property(name))
+            } else {
+                guard case .integer(let position)? = number() else { return nil }
+                keys.append(.index(position))
+            }
+        } while consume(UInt8(ascii: ","))
+        guard consume(UInt8(ascii: "]")) else { return nil }
+        depth -= 1
+        return keys
+    }
+
+    // MARK: - Tags
+
+    /// The tags this reader knows, message and expression tags alike.
+    private enum Tag {
+        case push, pull, resolve, reject, release, abort, stream, pipe
+        case pipeline, `import`, export, promise, date, undefined, inf, negativeInf, nan
+    }
+
+    /// The tag string at the next value, when it is one this reader knows.
+    private mutating func tag() -> Tag? {
+        guard index < end, base[index] == UInt8(ascii: "\"") else { return nil }
+        let start = index + 1
+        var stop = start
+        while stop < end, base[stop] != UInt8(ascii: "\"") {
+            // Every known tag is lower-case ASCII letters and '-'; anything else is not one.
+            let byte = base[stop]
+            guard (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || byte == UInt8(ascii: "-") else {
+                return nil
+            }
+            stop += 1
+        }
+        guard stop < end else { return nil }
+        index = stop + 1
+        let text = UnsafeBufferPointer(start: base + start, count: stop - start)
+        switch text.count {
+        case 3:
+            if text.elementsEqual("inf".utf8) { return .inf }
+            if text.elementsEqual("nan".utf8) { return .nan }
+        case 4:
+            if text.elementsEqual("push".utf8) { return .push }
+            if text.elementsEqual("pull".utf8) { return .pull }
+            if text.elementsEqual("pipe".utf8) { return .pipe }
+            if text.elementsEqual("-inf".utf8) { return .negativeInf }
+            if text.elementsEqual("date".utf8) { return .date }
+        case 5:
+            if text.elementsEqual("abort".utf8) { return .abort }
+        case 6:
+            if text.elementsEqual("reject".utf8) { return .reject }
+            if text.elementsEqual("stream".utf8) { return .stream }
+            if text.elementsEqual("import".utf8) { return .import }
+            if text.elementsEqual("export".utf8) { return .export }
+        case 7:
+            if text.elementsEqual("resolve".utf8) { return .resolve }
+            if text.elementsEqual("release".utf8) { return .release }
+            if text.elementsEqual("promise".utf8) { return .promise }
+        case 8:
+            if text.elementsEqual("pipeline".utf8) { return .pipeline }
+        case 9:
+            if text.elementsEqual("undefined".utf8) { return .undefined }
+        default:
+            break
+        }
+        return nil
+    }
+
+    // MARK: - Scalars
+
+    /// The string whose opening quote is at `index`, when it has no escapes and is valid UTF-8.
+    private mutating func string() -> String? {
+        let start = index + 1
+        var stop = start
+        var isASCII = true
+        while stop < end {
+            let byte = base[stop]
+            if byte == UInt8(ascii: "\"") { break }
+            // An escape, or a control character the JSON grammar forbids.
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+            if byte >= 0x80 { isASCII = false }
+            stop += 1
+        }
+        guard stop < end else { return nil }
+        index = stop + 1
+        let count = stop - start
+        let bytes = UnsafeBufferPointer(start: base + start, count: count)
+        if isASCII {
+            if count > 15, let string = CheckedUTF8.string(base + start, count: count, isASCII: true) {
+                return string
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    /// A number read as the JSON parser reads it.
+    private enum Number {
+        case integer(Int64)
+        case double(Double)
+    }
+
+    /// The number at `index`: an integer of up to 18 digits, or a finite number in any other
+    /// valid form; `nil` for `-0`, longer integers and anything malformed.
+    private mutating func number() -> Number? {
+        let start = index
+        var offset = index
+        let negative = offset < end && base[offset] == UInt8(ascii: "-")
+        if negative { offset += 1 }
+        guard offset < end, Self.isDigit(base[offset]) else { return nil }
+        // Every digit of the integer and fraction parts; exact while there are at most 18.
+        var mantissa: UInt64 = 0
+        var digits = 0
+        if base[offset] == UInt8(ascii: "0") {
+            offset += 1
+            if offset < end, Self.isDigit(base[offset]) { return nil }
+        } else {
+            while offset < end, Self.isDigit(base[offset]) {
+                mantissa = mantissa &* 10 &+ UInt64(base[offset] &- UInt8(ascii: "0"))
+                digits += 1
+                offset += 1
+            }
+        }
+        let integerDigits = digits
+        var isInteger = true
+        if offset < end, base[offset] == UInt8(ascii: ".") {
+            isInteger = false
+            offset += 1
+            guard offset < end, Self.isDigit(base[offset]) else { return nil }
+            while offset < end, Self.isDigit(base[offset]) {
+                mantissa = mantissa &* 10 &+ UInt64(base[offset] &- UInt8(ascii: "0"))
+                digits += 1
+                offset += 1
+            }
+        }
+        let fractionDigits = digits - integerDigits
+        var exponent = 0
+        if offset < end, base[offset] | 0x20 == UInt8(ascii: "e") {
+            isInteger = false
+            offset += 1
+            var exponentNegative = false
+            if offset < end, base[offset] == UInt8(ascii: "-") || base[offset] == UInt8(ascii: "+") {
+                exponentNegative = base[offset] == UInt8(ascii: "-")
+                offset += 1
+            }
+            guard offset < end, Self.isDigit(base[offset]) else { return nil }
+            while offset < end, Self.isDigit(base[offset]) {
+                if exponent < 100_000 { exponent = exponent &* 10 &+ Int(base[offset] &- UInt8(ascii: "0")) }
+                offset += 1
+            }
+            if exponentNegative { exponent = -exponent }
+        }
+        index = offset
+        if isInteger {
+            // `-0` is a double to the parser, and longer integers need its exact rules.
+            guard integerDigits <= 18, !(negative && mantissa == 0) else { return nil }
+            let magnitude = Int64(mantissa)
+            return .integer(negative ? -magnitude : magnitude)
+        }
+        // Both conversions round correctly, so either gives the parser's value.
+        if digits <= 18, let magnitude = DecimalConversion.fastPath(mantissa: mantissa, exponent: exponent - fractionDigits) {
+            return .double(negative ? -magnitude : magnitude)
+        }
+        let value = DecimalConversion.double(
+            fromLiteral: UnsafeBufferPointer(start: base + start, count: offset - start))
+        return value.isFinite ? .double(value) : nil
+    }
+
+    /// An ID or count: an integer in the form ``number()`` reads exactly.
+    private mutating func integer() -> Int64? {
+        skipWhitespace()
+        guard case .integer(let value)? = number() else { return nil }
+        return value
+    }
+
+    /// Whether the bytes at `index` spell `word` (consumed when they do).
+    private mutating func literal(_ word: StaticString) -> Bool {
+        let count = word.utf8CodeUnitCount
+        guard end - index >= count else { return false }
+        let bytes = UnsafeBufferPointer(start: word.utf8Start, count: count)
+        guard UnsafeBufferPointer(start: base + index, count: count).elementsEqual(bytes) else { return false }
+        index += count
+        return true
+    }
+
+    // MARK: - Structure
+
+    /// Skips white space and consumes `byte` when it comes next.
+    private mutating func consume(_ byte: UInt8) -> Bool {
+        skipWhitespace()
+        guard index < end, base[index] == byte else { return false }
+        index += 1
+        return true
+    }
+
+    /// Steps into an array or object; false when that is deeper than this reader goes.
+    private mutating func enter() -> Bool {
+        depth += 1
+        return depth <= depthLimit
+    }
+
+    private mutating func skipWhitespace() {
+        while index < end {
+            let byte = base[index]
+            guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { return }
+            index += 1
+        }
+    }
+
+    @inline(__always)
+    private static func isDigit(_ byte: UInt8) -> Bool {
+        byte &- UInt8(ascii: "0") < 10
+    }
+}
