@@ -387,9 +387,12 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         context: ChannelHandlerContext
     ) {
         let fragmentSize = max(settings.maxOutboundFrameSize, 1)
-        let allocator = context.channel.allocator
         if payload.count <= min(fragmentSize, Self.maxCoalescedFrameSize) {
-            var buffer = coalesced ?? allocator.buffer(capacity: 1024)
+            // Room for a full batch up front, so that gathering frames does not reallocate.
+            var buffer =
+                coalesced
+                ?? context.channel.allocator.buffer(
+                    capacity: min(settings.writeCoalescingLimit, Self.maxCoalescedFrameSize) + 512)
             coalesced = nil
             WebSocketFrameWriter.write(
                 opcode: opcode, fin: true, rsv1: rsv1, payload: payload, masked: masksOutbound, into: &buffer)
@@ -402,6 +405,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
             return
         }
         writeCoalesced(context: context)
+        let allocator = context.channel.allocator
         guard payload.count > fragmentSize else {
             let frame = WebSocketFrameWriter.frame(
                 opcode: opcode, fin: true, rsv1: rsv1, payload: payload, masked: masksOutbound, allocator: allocator)
