@@ -149,6 +149,32 @@ struct HTTPBatchTests {
         }
     }
 
+    @Test("A batch handler refuses a request with a status of its choosing and its message")
+    func handlerRefusal() async throws {
+        try await withTransportServer(
+            configuration: EchoServer.configuration(),
+            onBatch: { request in
+                guard request.headers.first(name: "authorization") == "Bearer right" else {
+                    throw TransportError(code: .httpStatus, message: "who are you?", httpStatus: 401)
+                }
+                return request.messages
+            }
+        ) { server in
+            let refused = try HTTPBatchClient(url: Self.url(server))
+            let error = await #expect(throws: TransportError.self) {
+                _ = try await refused.exchange([.text("x")])
+            }
+            #expect(error?.httpStatus == 401)
+            #expect(error?.message.contains("who are you?") == true)
+            await refused.close()
+            var configuration = HTTPBatchClientConfiguration()
+            configuration.headers.add(name: "Authorization", value: "Bearer right")
+            let admitted = try HTTPBatchClient(url: Self.url(server), configuration: configuration)
+            #expect(try await admitted.exchange([.text("x")]) == [.text("x")])
+            await admitted.close()
+        }
+    }
+
     @Test("A server without a batch handler answers POST with 404")
     func noBatchHandler() async throws {
         try await withTransportServer(

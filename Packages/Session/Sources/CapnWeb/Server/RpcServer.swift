@@ -8,7 +8,7 @@ internal import RpcTransport
 internal import RpcTransportNIO
 
 /// A running Cap'n Web server: WebSocket sessions on any path and HTTP batches (POST) on one
-/// port. Get one from ``withRpcServer(host:port:tls:configuration:main:_:)``.
+/// port. Get one from ``withRpcServer(host:port:tls:configuration:main:isolation:_:)``.
 ///
 /// ```swift
 /// try await withRpcServer(main: { Calculator() }) { server in
@@ -34,10 +34,16 @@ public final class RpcServer: Sendable {
     /// Whether connections use TLS (`wss` and `https`).
     public let usesTLS: Bool
     let configuration: Configuration
-    let makeMain: @Sendable () -> any RpcTarget
+    let makeMain: @Sendable (RpcConnectionInfo) -> any RpcTarget
     private let state = Mutex(State())
 
-    init(host: String, port: Int, usesTLS: Bool, configuration: Configuration, makeMain: @escaping @Sendable () -> any RpcTarget) {
+    init(
+        host: String,
+        port: Int,
+        usesTLS: Bool,
+        configuration: Configuration,
+        makeMain: @escaping @Sendable (RpcConnectionInfo) -> any RpcTarget
+    ) {
         self.host = host
         self.port = port
         self.usesTLS = usesTLS
@@ -107,8 +113,9 @@ public final class RpcServer: Sendable {
     }
 
     /// Serves one WebSocket connection until it closes.
-    func serve(_ transport: WebSocketTransport) async {
-        let session = RpcSession<Any>.start(transport: transport, main: makeMain(), configuration: configuration)
+    func serve(_ transport: WebSocketTransport, request: WebSocketUpgradeRequest) async {
+        let main = makeMain(RpcConnectionInfo(request))
+        let session = RpcSession<Any>.start(transport: transport, main: main, configuration: configuration)
         var id: UInt64?
         changed { state in
             guard state.accepting else { return }
@@ -131,7 +138,9 @@ public final class RpcServer: Sendable {
             throw BatchRequestError(description: "line \(index + 1) of the batch is empty")
         }
         let transport = CollectingTransport()
-        let connection = SessionConnection(configuration: configuration, makeMain: makeMain)
+        let info = RpcConnectionInfo(request)
+        let makeMain = self.makeMain
+        let connection = SessionConnection(configuration: configuration, makeMain: { makeMain(info) })
         guard let core = connection.attach(transport) else {
             throw BatchRequestError(description: "the server is shutting down")
         }

@@ -157,11 +157,25 @@ public final class HTTPBatchClient: BatchTransport, Sendable {
         default:
             throw TransportError(
                 code: .httpStatus,
-                message: "the server answered \(status) \(response.head.status.reasonPhrase)",
+                message: "the server answered \(status) \(response.head.status.reasonPhrase)"
+                    + Self.explanation(in: response.body),
                 httpStatus: status
             )
         }
     }
+
+    /// The start of a short text body (a server's reason for its status) as `: reason`, or
+    /// nothing for an empty, binary or long body.
+    private static func explanation(in body: ByteBuffer) -> String {
+        guard body.readableBytes > 0, body.readableBytes <= maxExplanationBytes,
+            let text = body.getString(at: body.readerIndex, length: body.readableBytes),
+            !text.contains(where: { $0.isNewline || $0.asciiValue.map { $0 < 0x20 } == true })
+        else { return "" }
+        return ": " + text
+    }
+
+    /// The longest status body quoted in an error message.
+    private static let maxExplanationBytes = 200
 
     /// Closes the idle connections; later exchanges fail with ``RpcTransport/TransportError/Code/closed``.
     public func close() async {

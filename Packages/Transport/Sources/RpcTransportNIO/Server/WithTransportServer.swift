@@ -30,7 +30,9 @@ public import RpcTransport
 ///   - onConnection: Runs for each WebSocket connection; the connection is closed (1000) when
 ///     it returns, so a handler that works through ``WebSocketTransport/start(_:)`` awaits
 ///     ``WebSocketTransport/waitUntilClosed()``. `nil` answers upgrades with 404.
-///   - onBatch: Answers each HTTP batch; a thrown error becomes a 500 answer. `nil` answers
+///   - onBatch: Answers each HTTP batch. A thrown ``RpcTransport/TransportError`` with code
+///     `httpStatus` and a status from 400 to 599 is answered with that status and the error's
+///     message (a refusal, such as 401); any other error becomes a 500 answer. `nil` answers
 ///     POST requests with 404.
 ///   - body: What to do while the server runs.
 /// - Returns: What `body` returns.

@@ -191,6 +191,12 @@ final class ServerHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             respond(.serviceUnavailable, text: "the server is shutting down") { [core] in
                 core.registry.endBatch()
             }
+        case .failure(let error as TransportError)
+        where error.code == .httpStatus && (400 ... 599).contains(error.httpStatus ?? 0):
+            // The handler refused the request with a status of its choosing.
+            respond(HTTPResponseStatus(statusCode: error.httpStatus ?? 403), text: error.message) { [core] in
+                core.registry.endBatch()
+            }
         case .failure(let error):
             core.logger.debug("batch handler failed", metadata: ["error": "\(error)"])
             respond(.internalServerError, text: "the batch handler failed") { [core] in
