@@ -69,6 +69,7 @@ let package = Package(
                 .product(name: "RpcTransportInMemory", package: "Transport"),
                 .product(name: "RpcTransportNIO", package: "Transport"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
         ),

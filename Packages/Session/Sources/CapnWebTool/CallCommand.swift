@@ -28,6 +28,20 @@ struct CallCommand: AsyncParsableCommand {
     @Option(help: "How long to wait for the result, in seconds, connecting included.")
     var timeout: Double = 30
 
+    @Option(
+        name: .customLong("ca-cert"),
+        help: ArgumentHelp(
+            "A PEM file of certificates to trust instead of the system's roots (repeatable).",
+            valueName: "file"))
+    var caCertificates: [String] = []
+
+    @Option(
+        name: .customLong("header"),
+        help: ArgumentHelp(
+            "A header for the WebSocket upgrade or the batch request, as 'Name: value' (repeatable).",
+            valueName: "header"))
+    var headers: [String] = []
+
     @Argument(help: "The server: ws:// or wss://, or http:// or https:// with --batch.")
     var url: String
 
@@ -41,12 +55,37 @@ struct CallCommand: AsyncParsableCommand {
         guard !expressions.isEmpty else {
             throw ValidationError("give at least one expression to evaluate")
         }
+        _ = try parsedHeaders()
+    }
+
+    /// The `--header` values as a dictionary.
+    ///
+    /// - Throws: `ValidationError` for a value without a colon or with an empty name.
+    private func parsedHeaders() throws -> [String: String] {
+        var result: [String: String] = [:]
+        for header in headers {
+            guard let colon = header.firstIndex(of: ":") else {
+                throw ValidationError("a header must be given as 'Name: value', not '\(header)'")
+            }
+            let name = Self.trimmed(header[..<colon])
+            guard !name.isEmpty, !name.contains(where: { $0.isWhitespace }) else {
+                throw ValidationError("a header must have a name without spaces, not '\(header)'")
+            }
+            result[name] = Self.trimmed(header[header.index(after: colon)...])
+        }
+        return result
+    }
+
+    /// `text` without its leading and trailing spaces and tabs.
+    private static func trimmed(_ text: Substring) -> String {
+        String(text.drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" }).reversed())
     }
 
     func run() async throws {
         let options = CallOptions(
             url: url, statements: expressions, batch: batch, trace: trace,
-            timeout: .milliseconds(Int64((timeout * 1000).rounded())))
+            timeout: .milliseconds(Int64((timeout * 1000).rounded())),
+            caCertificates: caCertificates, headers: try parsedHeaders())
         let status = await CallRunner.run(options, output: .process)
         if status != 0 {
             throw ExitCode(status)

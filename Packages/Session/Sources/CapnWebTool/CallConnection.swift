@@ -4,6 +4,7 @@ internal import FoundationEssentials
 internal import Foundation
 #endif
 internal import CapnWeb
+internal import RpcTransportNIO
 
 /// Opens the session `capnweb call` evaluates on: a WebSocket session, or an HTTP batch.
 enum CallConnection {
@@ -51,5 +52,11 @@ enum CallConnection {
         configuration.connectTimeout = min(configuration.connectTimeout, options.timeout)
         configuration.batchDelay = max(configuration.batchDelay, .milliseconds(50))
         configuration.trace = trace
+        configuration.headers.merge(options.headers) { _, given in given }
+        if !options.caCertificates.isEmpty {
+            var tls = configuration.tls ?? .default
+            tls.trustRoots = .certificates(options.caCertificates.map { .file(path: $0) })
+            configuration.tls = tls
+        }
     }
 }

@@ -11,13 +11,28 @@ struct CallOptions: Sendable {
     var trace = false
     /// How long the whole call may take, connecting included.
     var timeout: Duration = .seconds(30)
+    /// PEM files whose certificates are the only trusted roots for `wss://` and `https://`;
+    /// empty for the system's roots.
+    var caCertificates: [String] = []
+    /// Headers sent with the WebSocket upgrade or the batch request.
+    var headers: [String: String] = [:]
 
     /// Creates options.
-    init(url: String, statements: [String], batch: Bool = false, trace: Bool = false, timeout: Duration = .seconds(30)) {
+    init(
+        url: String,
+        statements: [String],
+        batch: Bool = false,
+        trace: Bool = false,
+        timeout: Duration = .seconds(30),
+        caCertificates: [String] = [],
+        headers: [String: String] = [:]
+    ) {
         self.url = url
         self.statements = statements
         self.batch = batch
         self.trace = trace
         self.timeout = timeout
+        self.caCertificates = caCertificates
+        self.headers = headers
     }
 }

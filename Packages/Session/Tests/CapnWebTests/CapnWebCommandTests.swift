@@ -1,3 +1,5 @@
+import ArgumentParser
+import Foundation
 import Testing
 @testable import CapnWebTool
 import CapnWeb
@@ -13,22 +15,27 @@ private struct CallRun: Sendable {
 /// Runs `capnweb call` in-process.
 private func call(
     _ url: String, _ statements: [String], batch: Bool = false, trace: Bool = false,
-    timeout: Duration = .seconds(20)
+    timeout: Duration = .seconds(20), caCertificates: [String] = [], headers: [String: String] = [:]
 ) async -> CallRun {
     let (output, buffer) = CommandOutput.capture()
-    let options = CallOptions(url: url, statements: statements, batch: batch, trace: trace, timeout: timeout)
+    let options = CallOptions(
+        url: url, statements: statements, batch: batch, trace: trace, timeout: timeout,
+        caCertificates: caCertificates, headers: headers)
     let status = await CallRunner.run(options, output: output)
     return CallRun(status: status, standardOutput: buffer.standardOutput, standardError: buffer.standardError)
 }
 
 /// Runs `capnweb serve --demo --port 0` in-process while `body` runs with its WebSocket and
 /// batch URLs, then stops it and checks that it printed `READY` and exited with 0.
-private func withDemoServer(_ body: (_ webSocketURL: String, _ batchURL: String) async throws -> Void) async throws {
+private func withDemoServer(
+    _ serveOptions: ServeOptions = ServeOptions(host: "127.0.0.1", port: 0),
+    _ body: (_ webSocketURL: String, _ batchURL: String) async throws -> Void
+) async throws {
     let (ready, readyContinuation) = AsyncStream<[String]>.makeStream()
     let (stop, stopContinuation) = AsyncStream<Void>.makeStream()
     let (output, buffer) = CommandOutput.capture()
     async let status = DemoServer.run(
-        ServeOptions(host: "127.0.0.1", port: 0), output: output,
+        serveOptions, output: output,
         onReady: { webSocketURL, batchURL in
             readyContinuation.yield([webSocketURL, batchURL])
             readyContinuation.finish()
@@ -214,6 +221,61 @@ struct CapnWebCommandTests {
         let run = await call(url, ["square(5)"])
         #expect(run.status == 3)
         #expect(run.standardError.hasPrefix("error: cannot connect to \(url)"))
+    }
+
+    @Test("--header values reach the server's admission check and main object")
+    func headers() async throws {
+        try await withRpcServer(admit: ServerAdmissionTests.admit, main: { WhoAmITarget($0) }) { server in
+            let url = server.webSocketURL.absoluteString
+            let refused = await call(url, ["whoami()"])
+            #expect(refused.status == 3)
+            #expect(refused.standardError.contains("401"))
+            let admitted = await call(url, ["whoami()"], headers: ServerAdmissionTests.credentials)
+            #expect(admitted.status == 0)
+            #expect(admitted.standardOutput == "\"ada by webSocket at /ws\"\n")
+            let batch = await call(
+                server.batchURL.absoluteString, ["whoami()"], batch: true, headers: ServerAdmissionTests.credentials)
+            #expect(batch.standardOutput == "\"ada by batch at /rpc\"\n")
+        }
+    }
+
+    @Test("--header values must be 'Name: value'")
+    func malformedHeaders() throws {
+        let parsed = try CallCommand.parse(["ws://127.0.0.1:1/", "x", "--header", "X-User:  ada "])
+        #expect(parsed.headers == ["X-User:  ada "])
+        #expect(throws: (any Error).self) { try CallCommand.parse(["ws://127.0.0.1:1/", "x", "--header", "no colon"]) }
+        #expect(throws: (any Error).self) { try CallCommand.parse(["ws://127.0.0.1:1/", "x", "--header", ": empty name"]) }
+    }
+
+    @Test("--ca-cert trusts a server certificate the system does not")
+    func trustedCertificate() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("capnweb-call-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let certificate = directory.appendingPathComponent("server.pem").path
+        let key = directory.appendingPathComponent("server.key").path
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        openssl.arguments = [
+            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+            "-keyout", key, "-out", certificate, "-days", "2", "-subj", "/CN=127.0.0.1",
+            "-addext", "subjectAltName=IP:127.0.0.1",
+        ]
+        openssl.standardOutput = FileHandle.nullDevice
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        try #require(openssl.terminationStatus == 0)
+
+        let options = ServeOptions(host: "127.0.0.1", port: 0, tlsCertificate: certificate, tlsKey: key)
+        try await withDemoServer(options) { url, _ in
+            #expect(url.hasPrefix("wss://"))
+            let untrusted = await call(url, ["square(5)"])
+            #expect(untrusted.status == 3)
+            let trusted = await call(url, ["square(5)"], caCertificates: [certificate])
+            #expect(trusted.status == 0)
+            #expect(trusted.standardOutput == "25\n")
+        }
     }
 
     @Test("calling a literal is an evaluation error")
