@@ -5,6 +5,8 @@ public import RpcWire
 /// For any bytes:
 /// - decoding from raw memory and from an array agree, message for message and error for error,
 ///   and an error's location lies within the input;
+/// - decoding the bytes agrees with parsing them to a JSON tree and decoding the tree, message
+///   for message (the codec reads common messages without a tree, and must read them the same);
 ///
 /// and when the bytes decode to a message:
 /// - the message encodes, and its text decodes back to the same message, which encodes to the
@@ -21,6 +23,20 @@ public enum CapnWebRoundTrip {
         let fromArray = Result { () throws(WireError) -> CapnWebMessage in try codec.decode(Array(input)) }
         for case .failure(let error) in [fromMemory, fromArray] {
             Invariant.locationIsInBounds(error, count: input.count)
+        }
+        let parser = JSONParser(
+            configuration: JSONParser.Configuration(
+                maxDepth: codec.configuration.maxDepth, maxInputSize: codec.configuration.maxMessageSize))
+        let throughTree = Result { () throws(WireError) -> CapnWebMessage in try codec.decode(parser.parse(input)) }
+        switch (fromMemory, throughTree) {
+        case (.success(let direct), .success(let tree)):
+            precondition(direct == tree, "decoding gives \(direct), the JSON tree gives \(tree)")
+        case (.success(let direct), .failure(let error)):
+            preconditionFailure("decoding gives \(direct), the JSON tree fails with \(error)")
+        case (.failure(let error), .success(let tree)):
+            preconditionFailure("decoding fails with \(error), the JSON tree gives \(tree)")
+        case (.failure, .failure):
+            break
         }
         guard let message = Invariant.agree(fromMemory, fromArray, "decoding") else { return }
         checkEncodesBack(message)
