@@ -87,7 +87,7 @@ struct CapnWebFastReaderTests {
     @Test("Mutated transcript messages are never read differently from the tree")
     func mutationsAgreeWithTheTree() throws {
         let insertions: [UInt8] = Array(#"[]{}",:0-1e.\ ntf"#.utf8) + [0x00, 0x1F, 0x7F, 0x80, 0xC3, 0xFF]
-        var generator = SplitMix(seed: 0x5EED)
+        var generator = SplitMix64(seed: 0x5EED)
         var compared = 0
         for line in try CapnWebTranscriptLine.all() {
             let original = line.bytes
@@ -107,20 +107,5 @@ struct CapnWebFastReaderTests {
             }
         }
         #expect(compared > 100)
-    }
-}
-
-/// A small deterministic generator for reproducible mutations.
-private struct SplitMix {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
     }
 }

@@ -310,23 +310,6 @@ struct JSONSerializerTests {
 
 // MARK: - Helpers
 
-/// A small deterministic generator so that failures can be reproduced.
-private struct SplitMix64 {
-    var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
-    }
-}
-
 /// The quoted JSON form of a string, built one scalar at a time.
 private func referenceQuoted(_ string: String) -> String {
     var result = "\""
