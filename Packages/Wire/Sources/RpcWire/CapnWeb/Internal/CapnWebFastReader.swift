@@ -106,13 +106,13 @@ struct CapnWebFastReader {
         index += 1
         guard enter() else { return nil }
         var members: [CapnWebMember] = []
-        members.reserveCapacity(8)
         skipWhitespace()
         if index < end, base[index] == UInt8(ascii: "}") {
             index += 1
             depth -= 1
             return .object(members)
         }
+        members.reserveCapacity(8)
         repeat {
             skipWhitespace()
             guard index < end, base[index] == UInt8(ascii: "\""), let key = string(),
