@@ -124,7 +124,7 @@ extension SessionCore {
             after = serializer.after
             state.outbox.append(message)
             state.unanswered.remove(id)
-            if state.unanswered.isEmpty {
+            if state.unanswered.isEmpty, !state.idleWaiters.isEmpty {
                 let waiters = state.idleWaiters
                 state.idleWaiters = []
                 after.append { for waiter in waiters { waiter.resume() } }
