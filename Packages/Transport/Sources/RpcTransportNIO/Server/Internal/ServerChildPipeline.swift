@@ -1,7 +1,6 @@
 import Logging
 import NIOCore
 import NIOHTTP1
-import NIOWebSocket
 import RpcTransport
 
 /// Builds the pipeline of an accepted connection: TLS when configured, HTTP/1.1 with the
@@ -125,7 +124,7 @@ enum ServerChildPipeline {
         }
     }
 
-    /// Replaces the HTTP handler with the frame decoder and the WebSocket connection handler and
+    /// Replaces the HTTP handler with the WebSocket connection handler (which reads frames itself) and
     /// hands the new connection to the server's task group.
     static func completeUpgrade(
         channel: any Channel,
@@ -137,9 +136,6 @@ enum ServerChildPipeline {
             let operations = channel.pipeline.syncOperations
             _ = operations.removeHandler(httpHandler)
             let settings = core.configuration.connectionSettings
-            // Frames are serialised by the connection handler itself, so only a decoder is added.
-            try operations.addHandler(
-                ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: settings.decoderMaxFrameSize)))
             var codec: PerMessageDeflateCodec?
             if let agreed = state.agreedDeflate, let deflate = core.configuration.deflate {
                 codec = try PerMessageDeflateCodec(

@@ -24,7 +24,7 @@ final class ServerWebSocketUpgrader: HTTPServerProtocolUpgrader {
         self.state = state
         self.httpHandler = httpHandler
         self.keyHandling = NIOWebSocketServerUpgrader(
-            maxFrameSize: core.configuration.connectionSettings.decoderMaxFrameSize,
+            maxFrameSize: core.configuration.connectionSettings.upgraderMaxFrameSize,
             automaticErrorHandling: false,
             shouldUpgrade: shouldUpgrade,
             upgradePipelineHandler: { channel, _ in channel.eventLoop.makeSucceededVoidFuture() }

@@ -19,7 +19,7 @@ final class WebSocketClientUpgrader: NIOHTTPClientProtocolUpgrader {
         self.handshakeHandler = handshakeHandler
         self.keyHandling = NIOWebSocketClientUpgrader(
             requestKey: NIOWebSocketClientUpgrader.randomRequestKey(),
-            maxFrameSize: handshake.settings.decoderMaxFrameSize,
+            maxFrameSize: handshake.settings.upgraderMaxFrameSize,
             automaticErrorHandling: false,
             upgradePipelineHandler: { channel, _ in channel.eventLoop.makeSucceededVoidFuture() }
         )
@@ -49,9 +49,6 @@ final class WebSocketClientUpgrader: NIOHTTPClientProtocolUpgrader {
         let channel = context.channel
         do {
             _ = channel.pipeline.syncOperations.removeHandler(handshakeHandler)
-            try channel.pipeline.syncOperations.addHandler(
-                ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: handshake.settings.decoderMaxFrameSize))
-            )
             var codec: PerMessageDeflateCodec?
             if let agreed = handshake.agreedDeflate, let deflate = handshake.deflate {
                 codec = try PerMessageDeflateCodec(

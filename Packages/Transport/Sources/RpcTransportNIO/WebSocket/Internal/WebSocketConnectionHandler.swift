@@ -1,10 +1,10 @@
 import NIOCore
-import NIOWebSocket
 import RpcTransport
 
 /// The event-loop side of one WebSocket connection, after the opening handshake.
 ///
-/// It sits after NIO's frame decoder and turns frames into messages where they arrive:
+/// It reads frames straight from the socket's bytes (``WebSocketFrameReader``) and turns them
+/// into messages where they arrive:
 /// reassembly of fragments, control frames between fragments, limits, permessage-deflate,
 /// UTF-8 checks, automatic pongs, the close handshake and keepalive pings. Complete messages go
 /// to the transport's event handler synchronously, on the event loop.
@@ -15,7 +15,7 @@ import RpcTransport
 ///
 /// Every method runs on the channel's event loop.
 final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = WebSocketFrame
+    typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
     /// Where the connection is in its life.
@@ -37,6 +37,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     let shared: WebSocketSharedState
     private let codec: PerMessageDeflateCodec?
     private var context: ChannelHandlerContext?
+    private var reader: WebSocketFrameReader
     private var eventHandler: (@Sendable (TransportEvent) -> Void)?
     private var backlog: [TransportEvent] = []
     private var phase: Phase = .open
@@ -67,6 +68,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         self.settings = settings
         self.shared = shared
         self.codec = codec
+        self.reader = WebSocketFrameReader(maxFrameSize: settings.readerMaxFrameSize)
     }
 
     private var masksOutbound: Bool { settings.role == .client }
@@ -111,19 +113,6 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         switch error {
-        case let error as NIOWebSocketError:
-            switch error {
-            case .invalidFrameLength:
-                fail(
-                    TransportError(
-                        code: .messageTooLarge,
-                        message: "frame longer than the limit of \(settings.maxFrameSize) bytes",
-                        closeCode: .messageTooBig
-                    )
-                )
-            default:
-                fail(protocolViolation("malformed control frame (\(error))"))
-            }
         case let error as TransportError:
             abort(error, initiatedLocally: false)
         default:
@@ -144,40 +133,60 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         }
     }
 
+    /// Reads the frames in the bytes of one read; the start of an incomplete frame is kept for
+    /// the next.
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         inRead = true
-        guard phase == .open || phase == .closeSent else { return }
-        let frame = unwrapInboundIn(data)
+        var buffer = unwrapInboundIn(data)
+        reader.prepend(to: &buffer)
+        while phase == .open || phase == .closeSent {
+            let frame: WebSocketFrameReader.Frame?
+            do {
+                frame = try reader.next(in: &buffer)
+            } catch {
+                fail(error)
+                return
+            }
+            guard let frame else {
+                reader.keepRemainder(of: buffer, allocator: context.channel.allocator)
+                return
+            }
+            receive(frame)
+        }
+    }
+
+    private func receive(_ frame: WebSocketFrameReader.Frame) {
         switch settings.role {
-        case .server where frame.maskKey == nil:
+        case .server where frame.maskingKey == nil:
             fail(protocolViolation("client frame is not masked"))
             return
-        case .client where frame.maskKey != nil:
+        case .client where frame.maskingKey != nil:
             fail(protocolViolation("server frame is masked"))
             return
         default:
             break
         }
-        if frame.rsv2 || frame.rsv3 {
+        if frame.otherReservedBits {
             fail(protocolViolation("reserved bits set without a negotiated extension"))
             return
         }
+        if frame.isControl, frame.rsv1 {
+            fail(protocolViolation("RSV1 set on a control frame"))
+            return
+        }
         switch frame.opcode {
-        case .text:
+        case WebSocketFrameWriter.Opcode.text.rawValue:
             receiveFirstFrame(frame, kind: .text)
-        case .binary:
+        case WebSocketFrameWriter.Opcode.binary.rawValue:
             receiveFirstFrame(frame, kind: .binary)
-        case .continuation:
+        case WebSocketFrameWriter.Opcode.continuation.rawValue:
             receiveContinuation(frame)
-        case .ping:
-            guard !frame.rsv1 else { return fail(protocolViolation("RSV1 set on a ping")) }
+        case WebSocketFrameWriter.Opcode.ping.rawValue:
             receivePing(frame)
-        case .pong:
-            guard !frame.rsv1 else { return fail(protocolViolation("RSV1 set on a pong")) }
+        case WebSocketFrameWriter.Opcode.pong.rawValue:
             pongTimer?.cancel()
             pongTimer = nil
-        case .connectionClose:
-            guard !frame.rsv1 else { return fail(protocolViolation("RSV1 set on a close frame")) }
+        case WebSocketFrameWriter.Opcode.close.rawValue:
             receiveClose(frame)
         default:
             fail(protocolViolation("frame with the reserved opcode \(frame.opcode)"))
@@ -186,12 +195,12 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
 
     // MARK: Inbound messages
 
-    private func receiveFirstFrame(_ frame: WebSocketFrame, kind: TransportMessage.Kind) {
+    private func receiveFirstFrame(_ frame: WebSocketFrameReader.Frame, kind: TransportMessage.Kind) {
         guard partialKind == nil else {
             fail(protocolViolation("new message started before the fragmented one ended"))
             return
         }
-        let length = frame.data.readableBytes
+        let length = frame.payload.readableBytes
         guard length <= settings.maxMessageSize else {
             fail(tooLarge())
             return
@@ -216,7 +225,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         }
     }
 
-    private func receiveContinuation(_ frame: WebSocketFrame) {
+    private func receiveContinuation(_ frame: WebSocketFrameReader.Frame) {
         guard partialKind != nil else {
             fail(protocolViolation("continuation frame without a message to continue"))
             return
@@ -225,7 +234,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
             fail(protocolViolation("RSV1 set on a continuation frame"))
             return
         }
-        let length = frame.data.readableBytes
+        let length = frame.payload.readableBytes
         partialWireBytes += length
         guard partialWireBytes <= settings.maxMessageSize else {
             fail(tooLarge())
@@ -234,8 +243,8 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         if partialCompressed {
             inflate(frame)
         } else {
-            frame.data.withUnsafeReadableBytes { raw in
-                WebSocketMasking.append(raw, to: &partialBytes, key: Self.maskingKey(of: frame))
+            frame.payload.withUnsafeReadableBytes { raw in
+                WebSocketMasking.append(raw, to: &partialBytes, key: frame.maskingKey)
             }
             if frame.fin, let kind = partialKind {
                 let bytes = partialBytes
@@ -246,7 +255,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     }
 
     /// Feeds one frame of a compressed message to the decompressor; delivers on the last one.
-    private func inflate(_ frame: WebSocketFrame) {
+    private func inflate(_ frame: WebSocketFrameReader.Frame) {
         guard let codec, var output = inflated else { return }
         inflated = nil
         let payload = Self.unmaskedBuffer(of: frame, allocator: context?.channel.allocator ?? ByteBufferAllocator())
@@ -285,7 +294,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         emit(.message(TransportMessage(kind: kind, bytes: bytes)))
     }
 
-    private func receivePing(_ frame: WebSocketFrame) {
+    private func receivePing(_ frame: WebSocketFrameReader.Frame) {
         guard phase == .open, let context else { return }
         let payload = Self.unmaskedBytes(of: frame)
         let pong = WebSocketFrameWriter.frame(
@@ -295,7 +304,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         markNeedsFlush()
     }
 
-    private func receiveClose(_ frame: WebSocketFrame) {
+    private func receiveClose(_ frame: WebSocketFrameReader.Frame) {
         let received: WebSocketClosePayload.Received
         do {
             received = try WebSocketClosePayload.parse(Self.unmaskedBytes(of: frame))
@@ -538,6 +547,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         pingTimer = nil
         pongTimer = nil
         resetPartial()
+        reader.reset()
         let closure =
             pendingClosure
             ?? TransportClosure(
@@ -645,21 +655,16 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         return error
     }
 
-    private static func maskingKey(of frame: WebSocketFrame) -> (UInt8, UInt8, UInt8, UInt8)? {
-        guard let key = frame.maskKey else { return nil }
-        return (key[0], key[1], key[2], key[3])
-    }
-
-    private static func unmaskedBytes(of frame: WebSocketFrame) -> [UInt8] {
-        let key = maskingKey(of: frame)
-        return frame.data.withUnsafeReadableBytes { raw in
+    private static func unmaskedBytes(of frame: WebSocketFrameReader.Frame) -> [UInt8] {
+        let key = frame.maskingKey
+        return frame.payload.withUnsafeReadableBytes { raw in
             WebSocketMasking.array(raw, key: key)
         }
     }
 
-    private static func unmaskedBuffer(of frame: WebSocketFrame, allocator: ByteBufferAllocator) -> ByteBuffer {
-        guard let key = maskingKey(of: frame) else { return frame.data }
-        let data = frame.data
+    private static func unmaskedBuffer(of frame: WebSocketFrameReader.Frame, allocator: ByteBufferAllocator) -> ByteBuffer {
+        guard let key = frame.maskingKey else { return frame.payload }
+        let data = frame.payload
         var buffer = allocator.buffer(capacity: data.readableBytes)
         _ = data.withUnsafeReadableBytes { raw in
             buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: raw.count) { destination in

@@ -28,12 +28,16 @@ struct WebSocketConnectionSettings: Sendable {
     /// How long the close handshake may take before the connection is cut.
     var closeTimeout: TimeAmount
 
-    /// The largest frame size NIO's frame decoder accepts as a limit.
-    static let decoderFrameSizeCeiling = Int(UInt32.max)
+    /// The frame-size limit the frame reader applies: ``maxFrameSize``, but never below the
+    /// 125 bytes every control frame may carry.
+    var readerMaxFrameSize: Int {
+        max(maxFrameSize, WebSocketFrameReader.maximumControlPayload)
+    }
 
-    /// ``maxFrameSize`` in the range the frame decoder accepts.
-    var decoderMaxFrameSize: Int {
-        min(max(maxFrameSize, 125), Self.decoderFrameSizeCeiling)
+    /// The frame-size limit given to NIO's upgraders. They only check that it fits in 32 bits:
+    /// frames are read by this endpoint's own reader, with ``readerMaxFrameSize``.
+    var upgraderMaxFrameSize: Int {
+        min(readerMaxFrameSize, Int(UInt32.max))
     }
 
     /// The write buffer water marks that make the channel unwritable above the outbound limit.

@@ -1,0 +1,129 @@
+import NIOCore
+import NIOEmbedded
+import RpcTransport
+import Testing
+
+@testable import RpcTransportNIO
+
+@Suite("WebSocket frame reader")
+struct WebSocketFrameReaderTests {
+    /// Messages of every length encoding, a ping between two fragments and a close, as one stream.
+    static let stream: [UInt8] =
+        TestFrame.encode(opcode: 0x1, payload: Array("hello".utf8))
+        + TestFrame.encode(opcode: 0x2, payload: pattern(300))
+        + TestFrame.encode(opcode: 0x1, payload: Array("frag".utf8), fin: false)
+        + TestFrame.encode(opcode: 0x9, payload: [7, 7])
+        + TestFrame.encode(opcode: 0x0, payload: Array("ment".utf8))
+        + TestFrame.encode(opcode: 0x2, payload: pattern(70_000))
+        + TestFrame.encode(opcode: 0x1, payload: [])
+
+    /// The messages ``stream`` carries, in order.
+    static let expected: [TransportMessage] = [
+        .text("hello"), TransportMessage(kind: .binary, bytes: pattern(300)), .text("fragment"),
+        TransportMessage(kind: .binary, bytes: pattern(70_000)), .text(""),
+    ]
+
+    static func pattern(_ count: Int) -> [UInt8] {
+        (0 ..< count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+    }
+
+    /// A server-side transport on an active embedded channel, recording what it delivers.
+    private static func server() throws -> (EmbeddedChannel, EventRecorder) {
+        let channel = EmbeddedChannel()
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
+        let settings = WebSocketConnectionSettings(
+            role: .server,
+            maxFrameSize: 1 << 20,
+            maxMessageSize: 1 << 20,
+            maxOutboundFrameSize: 1 << 20,
+            writeCoalescingLimit: 4096,
+            outboundBufferLimit: 1 << 20,
+            keepalive: nil,
+            closeTimeout: .seconds(1)
+        )
+        let transport = try WebSocketTransport.install(on: channel, settings: settings, subprotocol: nil, codec: nil)
+        let recorder = EventRecorder(transport)
+        channel.embeddedEventLoop.run()
+        return (channel, recorder)
+    }
+
+    @Test("Frames arrive whole and in order however the bytes are split across reads", arguments: [1, 2, 3, 7, 125, 4096, 100_000])
+    func splitReads(chunk: Int) throws {
+        let (channel, recorder) = try Self.server()
+        var offset = 0
+        while offset < Self.stream.count {
+            let end = min(offset + chunk, Self.stream.count)
+            try channel.writeInbound(ByteBuffer(bytes: Self.stream[offset ..< end]))
+            offset = end
+        }
+        channel.embeddedEventLoop.run()
+        #expect(recorder.messages == Self.expected)
+        #expect(recorder.closure == nil)
+        // The ping between the fragments was answered with a pong carrying its payload.
+        var written: [TestFrame] = []
+        while let buffer = try channel.readOutbound(as: ByteBuffer.self) {
+            written += TestFrame.parse(Array(buffer.readableBytesView))
+        }
+        #expect(written.map(\.opcode) == [0xA])
+        #expect(written.first?.payload == [7, 7])
+        _ = try? channel.finish()
+    }
+
+    @Test("A header that announces more than the limit is refused before any payload arrives")
+    func limitCheckedOnTheHeader() {
+        var reader = WebSocketFrameReader(maxFrameSize: 1_000)
+        var buffer = ByteBuffer(bytes: TestFrame.encode(opcode: 0x2, declaredLength: 1_001).prefix(8))
+        do {
+            let frame = try reader.next(in: &buffer)
+            Issue.record("the header was accepted: \(String(describing: frame))")
+        } catch {
+            #expect(error.code == .messageTooLarge)
+            #expect(error.closeCode == .messageTooBig)
+        }
+    }
+
+    /// A frame whose header alone breaks the protocol.
+    struct BrokenHeader: Sendable, CustomTestStringConvertible {
+        var name: String
+        var bytes: [UInt8]
+
+        var testDescription: String { name }
+    }
+
+    static let brokenHeaderCases = [
+        BrokenHeader(name: "a control frame longer than 125 bytes", bytes: TestFrame.encode(opcode: 0x9, payload: pattern(126))),
+        BrokenHeader(name: "a fragmented close frame", bytes: TestFrame.encode(opcode: 0x8, payload: [3, 232], fin: false)),
+        BrokenHeader(name: "a 64-bit length with its top bit set", bytes: TestFrame.encode(opcode: 0x2, declaredLength: 1 << 63)),
+    ]
+
+    @Test("Broken frame headers are protocol violations", arguments: brokenHeaderCases)
+    func brokenHeaders(_ broken: BrokenHeader) {
+        var reader = WebSocketFrameReader(maxFrameSize: Int.max)
+        var buffer = ByteBuffer(bytes: broken.bytes)
+        do {
+            let frame = try reader.next(in: &buffer)
+            Issue.record("\(broken.name) was read as a frame: \(String(describing: frame))")
+        } catch {
+            #expect(error.code == .protocolViolation)
+            #expect(error.closeCode == .protocolError)
+        }
+    }
+
+    @Test("An incomplete frame is left unread until the rest arrives")
+    func incompleteFrames() throws {
+        let bytes = TestFrame.encode(opcode: 0x1, payload: Array("a message of some length".utf8))
+        var reader = WebSocketFrameReader(maxFrameSize: 1 << 20)
+        for cut in 0 ..< bytes.count {
+            var buffer = ByteBuffer(bytes: bytes[..<cut])
+            #expect(try reader.next(in: &buffer) == nil)
+            #expect(buffer.readerIndex == 0)
+        }
+        var whole = ByteBuffer(bytes: bytes)
+        let frame = try #require(try reader.next(in: &whole))
+        #expect(frame.fin && frame.opcode == 0x1 && !frame.rsv1 && !frame.otherReservedBits)
+        let key = try #require(frame.maskingKey)
+        let payload = frame.payload.withUnsafeReadableBytes { WebSocketMasking.array($0, key: key) }
+        #expect(payload == Array("a message of some length".utf8))
+        #expect(whole.readableBytes == 0)
+    }
+}
