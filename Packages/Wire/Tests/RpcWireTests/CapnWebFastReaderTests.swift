@@ -73,6 +73,28 @@ struct CapnWebFastReaderTests {
         #expect(try codec.decode(bytes) == throughTree(bytes))
     }
 
+    @Test("Every tag is recognised by its spelling and near misses are not tags")
+    func tagSpellings() {
+        let spellings: [CapnWebFastReader.Tag: String] = [
+            .push: "push", .pull: "pull", .resolve: "resolve", .reject: "reject", .release: "release",
+            .abort: "abort", .stream: "stream", .pipe: "pipe", .pipeline: "pipeline", .import: "import",
+            .export: "export", .promise: "promise", .date: "date", .undefined: "undefined", .inf: "inf",
+            .negativeInf: "-inf", .nan: "nan",
+        ]
+        #expect(spellings.count == CapnWebFastReader.Tag.allCases.count)
+        func tag(_ text: String) -> CapnWebFastReader.Tag? {
+            Array(text.utf8).withUnsafeBufferPointer { CapnWebFastReader.tag(spelledBy: $0) }
+        }
+        for (expected, spelling) in spellings {
+            #expect(tag(spelling) == expected, "\(spelling)")
+            #expect(tag(String(spelling.dropLast())) == nil, "\(spelling) without its last letter")
+            #expect(tag(spelling + "s") == nil, "\(spelling) with a letter more")
+            #expect(tag(String(spelling.dropLast()) + "x") == nil, "\(spelling) with its last letter changed")
+        }
+        #expect(tag("") == nil)
+        #expect(tag("undefinex") == nil)
+    }
+
     @Test("Nesting near the depth limit is left to the tree, which enforces the limit")
     func depthLimit() throws {
         let shallow = CapnWebCodec(configuration: CapnWebCodec.Configuration(maxDepth: 4))

@@ -93,13 +93,23 @@ extension RpcPayload {
         if T.self == Int64.self { return (value as? Int64).map(RpcPayload.integer) }
         if T.self == Double.self { return (value as? Double).map(RpcPayload.double) }
         if T.self == Bool.self { return (value as? Bool).map(RpcPayload.bool) }
+        if T.self == RpcStub.self { return (value as? RpcStub).map(RpcPayload.stub) }
+        return encodedCompositeScalar(value)
+    }
+
+    /// ``encodedScalar(_:)`` for arrays, optionals, streams and Foundation types.
+    ///
+    /// A function of its own so that the metadata of `[RpcPayload]`, `String?` and the others
+    /// is looked up only for values of none of the plain types: the optimiser fetches every
+    /// metadata a function compares with as the function starts.
+    @inline(never)
+    private static func encodedCompositeScalar<T>(_ value: T) -> RpcPayload? {
         if T.self == [RpcPayload].self { return (value as? [RpcPayload]).map(RpcPayload.array) }
         if T.self == String?.self { return optional(value, String.self, RpcPayload.string) }
         if T.self == Int?.self { return optional(value, Int.self) { .integer(Int64($0)) } }
         if T.self == Int64?.self { return optional(value, Int64.self, RpcPayload.integer) }
         if T.self == Double?.self { return optional(value, Double.self, RpcPayload.double) }
         if T.self == Bool?.self { return optional(value, Bool.self, RpcPayload.bool) }
-        if T.self == RpcStub.self { return (value as? RpcStub).map(RpcPayload.stub) }
         if T.self == RpcReadableStream.self { return (value as? RpcReadableStream).map(RpcPayload.readable) }
         if T.self == RpcWritableStream.self { return (value as? RpcWritableStream).map(RpcPayload.writable) }
         if T.self == Date.self { return (value as? Date).map { .date($0.timeIntervalSince1970 * 1000) } }
@@ -124,6 +134,17 @@ extension RpcPayload {
         if T.self == Int64.self { return try decodedInt64() as? T }
         if T.self == Double.self { return try decodedDouble() as? T }
         if T.self == Bool.self { return try decodedBool() as? T }
+        if T.self == RpcStub.self {
+            guard case .stub(let stub) = self else { throw mismatch(T.self, expected: "a stub") }
+            return stub as? T
+        }
+        return try decodedCompositeScalar(T.self)
+    }
+
+    /// ``decodedScalar(_:)`` for arrays and optionals, in a function of its own for the reason
+    /// given at ``encodedCompositeScalar(_:)``.
+    @inline(never)
+    private func decodedCompositeScalar<T>(_ type: T.Type) throws(RpcError) -> T? {
         if T.self == [RpcPayload].self {
             guard case .array(let elements) = self else { throw mismatch(T.self, expected: "an array") }
             return elements as? T
@@ -133,10 +154,6 @@ extension RpcPayload {
         if T.self == Int64?.self { return try (isNullish ? nil : decodedInt64()) as? T }
         if T.self == Double?.self { return try (isNullish ? nil : decodedDouble()) as? T }
         if T.self == Bool?.self { return try (isNullish ? nil : decodedBool()) as? T }
-        if T.self == RpcStub.self {
-            guard case .stub(let stub) = self else { throw mismatch(T.self, expected: "a stub") }
-            return stub as? T
-        }
         return nil
     }
 

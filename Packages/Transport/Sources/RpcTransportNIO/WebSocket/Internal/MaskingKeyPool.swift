@@ -12,7 +12,7 @@ final class MaskingKeyPool: Sendable {
     static let shared = MaskingKeyPool()
 
     /// How many keys one refill draws.
-    static let batchSize = 256
+    static let batchSize = 2048
 
     private struct State {
         var keys: [UInt32] = []

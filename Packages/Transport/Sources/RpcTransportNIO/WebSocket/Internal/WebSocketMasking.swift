@@ -54,10 +54,10 @@ enum WebSocketMasking {
 
     /// The bytes of `source`, unmasked with `key` when there is one, as a new array.
     static func array(_ source: UnsafeRawBufferPointer, key: (UInt8, UInt8, UInt8, UInt8)?) -> [UInt8] {
-        guard let key else { return Array(source) }
-        return [UInt8](unsafeUninitializedCapacity: source.count) { buffer, initialized in
-            copy(source, to: UnsafeMutableRawBufferPointer(buffer), key: key)
-            initialized = source.count
-        }
+        // Filled by `append` rather than made with `init(unsafeUninitializedCapacity:)`: that
+        // initialiser is not specialised here and looks up the array's metadata on every call.
+        var bytes: [UInt8] = []
+        append(source, to: &bytes, key: key)
+        return bytes
     }
 }

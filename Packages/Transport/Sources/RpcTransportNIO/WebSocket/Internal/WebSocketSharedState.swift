@@ -19,6 +19,9 @@ final class WebSocketSharedState: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Whether ``State/offLoopQueue`` may hold messages: set and cleared under the lock, read
+    /// without it, so that the event loop takes the lock only when another thread enqueued.
+    private let offLoopPending = Atomic<Bool>(false)
     /// Bytes that may wait to be written before `send` suspends.
     let outboundBufferLimit: Int
     /// Completed with how the connection ended, once it has.
@@ -53,6 +56,7 @@ final class WebSocketSharedState: Sendable {
             }
             state.offLoopQueue.append(message)
             state.offLoopBytes += message.bytes.count
+            offLoopPending.store(true, ordering: .releasing)
             if state.drainScheduled {
                 return false
             }
@@ -63,7 +67,9 @@ final class WebSocketSharedState: Sendable {
 
     /// Takes the messages queued away from the event loop, in order.
     func takeOffLoopMessages() -> [TransportMessage] {
-        state.withLock { state in
+        guard offLoopPending.load(ordering: .acquiring) else { return [] }
+        return state.withLock { state in
+            offLoopPending.store(false, ordering: .relaxed)
             state.drainScheduled = false
             state.offLoopBytes = 0
             defer { state.offLoopQueue = [] }

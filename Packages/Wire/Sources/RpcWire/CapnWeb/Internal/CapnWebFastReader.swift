@@ -242,7 +242,7 @@ struct CapnWebFastReader {
     // MARK: - Tags
 
     /// The tags this reader knows, message and expression tags alike.
-    private enum Tag {
+    enum Tag: CaseIterable {
         case push, pull, resolve, reject, release, abort, stream, pipe
         case pipeline, `import`, export, promise, date, undefined, inf, negativeInf, nan
     }
@@ -262,36 +262,39 @@ struct CapnWebFastReader {
         }
         guard stop < end else { return nil }
         index = stop + 1
-        let text = UnsafeBufferPointer(start: base + start, count: stop - start)
-        switch text.count {
-        case 3:
-            if text.elementsEqual("inf".utf8) { return .inf }
-            if text.elementsEqual("nan".utf8) { return .nan }
-        case 4:
-            if text.elementsEqual("push".utf8) { return .push }
-            if text.elementsEqual("pull".utf8) { return .pull }
-            if text.elementsEqual("pipe".utf8) { return .pipe }
-            if text.elementsEqual("-inf".utf8) { return .negativeInf }
-            if text.elementsEqual("date".utf8) { return .date }
-        case 5:
-            if text.elementsEqual("abort".utf8) { return .abort }
-        case 6:
-            if text.elementsEqual("reject".utf8) { return .reject }
-            if text.elementsEqual("stream".utf8) { return .stream }
-            if text.elementsEqual("import".utf8) { return .import }
-            if text.elementsEqual("export".utf8) { return .export }
-        case 7:
-            if text.elementsEqual("resolve".utf8) { return .resolve }
-            if text.elementsEqual("release".utf8) { return .release }
-            if text.elementsEqual("promise".utf8) { return .promise }
-        case 8:
-            if text.elementsEqual("pipeline".utf8) { return .pipeline }
-        case 9:
-            if text.elementsEqual("undefined".utf8) { return .undefined }
-        default:
-            break
+        return Self.tag(spelledBy: UnsafeBufferPointer(start: base + start, count: stop - start))
+    }
+
+    /// The tag `text` spells, when it is one this reader knows.
+    ///
+    /// Up to eight bytes are packed into one little-endian word and compared with each tag's
+    /// word, instead of comparing with each tag's text in turn.
+    static func tag(spelledBy text: UnsafeBufferPointer<UInt8>) -> Tag? {
+        guard text.count <= 9 else { return nil }
+        var word: UInt64 = 0
+        for offset in 0 ..< min(text.count, 8) {
+            word |= UInt64(text[offset]) << UInt64(offset * 8)
         }
-        return nil
+        switch (text.count, word) {
+        case (3, 0x66_6E69): return .inf
+        case (3, 0x6E_616E): return .nan
+        case (4, 0x6873_7570): return .push
+        case (4, 0x6C6C_7570): return .pull
+        case (4, 0x6570_6970): return .pipe
+        case (4, 0x666E_692D): return .negativeInf
+        case (4, 0x6574_6164): return .date
+        case (5, 0x74_726F_6261): return .abort
+        case (6, 0x7463_656A_6572): return .reject
+        case (6, 0x6D61_6572_7473): return .stream
+        case (6, 0x7472_6F70_6D69): return .import
+        case (6, 0x7472_6F70_7865): return .export
+        case (7, 0x65_766C_6F73_6572): return .resolve
+        case (7, 0x65_7361_656C_6572): return .release
+        case (7, 0x65_7369_6D6F_7270): return .promise
+        case (8, 0x656E_696C_6570_6970): return .pipeline
+        case (9, 0x656E_6966_6564_6E75) where text[8] == UInt8(ascii: "d"): return .undefined
+        default: return nil
+        }
     }
 
     // MARK: - Scalars
