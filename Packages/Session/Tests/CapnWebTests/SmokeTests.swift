@@ -39,8 +39,52 @@ final class Counter: RpcTarget, @unchecked Sendable {
     }
 }
 
+/// Answers every call and property read, naming what was reached.
+final class Anything: RpcTarget {
+    func call(_ method: String, with arguments: RpcArguments) async throws -> RpcPayload {
+        .string("called \(method)")
+    }
+    func property(_ name: String) async throws -> RpcPayload {
+        .string("read \(name)")
+    }
+}
+
 @Suite("Smoke")
 struct SmokeTests {
+    @Test("names every JavaScript object inherits never reach a target; names close to them do")
+    func inheritedNames() async throws {
+        let (a, b) = InMemoryTransport.makePair()
+        let server = RpcSession<Any>.start(transport: b, main: Anything())
+        let client = RpcSession<Any>.start(transport: a)
+        for name in ["__proto__", "constructor", "toString", "valueOf", "hasOwnProperty", "toJSON", "__lookupSetter__"] {
+            do {
+                let reached: String = try await client.api[dynamicMember: name]()
+                Issue.record("\(name)() reached the target: \(reached)")
+            } catch let error as RpcError {
+                guard case .remote = error else {
+                    Issue.record("\(name)() failed with \(error), not a remote error")
+                    continue
+                }
+            }
+            let property = try await client.api[dynamicMember: name].payload()
+            guard case .undefined = property else {
+                Issue.record("\(name) read as \(property), not undefined")
+                continue
+            }
+        }
+        for name in ["toStrin", "constructors", "__proto", "square"] {
+            let called: String = try await client.api[dynamicMember: name]()
+            #expect(called == "called \(name)")
+            let read: String = try await client.api[dynamicMember: name]
+            #expect(read == "read \(name)")
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(client.getStats() == RpcStats(imports: 1, exports: 1))
+        #expect(server.getStats() == RpcStats(imports: 1, exports: 1))
+        await client.close()
+        await server.close()
+    }
+
     @Test("a call over the in-memory pair returns its value and releases everything")
     func square() async throws {
         let (a, b) = InMemoryTransport.makePair()
