@@ -66,4 +66,26 @@ struct WriteCoalescingTests {
         #expect(last.first?.first?.payload == Array(String(repeating: "3", count: 40).utf8))
         _ = try channel.finish(acceptAlreadyClosed: true)
     }
+
+    @Test("A buffer the channel still holds is never written over by the next batch")
+    func heldBufferIsNotReused() throws {
+        let (channel, transport) = try Self.transport(limit: 4096)
+        // Three batches in three ticks; the embedded channel keeps every flushed buffer until
+        // it is read, so none of them may be gathered into again.
+        for index in 0 ..< 3 {
+            try transport.enqueue(.text(String(repeating: "\(index)", count: 40)))
+            channel.embeddedEventLoop.run()
+        }
+        let writes = try Self.flushedWrites(channel)
+        #expect(writes.map(\.count) == [1, 1, 1])
+        #expect(writes.map { $0.first?.payload } == (0 ..< 3).map { Array(String(repeating: "\($0)", count: 40).utf8) })
+        // Once the channel has let them go, later batches still arrive intact.
+        for index in 3 ..< 5 {
+            try transport.enqueue(.text(String(repeating: "\(index)", count: 40)))
+            channel.embeddedEventLoop.run()
+            let write = try Self.flushedWrites(channel)
+            #expect(write.first?.first?.payload == Array(String(repeating: "\(index)", count: 40).utf8))
+        }
+        _ = try channel.finish(acceptAlreadyClosed: true)
+    }
 }

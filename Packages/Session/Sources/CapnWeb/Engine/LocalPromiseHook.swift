@@ -32,22 +32,30 @@ final class LocalPromiseHook: StubHook {
         state.withLock { $0.settlement }
     }
 
-    /// Runs `operation` as a task that starts at once on the calling thread (so that calls
-    /// reach their targets in the order they were made) and settles the promise with its
-    /// outcome.
-    static func run(_ operation: @escaping @Sendable () async throws -> RpcPayload) -> LocalPromiseHook {
+    /// Makes a promise that a task settles: `start` receives the promise and starts the task
+    /// (with ``ImmediateTask/start(_:)``, so that calls reach their targets in the order they
+    /// were made), whose body settles it with ``settle(from:)``.
+    ///
+    /// The task's closure is written by the caller so that it captures what the operation needs
+    /// directly: one closure context per call, instead of one for the operation and another for
+    /// a wrapper around it.
+    static func run(_ start: (LocalPromiseHook) -> Task<Void, Never>) -> LocalPromiseHook {
         let promise = LocalPromiseHook()
-        let task = ImmediateTask.start {
-            do {
-                promise.resolve(try await operation())
-            } catch {
-                promise.settle(.failure(Rejection(error)))
-            }
-        }
+        let task = start(promise)
         promise.state.withLock { state in
             if state.settlement == nil { state.task = task }
         }
         return promise
+    }
+
+    /// Settles the promise with the outcome of `operation`: its value, or its error as a
+    /// rejection.
+    func settle(from operation: () async throws -> RpcPayload) async {
+        do {
+            resolve(try await operation())
+        } catch {
+            settle(.failure(Rejection(error)))
+        }
     }
 
     /// Cancels the task computing the value, if it still runs: the session that asked for it

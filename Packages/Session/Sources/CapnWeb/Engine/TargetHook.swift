@@ -24,15 +24,23 @@ final class TargetHook: StubHook {
         let target = self.target
         switch path.count {
         case 0:
-            return LocalPromiseHook.run {
-                try await target.invoke(with: RpcArguments(try await Substitution.resolve(arguments)))
+            return LocalPromiseHook.run { promise in
+                ImmediateTask.start {
+                    await promise.settle {
+                        try await target.invoke(with: RpcArguments(try await Substitution.resolve(arguments)))
+                    }
+                }
             }
         case 1:
             guard case .property(let method) = path[0], !PathWalk.isInheritedName(method) else {
                 return ErrorHook(.thrown(.error(.notAFunction(PathWalk.describe(path)))))
             }
-            return LocalPromiseHook.run {
-                try await target.call(method, with: RpcArguments(try await Substitution.resolve(arguments)))
+            return LocalPromiseHook.run { promise in
+                ImmediateTask.start {
+                    await promise.settle {
+                        try await target.call(method, with: RpcArguments(try await Substitution.resolve(arguments)))
+                    }
+                }
             }
         default:
             let holder = get(Array(path.dropLast()))
@@ -48,7 +56,9 @@ final class TargetHook: StubHook {
             return PayloadHook(.undefined)
         }
         let target = self.target
-        let property = LocalPromiseHook.run { try await target.property(name) }
+        let property = LocalPromiseHook.run { promise in
+            ImmediateTask.start { await promise.settle { try await target.property(name) } }
+        }
         let rest = Array(path.dropFirst())
         return rest.isEmpty ? property : property.get(rest)
     }

@@ -59,7 +59,20 @@ extension RpcPayload {
     ///
     /// - Throws: ``RpcError/invalidResponse(_:)`` naming the coding path when the payload does
     ///   not fit `type`.
+    @inlinable
     public func decode<T: Decodable>(_ type: T.Type = T.self) throws(RpcError) -> T {
+        // The common scalars in code specialised where the call is written: no metadata
+        // look-up and no dynamic cast for them.
+        if T.self == String.self, let value = try decodedString() as? T { return value }
+        if T.self == Int.self, let value = try decodedInt() as? T { return value }
+        if T.self == Double.self, let value = try decodedDouble() as? T { return value }
+        if T.self == Bool.self, let value = try decodedBool() as? T { return value }
+        return try decodedOther(T.self)
+    }
+
+    /// ``decode(_:)`` for every type but the scalars it handles itself.
+    @usableFromInline
+    func decodedOther<T: Decodable>(_ type: T.Type) throws(RpcError) -> T {
         if let value = try decodedScalar(T.self) {
             return value
         }
@@ -158,7 +171,8 @@ extension RpcPayload {
     }
 
     /// A string, bigint or URL as text.
-    private func decodedString() throws(RpcError) -> String {
+    @usableFromInline
+    func decodedString() throws(RpcError) -> String {
         switch self {
         case .string(let text), .bigint(let text), .url(let text): return text
         default: throw mismatch(String.self, expected: "a string")
@@ -179,7 +193,8 @@ extension RpcPayload {
     }
 
     /// ``decodedInt64()`` when it fits in `Int`.
-    private func decodedInt() throws(RpcError) -> Int {
+    @usableFromInline
+    func decodedInt() throws(RpcError) -> Int {
         guard let value = Int(exactly: try decodedInt64()) else {
             throw mismatch(Int.self, expected: "an integer that fits in Int")
         }
@@ -187,7 +202,8 @@ extension RpcPayload {
     }
 
     /// A number, a valid date's milliseconds, or one of the texts of a non-finite number.
-    private func decodedDouble() throws(RpcError) -> Double {
+    @usableFromInline
+    func decodedDouble() throws(RpcError) -> Double {
         switch self {
         case .integer(let integer): return Double(integer)
         case .double(let number): return number
@@ -199,7 +215,8 @@ extension RpcPayload {
         }
     }
 
-    private func decodedBool() throws(RpcError) -> Bool {
+    @usableFromInline
+    func decodedBool() throws(RpcError) -> Bool {
         guard case .bool(let flag) = self else { throw mismatch(Bool.self, expected: "a boolean") }
         return flag
     }

@@ -12,7 +12,7 @@ public import RpcWire
 ///
 /// Most code converts to and from Swift types with ``init(encoding:)`` and ``decode(_:)``
 /// instead of building payloads by hand.
-public indirect enum RpcPayload: Sendable {
+public enum RpcPayload: Sendable {
     /// `null`.
     case null
     /// `true` or `false`.
@@ -36,15 +36,15 @@ public indirect enum RpcPayload: Sendable {
     /// Binary data; `type` names the JavaScript view (`nil` is `Uint8Array`).
     case bytes([UInt8], type: CapnWebBytesType? = nil)
     /// An error value.
-    case error(RpcErrorValue)
+    indirect case error(RpcErrorValue)
     /// A URL as its text.
     case url(String)
     /// HTTP headers as name-value pairs.
     case headers([CapnWebHeader])
     /// A fetch `Request`: its URL, its INIT members other than the body, and its body.
-    case request(url: String, init: CapnWebFetchInit, body: RpcPayload?)
+    indirect case request(url: String, init: CapnWebFetchInit, body: RpcPayload?)
     /// A fetch `Response`: its body and its INIT members.
-    case response(body: RpcPayload, init: CapnWebFetchInit)
+    indirect case response(body: RpcPayload, init: CapnWebFetchInit)
     /// A `Blob`: its MIME type and its bytes as a stream.
     case blob(mimeType: String, RpcReadableStream)
     /// A capability: a remote object, a local target or a function.

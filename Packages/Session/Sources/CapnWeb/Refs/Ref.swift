@@ -27,6 +27,7 @@ internal import RpcWire
 public struct Ref<T>: Sendable {
     let stub: RpcStub
 
+    @usableFromInline
     init(stub: RpcStub) {
         self.stub = stub
     }
@@ -98,6 +99,10 @@ public struct Ref<T>: Sendable {
     }
 
     /// Calls the referenced function and awaits its result as the expected type.
+    ///
+    /// Inlinable, like ``resolved(as:)``, so that decoding the result is specialised for `R` where
+    /// the call is written.
+    @inlinable
     nonisolated(nonsending) public func dynamicallyCall<R: Decodable>(
         withKeywordArguments arguments: KeyValuePairs<String, any Sendable>
     ) async throws -> R {
@@ -121,7 +126,8 @@ public struct Ref<T>: Sendable {
         Ref<Any>(stub: call(arguments.map { $0 as any Sendable }))
     }
 
-    private func call(_ values: [any Sendable]) -> RpcStub {
+    @usableFromInline
+    func call(_ values: [any Sendable]) -> RpcStub {
         var arguments: [RpcPayload] = []
         arguments.reserveCapacity(values.count)
         for value in values {
@@ -144,6 +150,7 @@ public struct Ref<T>: Sendable {
     /// - Throws: ``RpcError``: `.remote` for a rejection, `.connectionLost` when the session
     ///   ended first, `.timeout`, `.cancelled`, or `.invalidResponse` when the value does not
     ///   decode.
+    @inlinable
     nonisolated(nonsending) public func resolved<V: Decodable>(as type: V.Type = V.self) async throws(RpcError) -> V {
         try await payload().decode(V.self)
     }

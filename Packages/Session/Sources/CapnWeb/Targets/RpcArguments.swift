@@ -26,6 +26,7 @@ public struct RpcArguments: Sendable, RandomAccessCollection {
     /// Decodes the argument at `index`.
     ///
     /// - Throws: An ``RpcErrorValue`` named `TypeError` when the argument does not fit `type`.
+    @inlinable
     public func decode<T: Decodable>(_ index: Int, as type: T.Type = T.self) throws -> T {
         do {
             return try value(at: index).decode(T.self)
@@ -37,6 +38,7 @@ public struct RpcArguments: Sendable, RandomAccessCollection {
 
     /// Decodes the argument at `index`, or returns `defaultValue` when it is missing,
     /// `undefined` or `null`.
+    @inlinable
     public func decode<T: Decodable>(_ index: Int, default defaultValue: T) throws -> T {
         if value(at: index).isNullish { return defaultValue }
         return try decode(index, as: T.self)

@@ -14,7 +14,7 @@
 /// let call: CapnWebExpression = .pipeline(0, path: ["square"], arguments: [5])
 /// print(call)    // pipeline(0, ["square"], [5])
 /// ```
-public indirect enum CapnWebExpression: Sendable, Hashable {
+public enum CapnWebExpression: Sendable, Hashable {
     // MARK: JSON values
 
     /// `null`.
@@ -54,17 +54,17 @@ public indirect enum CapnWebExpression: Sendable, Hashable {
     /// An error: `["error", NAME, MESSAGE]`, `["error", NAME, MESSAGE, STACK]`, or
     /// `["error", NAME, MESSAGE, STACK_OR_NULL, PROPERTIES]` when ``properties`` are present.
     /// A four-element form whose stack is `null` decodes as the three-element form.
-    case error(
+    indirect case error(
         name: String, message: String, stack: String? = nil, properties: [CapnWebMember]? = nil)
     /// `["url", HREF]`.
     case url(String)
     /// `["headers", [[NAME, VALUE], ...]]`.
     case headers([CapnWebHeader])
     /// `["request", URL, INIT]`: a fetch `Request`.
-    case request(url: String, init: CapnWebFetchInit)
+    indirect case request(url: String, init: CapnWebFetchInit)
     /// `["response", BODY, INIT]`: a fetch `Response`; BODY is an expression (`null`, a string,
     /// `bytes` or a `readable`).
-    case response(body: CapnWebExpression, init: CapnWebFetchInit)
+    indirect case response(body: CapnWebExpression, init: CapnWebFetchInit)
     /// `["blob", MIME_TYPE, ["readable", PIPE_ID]]`: a `Blob` streamed through a pipe.
     case blob(mimeType: String, readable: Int64)
 
@@ -85,7 +85,7 @@ public indirect enum CapnWebExpression: Sendable, Hashable {
     /// `["remap", ID, PATH, CAPTURES, INSTRUCTIONS]`: `.map()` applied to the value at PATH of
     /// export ID. Inside the instructions, ID 0 is the input, `k` the result of instruction `k`
     /// and `-k` capture `k`.
-    case remap(
+    indirect case remap(
         Int64, path: [CapnWebPathKey], captures: [CapnWebCapture],
         instructions: [CapnWebExpression])
     /// `["readable", PIPE_ID]`: the readable end of a pipe the sender opened with `["pipe"]`.

@@ -54,6 +54,11 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     /// Small frames written since the last flush, in one buffer: one pipeline write and one
     /// iovec for all of them instead of one per frame.
     private var coalesced: ByteBuffer?
+    /// The last gathering buffer handed to the channel, kept so that the next frames are
+    /// gathered in it once the channel has written it and let it go: a busy connection reuses
+    /// one buffer instead of allocating one per flush. It costs one buffer of about
+    /// `writeCoalescingLimit` bytes per connection.
+    private var recycled: ByteBuffer?
     private var inRead = false
     private var needsFlush = false
     private var flushScheduled = false
@@ -397,16 +402,13 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     ) {
         let fragmentSize = max(settings.maxOutboundFrameSize, 1)
         if payload.count <= min(fragmentSize, Self.maxCoalescedFrameSize) {
-            // Room for a full batch up front, so that gathering frames does not reallocate.
-            var buffer =
-                coalesced
-                ?? context.channel.allocator.buffer(
-                    capacity: min(settings.writeCoalescingLimit, Self.maxCoalescedFrameSize) + 512)
+            var buffer = coalesced ?? gatheringBuffer(context: context)
             coalesced = nil
             WebSocketFrameWriter.write(
                 opcode: opcode, fin: true, rsv1: rsv1, payload: payload, masked: masksOutbound, into: &buffer)
             if buffer.readableBytes >= settings.writeCoalescingLimit {
                 // Enough for the peer to start on while this side goes on producing.
+                recycled = buffer
                 context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
             } else {
                 coalesced = buffer
@@ -459,7 +461,21 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     private func writeCoalesced(context: ChannelHandlerContext) {
         guard let buffer = coalesced else { return }
         coalesced = nil
+        recycled = buffer
         context.write(wrapOutboundOut(buffer), promise: nil)
+    }
+
+    /// An empty buffer to gather frames in, with room for a full batch up front so that
+    /// gathering does not reallocate: the recycled one when the channel is done with it
+    /// (`clear()` allocates afresh if the channel still holds it), a new one otherwise.
+    private func gatheringBuffer(context: ChannelHandlerContext) -> ByteBuffer {
+        guard var buffer = recycled else {
+            return context.channel.allocator.buffer(
+                capacity: min(settings.writeCoalescingLimit, Self.maxCoalescedFrameSize) + 512)
+        }
+        recycled = nil
+        buffer.clear()
+        return buffer
     }
 
     // MARK: Closing
@@ -548,6 +564,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         pongTimer = nil
         resetPartial()
         reader.reset()
+        recycled = nil
         let closure =
             pendingClosure
             ?? TransportClosure(
