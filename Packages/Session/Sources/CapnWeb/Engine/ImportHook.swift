@@ -35,6 +35,15 @@ final class ImportHook: StubHook {
         core.pull(self)
     }
 
+    func whenSettled(resuming waiter: SettlementWaiter) {
+        guard isPromise else {
+            waiter.resume(.success(.stub(RpcStub(hook: self))))
+            return
+        }
+        resolution.whenSettled(resuming: waiter)
+        core.pull(self)
+    }
+
     func call(_ path: [CapnWebPathKey], _ arguments: [RpcPayload]) -> any StubHook {
         core.push(.call(target: self, path: path, arguments: arguments))
     }

@@ -7,10 +7,25 @@ internal import RpcWire
 /// Operations made before it settles are queued and applied, in order, when it settles, which
 /// keeps calls on one promise in the order they were made (E-order).
 final class LocalPromiseHook: StubHook {
+    /// One party waiting for the settlement.
+    private enum Listener {
+        case body(@Sendable (Settlement) -> Void)
+        case waiter(SettlementWaiter)
+
+        func notify(_ settlement: Settlement) {
+            switch self {
+            case .body(let body): body(settlement)
+            case .waiter(let waiter): waiter.resume(settlement)
+            }
+        }
+    }
+
     private struct State {
-        /// Who waits for the settlement; appended to in place (a waiter list inside an enum
-        /// payload would be copied on every append).
-        var waiters: [@Sendable (Settlement) -> Void] = []
+        /// The first party waiting for the settlement, kept inline: most promises have one.
+        var firstListener: Listener?
+        /// The parties that registered after the first, in order; appended to in place (a list
+        /// inside an enum payload would be copied on every append).
+        var moreListeners: [Listener] = []
         var settlement: Settlement?
         /// The task computing the value, while it runs (see ``cancelRunning()``).
         var task: Task<Void, Never>?
@@ -81,23 +96,41 @@ final class LocalPromiseHook: StubHook {
 
     /// Settles the promise; later calls do nothing.
     func settle(_ settlement: Settlement) {
-        let waiters: [@Sendable (Settlement) -> Void]? = state.withLock { state in
+        let listeners: (Listener?, [Listener])? = state.withLock { state in
             guard state.settlement == nil else { return nil }
             state.settlement = settlement
             state.task = nil
-            defer { state.waiters = [] }
-            return state.waiters
+            defer {
+                state.firstListener = nil
+                state.moreListeners = []
+            }
+            return (state.firstListener, state.moreListeners)
         }
-        for waiter in waiters ?? [] { waiter(settlement) }
+        guard let (first, more) = listeners else { return }
+        first?.notify(settlement)
+        for listener in more { listener.notify(settlement) }
     }
 
     func whenSettled(_ body: @escaping @Sendable (Settlement) -> Void) {
+        listen(.body(body))
+    }
+
+    func whenSettled(resuming waiter: SettlementWaiter) {
+        listen(.waiter(waiter))
+    }
+
+    /// Registers `listener`, or notifies it at once when the promise has settled.
+    private func listen(_ listener: Listener) {
         let settled: Settlement? = state.withLock { state in
             if let settlement = state.settlement { return settlement }
-            state.waiters.append(body)
+            if state.firstListener == nil {
+                state.firstListener = listener
+            } else {
+                state.moreListeners.append(listener)
+            }
             return nil
         }
-        if let settled { body(settled) }
+        if let settled { listener.notify(settled) }
     }
 
     func call(_ path: [CapnWebPathKey], _ arguments: [RpcPayload]) -> any StubHook {

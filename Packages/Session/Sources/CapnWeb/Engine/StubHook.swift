@@ -16,6 +16,9 @@ protocol StubHook: AnyObject, Sendable {
     /// Calls `body` once with the settled value: a promise's resolution, or the stub itself
     /// for a capability. For a remote promise the first registration asks the peer for it.
     func whenSettled(_ body: @escaping @Sendable (Settlement) -> Void)
+    /// ``whenSettled(_:)`` resuming `waiter`: hooks that keep waiters keep it as it is, without
+    /// a closure around it.
+    func whenSettled(resuming waiter: SettlementWaiter)
     /// Whether this hook is a promise (settles later) rather than a capability.
     var isPromise: Bool { get }
 }
@@ -74,6 +77,10 @@ enum Rejection: Error, Sendable {
 }
 
 extension StubHook {
+    func whenSettled(resuming waiter: SettlementWaiter) {
+        whenSettled { settlement in waiter.resume(settlement) }
+    }
+
     /// Waits for the settled value from async code.
     ///
     /// Cancelling the waiting task resumes it with ``RpcError/cancelled``; the registration is
@@ -93,7 +100,7 @@ extension StubHook {
             operation: {
                 await withUnsafeContinuation(isolation: isolation) { continuation in
                     waiter.install(continuation)
-                    whenSettled { settlement in waiter.resume(settlement) }
+                    whenSettled(resuming: waiter)
                 }
             },
             onCancel: {

@@ -43,7 +43,10 @@ public struct Ref<T>: Sendable {
     }
 
     private func appending(_ key: CapnWebPathKey) -> RpcStub {
-        RpcStub(hook: stub.hook, path: stub.path + [key], awaitsDelivery: stub.awaitsDelivery)
+        // Appended in place: `path + [key]` would allocate the one-element array as well.
+        var path = stub.path
+        path.append(key)
+        return RpcStub(hook: stub.hook, path: path, awaitsDelivery: stub.awaitsDelivery)
     }
 
     // MARK: Members and subscripts
@@ -90,12 +93,12 @@ public struct Ref<T>: Sendable {
     /// Calls the referenced function with the arguments in order (labels are dropped). The call
     /// is sent at once; the result is a ref to pipeline on or await.
     public func dynamicallyCall(withKeywordArguments arguments: KeyValuePairs<String, any Sendable>) -> Ref<Any> {
-        Ref<Any>(stub: call(arguments.map(\.value)))
+        Ref<Any>(stub: call(arguments))
     }
 
     /// Calls the referenced function; the result is typed by the context.
     public func dynamicallyCall<R>(withKeywordArguments arguments: KeyValuePairs<String, any Sendable>) -> Ref<R> {
-        Ref<R>(stub: call(arguments.map(\.value)))
+        Ref<R>(stub: call(arguments))
     }
 
     /// Calls the referenced function and awaits its result as the expected type.
@@ -106,7 +109,7 @@ public struct Ref<T>: Sendable {
     nonisolated(nonsending) public func dynamicallyCall<R: Decodable>(
         withKeywordArguments arguments: KeyValuePairs<String, any Sendable>
     ) async throws -> R {
-        try await Ref<Any>(stub: call(arguments.map(\.value))).resolved(as: R.self)
+        try await Ref<Any>(stub: call(arguments)).resolved(as: R.self)
     }
 
     /// Calls the referenced function, which returns a readable stream, and yields its chunks
@@ -114,7 +117,7 @@ public struct Ref<T>: Sendable {
     nonisolated(nonsending) public func dynamicallyCall<Element: Decodable & Sendable>(
         withKeywordArguments arguments: KeyValuePairs<String, any Sendable>
     ) async throws -> AsyncThrowingStream<Element, any Error> {
-        let result = Ref<Any>(stub: call(arguments.map(\.value)))
+        let result = Ref<Any>(stub: call(arguments))
         guard case .readable(let stream) = try await result.payload() else {
             throw RpcError.invalidResponse("the call did not return a stream")
         }
@@ -123,20 +126,27 @@ public struct Ref<T>: Sendable {
 
     /// Calls the referenced function with argument values.
     public func call(_ arguments: [RpcPayload]) -> Ref<Any> {
-        Ref<Any>(stub: call(arguments.map { $0 as any Sendable }))
+        Ref<Any>(stub: send(arguments))
     }
 
+    /// The stub of a call with the values of `pairs` as its arguments (labels are dropped),
+    /// converted straight from the pairs.
     @usableFromInline
-    func call(_ values: [any Sendable]) -> RpcStub {
+    func call(_ pairs: KeyValuePairs<String, any Sendable>) -> RpcStub {
         var arguments: [RpcPayload] = []
-        arguments.reserveCapacity(values.count)
-        for value in values {
+        arguments.reserveCapacity(pairs.count)
+        for (_, value) in pairs {
             do {
                 arguments.append(try ArgumentConversion.payload(value))
             } catch {
                 return RpcStub(hook: ErrorHook(.failed(error)))
             }
         }
+        return send(arguments)
+    }
+
+    /// The stub of a call with `arguments`, recorded when a `map` closure is being recorded.
+    private func send(_ arguments: [RpcPayload]) -> RpcStub {
         if let recorder = MapRecorder.current {
             return recorder.recordCall(stub, arguments)
         }
