@@ -52,14 +52,20 @@ struct WebSocketFrameReader {
         buffer = carried
     }
 
+    /// The most room reserved ahead for a frame that has not arrived yet; a larger frame's
+    /// buffer grows as its bytes come, so a header alone cannot make the reader reserve up to
+    /// the frame-size limit.
+    static let maximumReservation = 1 << 20
+
     /// Keeps the unread bytes of `buffer` (the start of a frame) for the next read, in a buffer of
-    /// this reader's own with room for the whole frame when its header is known.
+    /// this reader's own with room for the whole frame when its header is known (up to
+    /// ``maximumReservation``).
     ///
     /// The read buffer itself is not kept, so that the channel can reuse it.
     mutating func keepRemainder(of buffer: ByteBuffer, allocator: ByteBufferAllocator) {
         let remaining = buffer.readableBytes
         guard remaining > 0 else { return }
-        let needed = frameSize(in: buffer) ?? remaining
+        let needed = min(frameSize(in: buffer) ?? remaining, Self.maximumReservation)
         var kept = allocator.buffer(capacity: max(needed, remaining))
         kept.writeImmutableBuffer(buffer)
         carried = kept
