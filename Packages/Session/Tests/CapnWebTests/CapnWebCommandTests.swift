@@ -159,7 +159,8 @@ struct CapnWebCommandTests {
             #expect(run.status == 124)
             #expect(run.standardOutput == "")
             #expect(run.standardError == "error: timed out: no answer within 0.5 seconds\n")
-            #expect(ContinuousClock.now - start < .seconds(5))
+            // The command gave up on its own; the bound only catches a hang, not a slow machine.
+            #expect(ContinuousClock.now - start < .seconds(30))
         }
     }
 

@@ -136,21 +136,18 @@ struct PerMessageDeflateCodecTests {
         #expect(fromEmptyPayload.readableBytes == 0)
     }
 
-    @Test("a decompression bomb stops at the size limit with messageTooLarge, quickly and without a large buffer")
+    @Test("a decompression bomb stops at the size limit with messageTooLarge, without a large buffer")
     func decompressionBombStopsAtLimit() throws {
         let bomb = try Self.compressedZeros(count: 100 << 20)
         #expect(bomb.readableBytes < 200 << 10)
         let limit = 1 << 20
         let decompressor = try MessageDecompressor(windowBits: 15, noContextTakeover: false, maximumMessageSize: limit)
         var output = allocator.buffer(capacity: 0)
-        let clock = ContinuousClock()
-        let start = clock.now
         let error = #expect(throws: TransportError.self) {
             try decompressor.decompress(bomb, into: &output)
         }
-        let elapsed = clock.now - start
         #expect(error?.code == .messageTooLarge)
-        #expect(elapsed < .seconds(2))
+        // Output never grew past the limit: inflation stopped there, not after 100 MiB.
         #expect(output.capacity <= limit)
     }
 

@@ -23,8 +23,9 @@ struct JSONTestSuiteTests {
     static let rejectedNames = fileNames.filter { $0.hasPrefix("n_") }
     static let implementationDefinedNames = fileNames.filter { $0.hasPrefix("i_") }
 
-    /// A case must be answered well within this time, however hostile its input.
-    static let timeLimit: Duration = .seconds(2)
+    /// A case must be answered within this time, however hostile its input: a bound that only
+    /// runaway parsing would exceed, not a loaded machine (speed is measured by the benchmarks).
+    static let timeLimit: Duration = .seconds(10)
 
     static func contents(of name: String) throws -> [UInt8] {
         [UInt8](try Data(contentsOf: directory.appendingPathComponent(name)))
