@@ -47,6 +47,8 @@ final class SessionCore: Sendable {
         var outbox: [CapnWebMessage] = []
         /// An emptied outbox buffer kept for the next round (see `flushOutbox`).
         var spareOutbox: [CapnWebMessage] = []
+        /// The bytes messages are encoded into, kept for the next flush (see `flushOutbox`).
+        var spareBytes: [UInt8] = []
         var flushing = false
         var ended: Rejection?
         /// Exports the peer pulled (or promises we exported) whose answer is not sent yet; an
@@ -153,18 +155,27 @@ final class SessionCore: Sendable {
     private func flushOutbox() {
         // The outbox and a spare buffer trade places each round, so that steady traffic
         // appends into storage it already has instead of allocating a buffer per flush.
+        // Messages are encoded into one byte buffer kept between flushes: a transport that
+        // copies a message out when it is enqueued (a WebSocket on its event loop) leaves the
+        // buffer to be reused, and one that keeps the message makes the next encoding start a
+        // fresh buffer (copy on write), so no message is ever changed after it was enqueued.
         var written: [CapnWebMessage] = []
+        var bytes: [UInt8] = []
         while true {
             let batch: [CapnWebMessage]? = state.withLock { state in
                 if written.capacity > state.spareOutbox.capacity {
                     state.spareOutbox = written
                 }
                 written = []
+                if bytes.capacity > state.spareBytes.capacity {
+                    swap(&bytes, &state.spareBytes)
+                }
                 processDrops(&state)
                 if state.outbox.isEmpty {
                     state.flushing = false
                     return nil
                 }
+                swap(&bytes, &state.spareBytes)
                 var batch = state.spareOutbox
                 state.spareOutbox = []
                 swap(&batch, &state.outbox)
@@ -173,7 +184,8 @@ final class SessionCore: Sendable {
             guard var batch else { return }
             for message in batch {
                 do {
-                    let bytes = try codec.encode(message)
+                    bytes.removeAll(keepingCapacity: true)
+                    try codec.encode(message, appendingTo: &bytes)
                     if let trace { trace(true, String(decoding: bytes, as: UTF8.self)) }
                     try transport.enqueue(.text(utf8: bytes))
                 } catch let error as TransportError {
