@@ -47,6 +47,9 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     private var partialKind: TransportMessage.Kind?
     private var partialCompressed = false
     private var partialBytes: [UInt8] = []
+    /// The bytes of the last single-frame message, reused for the next (see
+    /// ``deliverSingleFrame(_:kind:)``).
+    private var inboundBytes: [UInt8] = []
     private var partialWireBytes = 0
     private var inflated: ByteBuffer?
 
@@ -77,6 +80,9 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     }
 
     private var masksOutbound: Bool { settings.role == .client }
+
+    /// A message buffer larger than this is not kept for reuse once its message is delivered.
+    static let maxReusedInboundCapacity = 64 * 1024
 
     /// Frames up to this size are gathered in ``coalesced``; larger ones are written on their own.
     static let maxCoalescedFrameSize = 16 * 1024
@@ -221,7 +227,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
             inflated = context?.channel.allocator.buffer(capacity: 0) ?? ByteBuffer()
             inflate(frame)
         } else if frame.fin {
-            deliver(kind: kind, bytes: Self.unmaskedBytes(of: frame))
+            deliverSingleFrame(frame, kind: kind)
         } else {
             partialKind = kind
             partialCompressed = false
@@ -287,6 +293,22 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         partialBytes = []
         partialWireBytes = 0
         inflated = nil
+    }
+
+    /// Delivers a message that came in one frame, unmasked into ``inboundBytes``.
+    ///
+    /// The buffer is reused for the next message when the event handler has let the message go
+    /// (a session decodes a message where it arrives); a handler that keeps it makes the next
+    /// message start a fresh buffer (copy on write), so a delivered message never changes.
+    private func deliverSingleFrame(_ frame: WebSocketFrameReader.Frame, kind: TransportMessage.Kind) {
+        inboundBytes.removeAll(keepingCapacity: true)
+        frame.payload.withUnsafeReadableBytes { raw in
+            WebSocketMasking.append(raw, to: &inboundBytes, key: frame.maskingKey)
+        }
+        deliver(kind: kind, bytes: inboundBytes)
+        if inboundBytes.capacity > Self.maxReusedInboundCapacity {
+            inboundBytes = []
+        }
     }
 
     private func deliver(kind: TransportMessage.Kind, bytes: [UInt8]) {
@@ -565,6 +587,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         resetPartial()
         reader.reset()
         recycled = nil
+        inboundBytes = []
         let closure =
             pendingClosure
             ?? TransportClosure(
