@@ -103,27 +103,20 @@ struct CapnWebFastReader {
     }
 
     private mutating func object() -> CapnWebExpression? {
-        index += 1
-        guard enter() else { return nil }
+        // Room is made at the first member, so that `{}` allocates nothing.
         var members: [CapnWebMember] = []
-        skipWhitespace()
-        if index < end, base[index] == UInt8(ascii: "}") {
-            index += 1
-            depth -= 1
-            return .object(members)
-        }
-        members.reserveCapacity(8)
-        repeat {
-            skipWhitespace()
-            guard index < end, base[index] == UInt8(ascii: "\""), let key = string(),
-                members.count < Self.memberLimit, !members.contains(where: { $0.key == key }),
-                consume(UInt8(ascii: ":")), let value = expression()
-            else { return nil }
+        let complete = elements(closedBy: UInt8(ascii: "}")) { reader in
+            reader.skipWhitespace()
+            guard reader.index < reader.end, reader.base[reader.index] == UInt8(ascii: "\""),
+                let key = reader.string(), members.count < Self.memberLimit,
+                !members.contains(where: { $0.key == key }),
+                reader.consume(UInt8(ascii: ":")), let value = reader.expression()
+            else { return false }
+            if members.isEmpty { members.reserveCapacity(8) }
             members.append(CapnWebMember(key, value))
-        } while consume(UInt8(ascii: ","))
-        guard consume(UInt8(ascii: "}")) else { return nil }
-        depth -= 1
-        return .object(members)
+            return true
+        }
+        return complete ? .object(members) : nil
     }
 
     /// An escaped literal array `[[...]]` or a special form `["tag", ...]`.
@@ -192,51 +185,55 @@ struct CapnWebFastReader {
 
     /// A plain JSON array of expressions starting at `index` (an opening bracket).
     private mutating func expressionList() -> [CapnWebExpression]? {
-        index += 1
-        guard enter() else { return nil }
-        var elements: [CapnWebExpression] = []
-        skipWhitespace()
-        if index < end, base[index] == UInt8(ascii: "]") {
-            index += 1
-            depth -= 1
-            return elements
+        var list: [CapnWebExpression] = []
+        let complete = elements(closedBy: UInt8(ascii: "]")) { reader in
+            guard let element = reader.expression() else { return false }
+            list.append(element)
+            return true
         }
-        repeat {
-            guard let element = expression() else { return nil }
-            elements.append(element)
-        } while consume(UInt8(ascii: ","))
-        guard consume(UInt8(ascii: "]")) else { return nil }
-        depth -= 1
-        return elements
+        return complete ? list : nil
     }
 
     /// A property path: an array of strings and integers.
     private mutating func pathKeys() -> [CapnWebPathKey]? {
         skipWhitespace()
         guard index < end, base[index] == UInt8(ascii: "[") else { return nil }
-        index += 1
-        guard enter() else { return nil }
         var keys: [CapnWebPathKey] = []
-        skipWhitespace()
-        if index < end, base[index] == UInt8(ascii: "]") {
-            index += 1
-            depth -= 1
-            return keys
-        }
-        repeat {
-            skipWhitespace()
-            guard index < end else { return nil }
-            if base[index] == UInt8(ascii: "\"") {
-                guard let name = string() else { return nil }
+        let complete = elements(closedBy: UInt8(ascii: "]")) { reader in
+            reader.skipWhitespace()
+            guard reader.index < reader.end else { return false }
+            if reader.base[reader.index] == UInt8(ascii: "\"") {
+                guard let name = reader.string() else { return false }
                 keys.append(.property(name))
             } else {
-                guard case .integer(let position)? = number() else { return nil }
+                guard case .integer(let position)? = reader.number() else { return false }
                 keys.append(.index(position))
             }
+            return true
+        }
+        return complete ? keys : nil
+    }
+
+    /// Reads the comma-separated elements of the array or object whose opening bracket is at
+    /// `index`, up to `closer`, with `element` reading each one; false when `element` gives up,
+    /// the list is malformed or it nests deeper than this reader goes.
+    private mutating func elements(
+        closedBy closer: UInt8, _ element: (inout CapnWebFastReader) -> Bool
+    ) -> Bool {
+        index += 1
+        guard enter() else { return false }
+        skipWhitespace()
+        if index < end, base[index] == closer {
+            index += 1
+            depth -= 1
+            return true
+        }
+        repeat {
+            guard element(&self) else { return false }
         } while consume(UInt8(ascii: ","))
-        guard consume(UInt8(ascii: "]")) else { return nil }
+        guard consume(closer) else { return false }
         depth -= 1
-        return keys
+        return true
     }
 
     // MARK: - Tags
