@@ -27,29 +27,11 @@ struct WebSocketFrameReaderTests {
         (0 ..< count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
     }
 
-    /// A server-side transport on an active embedded channel, recording what it delivers.
-    private static func server() throws -> (EmbeddedChannel, EventRecorder) {
-        let channel = EmbeddedChannel()
-        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
-        let settings = WebSocketConnectionSettings(
-            role: .server,
-            maxFrameSize: 1 << 20,
-            maxMessageSize: 1 << 20,
-            maxOutboundFrameSize: 1 << 20,
-            writeCoalescingLimit: 4096,
-            outboundBufferLimit: 1 << 20,
-            keepalive: nil,
-            closeTimeout: .seconds(1)
-        )
-        let transport = try WebSocketTransport.install(on: channel, settings: settings, subprotocol: nil, codec: nil)
-        let recorder = EventRecorder(transport)
-        channel.embeddedEventLoop.run()
-        return (channel, recorder)
-    }
-
     @Test("Frames arrive whole and in order however the bytes are split across reads", arguments: [1, 2, 3, 7, 125, 4096, 100_000])
     func splitReads(chunk: Int) throws {
-        let (channel, recorder) = try Self.server()
+        let (channel, transport) = try EmbeddedServerTransport.make()
+        let recorder = EventRecorder(transport)
+        channel.embeddedEventLoop.run()
         var offset = 0
         while offset < Self.stream.count {
             let end = min(offset + chunk, Self.stream.count)
@@ -60,10 +42,7 @@ struct WebSocketFrameReaderTests {
         #expect(recorder.messages == Self.expected)
         #expect(recorder.closure == nil)
         // The ping between the fragments was answered with a pong carrying its payload.
-        var written: [TestFrame] = []
-        while let buffer = try channel.readOutbound(as: ByteBuffer.self) {
-            written += TestFrame.parse(Array(buffer.readableBytesView))
-        }
+        let written = try EmbeddedServerTransport.flushedWrites(channel).flatMap { $0 }
         #expect(written.map(\.opcode) == [0xA])
         #expect(written.first?.payload == [7, 7])
         _ = try? channel.finish()
@@ -71,14 +50,23 @@ struct WebSocketFrameReaderTests {
 
     @Test("A header that announces more than the limit is refused before any payload arrives")
     func limitCheckedOnTheHeader() {
-        var reader = WebSocketFrameReader(maxFrameSize: 1_000)
-        var buffer = ByteBuffer(bytes: TestFrame.encode(opcode: 0x2, declaredLength: 1_001).prefix(8))
+        let error = Self.readFailure(
+            Array(TestFrame.encode(opcode: 0x2, declaredLength: 1_001).prefix(8)), maxFrameSize: 1_000)
+        #expect(error?.code == .messageTooLarge)
+        #expect(error?.closeCode == .messageTooBig)
+    }
+
+    /// The error reading the first frame of `bytes` fails with; records an issue when a frame
+    /// (or nothing, for want of bytes) is read instead.
+    static func readFailure(_ bytes: [UInt8], maxFrameSize: Int) -> TransportError? {
+        var reader = WebSocketFrameReader(maxFrameSize: maxFrameSize)
+        var buffer = ByteBuffer(bytes: bytes)
         do {
             let frame = try reader.next(in: &buffer)
-            Issue.record("the header was accepted: \(String(describing: frame))")
+            Issue.record("read without an error: \(String(describing: frame))")
+            return nil
         } catch {
-            #expect(error.code == .messageTooLarge)
-            #expect(error.closeCode == .messageTooBig)
+            return error
         }
     }
 
@@ -98,15 +86,9 @@ struct WebSocketFrameReaderTests {
 
     @Test("Broken frame headers are protocol violations", arguments: brokenHeaderCases)
     func brokenHeaders(_ broken: BrokenHeader) {
-        var reader = WebSocketFrameReader(maxFrameSize: Int.max)
-        var buffer = ByteBuffer(bytes: broken.bytes)
-        do {
-            let frame = try reader.next(in: &buffer)
-            Issue.record("\(broken.name) was read as a frame: \(String(describing: frame))")
-        } catch {
-            #expect(error.code == .protocolViolation)
-            #expect(error.closeCode == .protocolError)
-        }
+        let error = Self.readFailure(broken.bytes, maxFrameSize: Int.max)
+        #expect(error?.code == .protocolViolation, "\(broken.name)")
+        #expect(error?.closeCode == .protocolError, "\(broken.name)")
     }
 
     @Test("An incomplete frame is left unread until the rest arrives")
