@@ -141,12 +141,9 @@ extension RpcPayload {
 
     /// The value of a common type read directly; `nil` for other types.
     private func decodedScalar<T>(_ type: T.Type) throws(RpcError) -> T? {
+        // `String`, `Int`, `Double` and `Bool` never get here: ``decode(_:)`` reads them itself.
         if T.self == RpcPayload.self { return self as? T }
-        if T.self == String.self { return try decodedString() as? T }
-        if T.self == Int.self { return try decodedInt() as? T }
         if T.self == Int64.self { return try decodedInt64() as? T }
-        if T.self == Double.self { return try decodedDouble() as? T }
-        if T.self == Bool.self { return try decodedBool() as? T }
         if T.self == RpcStub.self {
             guard case .stub(let stub) = self else { throw mismatch(T.self, expected: "a stub") }
             return stub as? T
