@@ -168,4 +168,43 @@ struct ExecutorTests {
         deadlines.close()
         #expect(deadlines.register(SettlementWaiter()) == nil)
     }
+
+    @Test("call deadlines finished in any order are all dropped, and an unfinished one still expires")
+    func deadlinesFinishedOutOfOrder() async throws {
+        let deadlines = CallDeadlines(timeout: .seconds(60))
+        var registrations: [UInt64] = []
+        for _ in 0 ..< 300 {
+            registrations.append(try #require(deadlines.register(SettlementWaiter())))
+        }
+        #expect(Set(registrations).count == 300)
+        // Every third first, then the rest from the back: the front empties only at the end.
+        for (index, id) in registrations.enumerated() where index % 3 == 1 { deadlines.finished(id) }
+        #expect(deadlines.waitingCount == 300)
+        for (index, id) in registrations.enumerated().reversed() where index % 3 != 1 { deadlines.finished(id) }
+        #expect(deadlines.waitingCount == 0)
+        // Finishing again, or a number never handed out, changes nothing.
+        deadlines.finished(registrations[0])
+        deadlines.finished(UInt64.max)
+        #expect(deadlines.waitingCount == 0)
+        deadlines.close()
+
+        let short = CallDeadlines(timeout: .milliseconds(50))
+        let answered = SettlementWaiter()
+        let expiring = SettlementWaiter()
+        let early = try #require(short.register(answered))
+        let late = try #require(short.register(expiring))
+        short.finished(early)
+        #expect(short.waitingCount == 1)
+        let outcome = await withUnsafeContinuation { continuation in
+            expiring.install(continuation)
+        }
+        guard case .failure(.failed(.timeout)) = outcome else {
+            Issue.record("expected a timeout, got \(outcome)")
+            return
+        }
+        #expect(short.waitingCount == 0)
+        short.finished(late)
+        short.close()
+        #expect(short.register(SettlementWaiter()) == nil)
+    }
 }

@@ -7,6 +7,11 @@ import Synchronization
 /// running only while calls are waiting, wakes every ``resolution`` and fails the waiters whose
 /// deadline has passed. A call therefore fails between `timeout` and `timeout + resolution`
 /// after it was awaited.
+///
+/// Every call gets the same timeout and registrations are numbered in the order their
+/// deadlines are taken, so the waiters are kept in that order in a queue: registering appends,
+/// finishing empties a slot found by its number, and the sweeper takes expired waiters from
+/// the front. No key is hashed on the path of a call.
 final class CallDeadlines: Sendable {
     private struct Entry {
         let deadline: ContinuousClock.Instant
@@ -14,11 +19,35 @@ final class CallDeadlines: Sendable {
     }
 
     private struct State {
-        var pending: [UInt64: Entry] = [:]
-        var nextID: UInt64 = 0
+        /// The waiters in registration order; `nil` where a call has finished. The slot of
+        /// registration `id` is `id - firstID` places after `head`.
+        var slots: [Entry?] = []
+        /// Where the live part of `slots` starts: the slots before it are spent.
+        var head = 0
+        /// The registration number of the slot at `head`.
+        var firstID: UInt64 = 0
         /// Running while calls are waiting.
         var sweeper: Task<Void, Never>?
         var closed = false
+
+        /// Whether no call is waiting.
+        var isEmpty: Bool { head == slots.count }
+
+        /// Drops finished slots from the front; once spent slots make up most of the storage,
+        /// moves the live ones down so that it does not grow without bound.
+        mutating func trimFront() {
+            while head < slots.count, slots[head] == nil {
+                head += 1
+                firstID &+= 1
+            }
+            if head == slots.count {
+                slots.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 64, head * 2 >= slots.count {
+                slots.removeFirst(head)
+                head = 0
+            }
+        }
     }
 
     /// How long an awaited call may take.
@@ -33,15 +62,20 @@ final class CallDeadlines: Sendable {
         self.resolution = min(max(timeout / 10, .milliseconds(1)), .seconds(1))
     }
 
+    /// How many registered calls have not finished or expired.
+    var waitingCount: Int {
+        state.withLock { $0.slots.count - $0.head }
+    }
+
     /// Starts the clock for `waiter`; returns the registration to pass to ``finished(_:)``, or
     /// `nil` when the session has ended (the waiter is then settled by the session's end).
     func register(_ waiter: SettlementWaiter) -> UInt64? {
-        let deadline = ContinuousClock.now + timeout
-        return state.withLock { state -> UInt64? in
+        state.withLock { state -> UInt64? in
             guard !state.closed else { return nil }
-            let id = state.nextID
-            state.nextID &+= 1
-            state.pending[id] = Entry(deadline: deadline, waiter: waiter)
+            // Taken under the lock, so deadlines grow with registration numbers.
+            let deadline = ContinuousClock.now + timeout
+            let id = state.firstID &+ UInt64(state.slots.count - state.head)
+            state.slots.append(Entry(deadline: deadline, waiter: waiter))
             if state.sweeper == nil {
                 state.sweeper = Task { [self] in await sweep() }
             }
@@ -51,14 +85,22 @@ final class CallDeadlines: Sendable {
 
     /// The call registered as `id` has its answer (or was cancelled).
     func finished(_ id: UInt64) {
-        _ = state.withLock { $0.pending.removeValue(forKey: id) }
+        state.withLock { state in
+            // A registration before `firstID` was already taken by the sweeper.
+            let offset = id &- state.firstID
+            guard offset < UInt64(state.slots.count - state.head) else { return }
+            state.slots[state.head + Int(offset)] = nil
+            state.trimFront()
+        }
     }
 
     /// Stops the sweeper; calls still waiting are settled by the session's end.
     func close() {
         let sweeper = state.withLock { state -> Task<Void, Never>? in
             state.closed = true
-            state.pending = [:]
+            state.firstID &+= UInt64(state.slots.count - state.head)
+            state.slots = []
+            state.head = 0
             return state.sweeper
         }
         sweeper?.cancel()
@@ -74,11 +116,15 @@ final class CallDeadlines: Sendable {
             let now = ContinuousClock.now
             let (expired, done) = state.withLock { state -> ([SettlementWaiter], Bool) in
                 var expired: [SettlementWaiter] = []
-                let ids = state.pending.compactMap { $0.value.deadline <= now ? $0.key : nil }
-                for id in ids {
-                    if let entry = state.pending.removeValue(forKey: id) { expired.append(entry.waiter) }
+                while state.head < state.slots.count {
+                    if let entry = state.slots[state.head] {
+                        guard entry.deadline <= now else { break }
+                        expired.append(entry.waiter)
+                        state.slots[state.head] = nil
+                    }
+                    state.trimFront()
                 }
-                let done = state.pending.isEmpty || state.closed
+                let done = state.isEmpty || state.closed
                 if done { state.sweeper = nil }
                 return (expired, done)
             }
