@@ -58,9 +58,11 @@ extension RpcSession {
             try await client.exchange(messages)
         }
         let connection = SessionConnection(configuration: configuration, makeMain: { nil })
-        let core = connection.attach(transport)
-        transport.onAnswered { [weak core] in
-            core?.end(.failed(.connectionLost(RpcErrorValue(message: "Batch RPC request ended."))))
+        connection.attach(transport)
+        // Through the connection: a weak reference to the engine would slow its reference
+        // counting down, and a strong one would be a cycle (the engine holds the transport).
+        transport.onAnswered { [weak connection] in
+            connection?.currentCore()?.end(.failed(.connectionLost(RpcErrorValue(message: "Batch RPC request ended."))))
         }
         let session = RpcSession<API>(connection: connection)
         let outcome: Result<T, any Error>

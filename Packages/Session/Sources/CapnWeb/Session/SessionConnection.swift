@@ -9,8 +9,10 @@ final class SessionConnection: Sendable {
 
     private struct State {
         var core: SessionCore?
-        /// The most recent engine, kept after it ends so its (emptied) tables can be read.
-        weak var latest: SessionCore?
+        /// The most recent engine, kept after it ends so its (emptied) tables can be read. An
+        /// ended engine holds no targets or handlers. Held strongly: a weak reference would give
+        /// the engine a side table, which makes every retain and release of it slower.
+        var latest: SessionCore?
         var lastError: (any Error)?
         var connectionState: ConnectionState = .idle
         var observers = StateObservers<ConnectionState>()
@@ -88,9 +90,11 @@ final class SessionConnection: Sendable {
             return was
         }
         guard let wasReconnect else { return nil }
-        core.onBroken { [weak self, weak core] error in
-            guard let self, let core else { return }
-            self.detached(core, error: error)
+        // The handler is stored in the engine, so it names the engine by identity rather than
+        // holding it (it runs while the engine is alive).
+        let coreID = ObjectIdentifier(core)
+        core.onBroken { [weak self] error in
+            self?.detached(coreID, error: error)
         }
         core.start()
         publish(.connected)
@@ -155,9 +159,9 @@ final class SessionConnection: Sendable {
         }
     }
 
-    private func detached(_ core: SessionCore, error: RpcError) {
+    private func detached(_ coreID: ObjectIdentifier, error: RpcError) {
         let outcome = state.withLock { state -> (current: Bool, reconnect: Bool) in
-            guard state.core === core else { return (false, false) }
+            guard let core = state.core, ObjectIdentifier(core) == coreID else { return (false, false) }
             state.core = nil
             state.lastError = error
             let reconnect =
