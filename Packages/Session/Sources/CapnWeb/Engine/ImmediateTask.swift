@@ -6,8 +6,14 @@ enum ImmediateTask {
     /// Starts `operation` at once. When the calling thread runs an event loop, the task prefers
     /// that loop as its executor: the nonisolated async code it calls runs there too, so a target
     /// that does not suspend completes before the loop handles its next event.
+    ///
+    /// Generic over the result and typed as throwing, like the `Task.immediate` it calls: a
+    /// closure written at the call site is then passed on as it is. A `Void` or non-throwing
+    /// signature would make each call wrap the closure in a thunk, one more allocation.
     @discardableResult
-    static func start(_ operation: sending @escaping @isolated(any) () async -> Void) -> Task<Void, Never> {
+    static func start<Success: Sendable>(
+        _ operation: sending @escaping @isolated(any) () async throws -> Success
+    ) -> Task<Success, any Error> {
         let executor = EventLoopTaskExecutor.current
         #if os(Linux) || os(Windows) || os(Android)
         return Task.immediate(executorPreference: executor, operation: operation)

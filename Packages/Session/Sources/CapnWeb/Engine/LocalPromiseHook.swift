@@ -11,11 +11,14 @@ final class LocalPromiseHook: StubHook {
     private enum Listener {
         case body(@Sendable (Settlement) -> Void)
         case waiter(SettlementWaiter)
+        /// The peer pulled this promise as export `id` of a session.
+        case answer(SessionCore, Int64)
 
         func notify(_ settlement: Settlement) {
             switch self {
             case .body(let body): body(settlement)
             case .waiter(let waiter): waiter.resume(settlement)
+            case .answer(let core, let id): core.answer(id, settlement)
             }
         }
     }
@@ -28,7 +31,7 @@ final class LocalPromiseHook: StubHook {
         var moreListeners: [Listener] = []
         var settlement: Settlement?
         /// The task computing the value, while it runs (see ``cancelRunning()``).
-        var task: Task<Void, Never>?
+        var task: Task<Void, any Error>?
     }
 
     private let state = Mutex<State>(State())
@@ -54,7 +57,7 @@ final class LocalPromiseHook: StubHook {
     /// The task's closure is written by the caller so that it captures what the operation needs
     /// directly: one closure context per call, instead of one for the operation and another for
     /// a wrapper around it.
-    static func run(_ start: (LocalPromiseHook) -> Task<Void, Never>) -> LocalPromiseHook {
+    static func run(_ start: (LocalPromiseHook) -> Task<Void, any Error>) -> LocalPromiseHook {
         let promise = LocalPromiseHook()
         let task = start(promise)
         promise.state.withLock { state in
@@ -117,6 +120,10 @@ final class LocalPromiseHook: StubHook {
 
     func whenSettled(resuming waiter: SettlementWaiter) {
         listen(.waiter(waiter))
+    }
+
+    func whenSettled(answering id: Int64, of core: SessionCore) {
+        listen(.answer(core, id))
     }
 
     /// Registers `listener`, or notifies it at once when the promise has settled.

@@ -134,7 +134,7 @@ struct Serializer {
             state.exports[id] = SessionCore.ExportEntry(hook: hook, refcount: 1, pulled: true)
             state.unanswered.insert(id)
             let core = self.core
-            after.append { hook.whenSettled { settlement in core.answer(id, settlement) } }
+            after.append { hook.whenSettled(answering: id, of: core) }
             return .promise(id)
         }
         state.exports[id] = SessionCore.ExportEntry(hook: hook, refcount: 1)

@@ -79,7 +79,7 @@ extension SessionCore {
             return true
         }
         if stored, isStream {
-            hook.whenSettled { [self] settlement in answer(id, settlement) }
+            hook.whenSettled(answering: id, of: self)
         }
     }
 
@@ -97,7 +97,7 @@ extension SessionCore {
             state.unanswered.insert(id)
             return .success(entry.hook)
         }.get()
-        hook?.whenSettled { [self] settlement in answer(id, settlement) }
+        hook?.whenSettled(answering: id, of: self)
     }
 
     /// Sends the settlement of export `id`, if the peer still holds it.

@@ -19,6 +19,9 @@ protocol StubHook: AnyObject, Sendable {
     /// ``whenSettled(_:)`` resuming `waiter`: hooks that keep waiters keep it as it is, without
     /// a closure around it.
     func whenSettled(resuming waiter: SettlementWaiter)
+    /// ``whenSettled(_:)`` sending the settlement to the peer as the answer to export `id` of
+    /// `core`: hooks that keep listeners keep the pair, without a closure around it.
+    func whenSettled(answering id: Int64, of core: SessionCore)
     /// Whether this hook is a promise (settles later) rather than a capability.
     var isPromise: Bool { get }
 }
@@ -79,6 +82,10 @@ enum Rejection: Error, Sendable {
 extension StubHook {
     func whenSettled(resuming waiter: SettlementWaiter) {
         whenSettled { settlement in waiter.resume(settlement) }
+    }
+
+    func whenSettled(answering id: Int64, of core: SessionCore) {
+        whenSettled { settlement in core.answer(id, settlement) }
     }
 
     /// Waits for the settled value from async code.
