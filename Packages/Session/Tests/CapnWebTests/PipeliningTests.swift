@@ -1,3 +1,4 @@
+import RpcWire
 import Testing
 @testable import CapnWeb
 
@@ -60,5 +61,37 @@ struct PipeliningTests {
             #expect(value == 42)
         }
         #expect(pulls == 1)
+    }
+
+    @Test("a call awaited at once sends its pull with its push, before anything awaits; a call kept for pipelining sends only its push")
+    func awaitedCallSendsPushAndPullTogether() async throws {
+        let frames = Recorder<String>()
+        try await withRpcServer(main: { NetTarget() }) { server in
+            try await withRpcSession(to: server.webSocketURL, configure: { configuration in
+                configuration.trace = { sent, text in
+                    if sent { frames.append(text) }
+                }
+            }) { session in
+                let kept = session.api.square(3)
+                #expect(await eventually { frames.all.count == 1 })
+                #expect(frames.all.first?.hasPrefix("[\"push\"") == true)
+
+                let awaited = session.api.stub.hook.callAwaited(["square"], [.integer(4)])
+                #expect(await eventually { frames.all.count == 3 })
+                #expect(frames.all[1].hasPrefix("[\"push\""))
+                #expect(frames.all[2] == "[\"pull\",2]")
+
+                guard case .success(.integer(16)) = await awaited.settled() else {
+                    Issue.record("the awaited call did not return 16")
+                    return
+                }
+                // Awaiting registers no second pull.
+                #expect(frames.all.filter { $0.hasPrefix("[\"pull\"") }.count == 1)
+                let squared: Int = try await kept.resolved()
+                #expect(squared == 9)
+                #expect(await eventually { session.getStats() == RpcStats(imports: 1, exports: 1) })
+                #expect(await eventually { server.sessions.allSatisfy { $0.getStats() == RpcStats(imports: 1, exports: 1) } })
+            }
+        }
     }
 }

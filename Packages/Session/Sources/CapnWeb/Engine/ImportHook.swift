@@ -48,6 +48,10 @@ final class ImportHook: StubHook {
         core.push(.call(target: self, path: path, arguments: arguments))
     }
 
+    func callAwaited(_ path: [CapnWebPathKey], _ arguments: [RpcPayload]) -> any StubHook {
+        core.push(.call(target: self, path: path, arguments: arguments), pulled: true)
+    }
+
     func get(_ path: [CapnWebPathKey]) -> any StubHook {
         if path.isEmpty { return self }
         return core.push(.get(target: self, path: path))

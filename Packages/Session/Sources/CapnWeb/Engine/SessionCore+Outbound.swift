@@ -8,9 +8,10 @@ extension SessionCore {
     }
 
     /// Sends a pipelined operation (`push`) on one of our imports and returns the import for
-    /// its result.
-    func push(_ operation: SessionOperation) -> any StubHook {
-        send(operation, asStream: false)
+    /// its result; with `pulled`, asks for the result at once (a `pull` after the `push`, in
+    /// the same flush).
+    func push(_ operation: SessionOperation, pulled: Bool = false) -> any StubHook {
+        send(operation, asStream: false, pulled: pulled)
     }
 
     /// Sends an operation as a `stream` message: already pulled, dropped by the peer once
@@ -19,7 +20,7 @@ extension SessionCore {
         send(operation, asStream: true)
     }
 
-    private func send(_ operation: SessionOperation, asStream: Bool) -> any StubHook {
+    private func send(_ operation: SessionOperation, asStream: Bool, pulled: Bool = false) -> any StubHook {
         var after: [@Sendable () -> Void] = []
         let target = operation.target
         let outcome = locked { state -> PushOutcome in
@@ -60,9 +61,10 @@ extension SessionCore {
             state.nextImportID += 1
             let hook = ImportHook(core: self, id: id, isPromise: true)
             state.imports[id] = ImportEntry(
-                hook: nil, owner: ObjectIdentifier(hook), introductions: 1, pulled: asStream,
+                hook: nil, owner: ObjectIdentifier(hook), introductions: 1, pulled: asStream || pulled,
                 isStream: asStream, resolution: hook.resolution)
             state.outbox.append(asStream ? .stream(expression) : .push(expression))
+            if pulled, !asStream { state.outbox.append(.pull(importID: id)) }
             return .sent(hook)
         }
         for action in after { action() }

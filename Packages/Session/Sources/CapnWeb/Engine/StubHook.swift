@@ -9,6 +9,9 @@ internal import RpcWire
 protocol StubHook: AnyObject, Sendable {
     /// Calls the function at `path` with `arguments`; the result is a promise hook.
     func call(_ path: [CapnWebPathKey], _ arguments: [RpcPayload]) -> any StubHook
+    /// ``call(_:_:)`` for a result that is awaited at once: a remote call asks for its result
+    /// in the same round of messages (`push` and `pull` together).
+    func callAwaited(_ path: [CapnWebPathKey], _ arguments: [RpcPayload]) -> any StubHook
     /// Reads the property at `path`; the result is a promise hook.
     func get(_ path: [CapnWebPathKey]) -> any StubHook
     /// Applies a recorded `map` to the value at `path`; the result is a promise hook.
@@ -80,6 +83,10 @@ enum Rejection: Error, Sendable {
 }
 
 extension StubHook {
+    func callAwaited(_ path: [CapnWebPathKey], _ arguments: [RpcPayload]) -> any StubHook {
+        call(path, arguments)
+    }
+
     func whenSettled(resuming waiter: SettlementWaiter) {
         whenSettled { settlement in waiter.resume(settlement) }
     }

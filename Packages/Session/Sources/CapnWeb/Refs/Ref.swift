@@ -109,7 +109,7 @@ public struct Ref<T>: Sendable {
     nonisolated(nonsending) public func dynamicallyCall<R: Decodable>(
         withKeywordArguments arguments: KeyValuePairs<String, any Sendable>
     ) async throws -> R {
-        try await Ref<Any>(stub: call(arguments)).resolved(as: R.self)
+        try await Ref<Any>(stub: call(arguments, awaited: true)).resolved(as: R.self)
     }
 
     /// Calls the referenced function, which returns a readable stream, and yields its chunks
@@ -130,9 +130,10 @@ public struct Ref<T>: Sendable {
     }
 
     /// The stub of a call with the values of `pairs` as its arguments (labels are dropped),
-    /// converted straight from the pairs.
+    /// converted straight from the pairs. `awaited` says the result is awaited at once, so a
+    /// remote call asks for it in the same flush.
     @usableFromInline
-    func call(_ pairs: KeyValuePairs<String, any Sendable>) -> RpcStub {
+    func call(_ pairs: KeyValuePairs<String, any Sendable>, awaited: Bool = false) -> RpcStub {
         var arguments: [RpcPayload] = []
         arguments.reserveCapacity(pairs.count)
         for (_, value) in pairs {
@@ -142,13 +143,16 @@ public struct Ref<T>: Sendable {
                 return RpcStub(hook: ErrorHook(.failed(error)))
             }
         }
-        return send(arguments)
+        return send(arguments, awaited: awaited)
     }
 
     /// The stub of a call with `arguments`, recorded when a `map` closure is being recorded.
-    private func send(_ arguments: [RpcPayload]) -> RpcStub {
+    private func send(_ arguments: [RpcPayload], awaited: Bool = false) -> RpcStub {
         if let recorder = MapRecorder.current {
             return recorder.recordCall(stub, arguments)
+        }
+        if awaited {
+            return RpcStub(hook: stub.hook.callAwaited(stub.path, arguments))
         }
         return RpcStub(hook: stub.hook.call(stub.path, arguments))
     }

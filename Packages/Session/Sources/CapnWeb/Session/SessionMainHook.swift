@@ -21,6 +21,10 @@ final class SessionMainHook: StubHook {
         current().call(path, arguments)
     }
 
+    func callAwaited(_ path: [CapnWebPathKey], _ arguments: [RpcPayload]) -> any StubHook {
+        current().callAwaited(path, arguments)
+    }
+
     func get(_ path: [CapnWebPathKey]) -> any StubHook {
         if path.isEmpty { return self }
         return current().get(path)
