@@ -8,6 +8,25 @@ final class MapRecorder: Sendable {
     /// The recorder of the callback running in this task, if any.
     @TaskLocal static var current: MapRecorder?
 
+    /// How many callbacks are being recorded in the whole process. While it is zero no task
+    /// has a recorder, so a call need not look its task's locals up (see ``recording``).
+    private static let callbacksRecording = Atomic<Int>(0)
+
+    /// The recorder of the callback running in this task, found without a task-local look-up
+    /// when no callback is being recorded anywhere.
+    static var recording: MapRecorder? {
+        // A callback runs synchronously on the thread that started recording it, after the
+        // count went up there, so a relaxed load on that thread sees it.
+        callbacksRecording.load(ordering: .relaxed) == 0 ? nil : current
+    }
+
+    /// Runs `body` (a callback being recorded) with `recorder` as this task's recorder.
+    static func recording<Result>(with recorder: MapRecorder, _ body: () -> Result) -> Result {
+        callbacksRecording.add(1, ordering: .relaxed)
+        defer { callbacksRecording.subtract(1, ordering: .relaxed) }
+        return $current.withValue(recorder, operation: body)
+    }
+
     private struct State {
         var captures: [RpcStub] = []
         var instructions: [CapnWebExpression] = []

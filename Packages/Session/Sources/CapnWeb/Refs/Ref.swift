@@ -148,7 +148,7 @@ public struct Ref<T>: Sendable {
 
     /// The stub of a call with `arguments`, recorded when a `map` closure is being recorded.
     private func send(_ arguments: [RpcPayload], awaited: Bool = false) -> RpcStub {
-        if let recorder = MapRecorder.current {
+        if let recorder = MapRecorder.recording {
             return recorder.recordCall(stub, arguments)
         }
         if awaited {
@@ -218,7 +218,7 @@ public struct Ref<T>: Sendable {
     private func record(_ transform: (Ref<Any>) -> RpcPayload) -> RpcStub {
         let parent = MapRecorder.current
         let recorder = MapRecorder(parent: parent)
-        let result = MapRecorder.$current.withValue(recorder) {
+        let result = MapRecorder.recording(with: recorder) {
             transform(Ref<Any>(stub: recorder.input))
         }
         let recording = recorder.finish(returning: result)
