@@ -17,6 +17,10 @@ final class ThreadProbeTarget: RpcTarget {
         case "where":
             ranOnEventLoop.append(MultiThreadedEventLoopGroup.currentEventLoop != nil)
             return .string("here")
+        case "whereAfterSleeping":
+            try await Task.sleep(for: .milliseconds(1))
+            ranOnEventLoop.append(MultiThreadedEventLoopGroup.currentEventLoop != nil)
+            return .string("here")
         case "hang":
             do {
                 try await Task.sleep(for: .seconds(60))
@@ -43,6 +47,22 @@ struct ExecutorTests {
                     #expect(answer == "here")
                 }
                 #expect(probe.ranOnEventLoop.all == [Bool](repeating: true, count: 5))
+                #expect(await eventually { session.getStats() == RpcStats(imports: 1, exports: 1) })
+                #expect(await eventually { server.sessions.allSatisfy { $0.getStats() == RpcStats(imports: 1, exports: 1) } })
+            }
+        }
+    }
+
+    @Test("a target that suspends resumes on the connection's event loop, not on the cooperative pool")
+    func targetsResumeOnTheLoop() async throws {
+        let probe = ThreadProbeTarget()
+        try await withRpcServer(main: { probe }) { server in
+            try await withRpcSession(to: server.webSocketURL) { session in
+                for _ in 0 ..< 3 {
+                    let answer: String = try await session.api.whereAfterSleeping()
+                    #expect(answer == "here")
+                }
+                #expect(probe.ranOnEventLoop.all == [true, true, true])
                 #expect(await eventually { session.getStats() == RpcStats(imports: 1, exports: 1) })
                 #expect(await eventually { server.sessions.allSatisfy { $0.getStats() == RpcStats(imports: 1, exports: 1) } })
             }

@@ -51,8 +51,8 @@ final class LocalPromiseHook: StubHook {
     }
 
     /// Makes a promise that a task settles: `start` receives the promise and starts the task
-    /// (with ``ImmediateTask/start(_:)``, so that calls reach their targets in the order they
-    /// were made), whose body settles it with ``settle(from:)``.
+    /// (with ``ImmediateTask/start(preferring:_:)``, so that calls reach their targets in the
+    /// order they were made), whose body settles it with ``settle(from:)``.
     ///
     /// The task's closure is written by the caller so that it captures what the operation needs
     /// directly: one closure context per call, instead of one for the operation and another for

@@ -85,13 +85,22 @@ enum PathWalk {
     /// A `switch` rather than a `Set`: it compares the (mostly small) strings directly instead of
     /// hashing the name on every call.
     static func isInheritedName(_ name: String) -> Bool {
+        // Every inherited name starts with one of these bytes, so most method names are ruled
+        // out without comparing strings.
+        switch name.utf8.first {
+        case UInt8(ascii: "_"), UInt8(ascii: "c"), UInt8(ascii: "h"), UInt8(ascii: "i"),
+            UInt8(ascii: "p"), UInt8(ascii: "t"), UInt8(ascii: "v"):
+            break
+        default:
+            return false
+        }
         switch name {
         case "__proto__", "constructor", "toString", "toLocaleString", "valueOf", "hasOwnProperty",
             "isPrototypeOf", "propertyIsEnumerable", "__defineGetter__", "__defineSetter__",
             "__lookupGetter__", "__lookupSetter__", "toJSON":
-            true
+            return true
         default:
-            false
+            return false
         }
     }
 

@@ -1,3 +1,6 @@
+import Synchronization
+internal import NIOCore
+internal import RpcTransportNIO
 internal import RpcWire
 
 /// A local ``RpcTarget`` behind a stub. Each time a target is wrapped it gets a hook of its
@@ -5,9 +8,21 @@ internal import RpcWire
 /// ``RpcTarget/dispose()`` runs.
 final class TargetHook: StubHook {
     let target: any RpcTarget
+    /// The executor of the event loop the target was first called on. A target is nearly always
+    /// called from one connection's loop, so this saves looking the calling thread's loop and
+    /// its executor up for every call.
+    private let firstLoop = AtomicLazyReference<EventLoopTaskExecutor>()
 
     init(_ target: any RpcTarget) {
         self.target = target
+    }
+
+    /// The executor of the event loop the calling thread runs, if it runs one.
+    private func callingLoop() -> EventLoopTaskExecutor? {
+        if let first = firstLoop.load(), first.eventLoop.inEventLoop { return first }
+        guard let current = EventLoopTaskExecutor.current else { return nil }
+        _ = firstLoop.storeIfNil(current)
+        return current
     }
 
     deinit {
@@ -24,8 +39,9 @@ final class TargetHook: StubHook {
         let target = self.target
         switch path.count {
         case 0:
+            let executor = callingLoop()
             return LocalPromiseHook.run { promise in
-                ImmediateTask.start {
+                ImmediateTask.start(preferring: executor) {
                     await promise.settle {
                         try await target.invoke(with: RpcArguments(try await Substitution.resolve(arguments)))
                     }
@@ -35,8 +51,9 @@ final class TargetHook: StubHook {
             guard case .property(let method) = path[0], !PathWalk.isInheritedName(method) else {
                 return ErrorHook(.thrown(.error(.notAFunction(PathWalk.describe(path)))))
             }
+            let executor = callingLoop()
             return LocalPromiseHook.run { promise in
-                ImmediateTask.start {
+                ImmediateTask.start(preferring: executor) {
                     await promise.settle {
                         try await target.call(method, with: RpcArguments(try await Substitution.resolve(arguments)))
                     }
@@ -56,8 +73,9 @@ final class TargetHook: StubHook {
             return PayloadHook(.undefined)
         }
         let target = self.target
+        let executor = callingLoop()
         let property = LocalPromiseHook.run { promise in
-            ImmediateTask.start { await promise.settle { try await target.property(name) } }
+            ImmediateTask.start(preferring: executor) { await promise.settle { try await target.property(name) } }
         }
         let rest = Array(path.dropFirst())
         return rest.isEmpty ? property : property.get(rest)
