@@ -15,13 +15,14 @@ import Synchronization
 final class CallDeadlines: Sendable {
     private struct Entry {
         let deadline: ContinuousClock.Instant
-        let waiter: SettlementWaiter
+        /// `nil` once the call has finished or expired.
+        var waiter: SettlementWaiter?
     }
 
     private struct State {
-        /// The waiters in registration order; `nil` where a call has finished. The slot of
-        /// registration `id` is `id - firstID` places after `head`.
-        var slots: [Entry?] = []
+        /// The waiters in registration order, without a waiter where a call has finished. The
+        /// slot of registration `id` is `id - firstID` places after `head`.
+        var slots: [Entry] = []
         /// Where the live part of `slots` starts: the slots before it are spent.
         var head = 0
         /// The registration number of the slot at `head`.
@@ -36,7 +37,7 @@ final class CallDeadlines: Sendable {
         /// Drops finished slots from the front; once spent slots make up most of the storage,
         /// moves the live ones down so that it does not grow without bound.
         mutating func trimFront() {
-            while head < slots.count, slots[head] == nil {
+            while head < slots.count, slots[head].waiter == nil {
                 head += 1
                 firstID &+= 1
             }
@@ -89,7 +90,7 @@ final class CallDeadlines: Sendable {
             // A registration before `firstID` was already taken by the sweeper.
             let offset = id &- state.firstID
             guard offset < UInt64(state.slots.count - state.head) else { return }
-            state.slots[state.head + Int(offset)] = nil
+            state.slots[state.head + Int(offset)].waiter = nil
             state.trimFront()
         }
     }
@@ -117,10 +118,11 @@ final class CallDeadlines: Sendable {
             let (expired, done) = state.withLock { state -> ([SettlementWaiter], Bool) in
                 var expired: [SettlementWaiter] = []
                 while state.head < state.slots.count {
-                    if let entry = state.slots[state.head] {
+                    let entry = state.slots[state.head]
+                    if let waiter = entry.waiter {
                         guard entry.deadline <= now else { break }
-                        expired.append(entry.waiter)
-                        state.slots[state.head] = nil
+                        expired.append(waiter)
+                        state.slots[state.head].waiter = nil
                     }
                     state.trimFront()
                 }
