@@ -53,11 +53,25 @@ public protocol MessageTransport: AnyObject, Sendable {
     /// Code run with it as its preference (`withTaskExecutorPreference(transport.executor)`)
     /// sends and receives on that thread, with no hand-off between threads per message.
     var executor: (any TaskExecutor)? { get }
+
+    /// Runs `body` once the burst of inbound events being delivered has been handled and what
+    /// it caused to be written has been flushed; at once when called outside such a burst, or
+    /// from another thread.
+    ///
+    /// It is for work that must follow the events but need not come before the reply, such as
+    /// freeing what the peer released: done here, it is off the path between a read and the
+    /// write that answers it. A transport without bursts runs `body` at once (the default).
+    func afterInboundBurst(_ body: @escaping @Sendable () -> Void)
 }
 
 extension MessageTransport {
     /// No executor of its own: events come from wherever the transport delivers them.
     public var executor: (any TaskExecutor)? { nil }
+
+    /// Runs `body` at once: this transport does not tell bursts apart.
+    public func afterInboundBurst(_ body: @escaping @Sendable () -> Void) {
+        body()
+    }
 
     /// Closes the connection normally (1000) without a reason.
     public func close() async {

@@ -109,6 +109,16 @@ public final class WebSocketTransport: MessageTransport, Sendable {
         }
     }
 
+    /// Runs `body` after the current read burst, once what the burst caused to be written has
+    /// been flushed; at once off the event loop or outside a burst.
+    public func afterInboundBurst(_ body: @escaping @Sendable () -> Void) {
+        guard eventLoop.inEventLoop else {
+            body()
+            return
+        }
+        connection.value.afterInboundBurst(body)
+    }
+
     /// Sends a message, first waiting while more than the outbound buffer limit is unwritten.
     ///
     /// - Throws: As ``enqueue(_:)``, or with code `cancelled` when the task is cancelled while

@@ -65,6 +65,9 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     private var inRead = false
     private var needsFlush = false
     private var flushScheduled = false
+    /// Work to run after the current read burst, once its writes are flushed (see
+    /// ``afterInboundBurst(_:)``); its storage is kept between bursts.
+    private var burstEndActions: [BurstEndAction] = []
 
     // Timers.
     private var closeTimer: Scheduled<Void>?
@@ -118,8 +121,38 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         inRead = false
         // Flushed from a task rather than here: work the read burst started on this loop (a
         // resumed caller, a target's answer) runs first, and its frames leave in the same write.
-        if needsFlush { markNeedsFlush() }
+        // The burst's end actions run after that flush, or now when there is nothing to write.
+        if needsFlush {
+            markNeedsFlush()
+        } else if !flushScheduled {
+            runBurstEndActions()
+        }
         context.fireChannelReadComplete()
+    }
+
+    /// Runs `body` after the current read burst, once the writes it caused are flushed; at
+    /// once outside a burst.
+    func afterInboundBurst(_ body: @escaping () -> Void) {
+        guard inRead || flushScheduled, phase != .finished else {
+            body()
+            return
+        }
+        burstEndActions.append(BurstEndAction(run: body))
+    }
+
+    /// A closure kept in a struct, so that an array can hold it as it is: an array of bare
+    /// closures would wrap each one in a thunk, an allocation per burst.
+    private struct BurstEndAction {
+        let run: () -> Void
+    }
+
+    private func runBurstEndActions() {
+        guard !burstEndActions.isEmpty else { return }
+        var actions: [BurstEndAction] = []
+        swap(&actions, &burstEndActions)
+        for action in actions { action.run() }
+        actions.removeAll(keepingCapacity: true)
+        if burstEndActions.isEmpty { burstEndActions = actions }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -469,6 +502,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         context.eventLoop.assumeIsolated().execute {
             self.flushScheduled = false
             self.flushIfNeeded()
+            if !self.inRead { self.runBurstEndActions() }
         }
     }
 
@@ -598,6 +632,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
             )
         _ = shared.takeOffLoopMessages()
         shared.finish(closure)
+        runBurstEndActions()
         emit(.closed(closure))
         eventHandler = nil
     }
