@@ -1,3 +1,4 @@
+import Synchronization
 internal import RpcTransport
 internal import RpcWire
 
@@ -189,9 +190,22 @@ extension SessionCore {
             state.exports[id] = entry
             return .success(nil)
         }.get()
-        // The removed entry's hook is dropped here, outside the lock: its deinit may release.
-        _ = removed
+        if let removed { dropAfterBurst(removed) }
         for waiter in idle { waiter.resume() }
+    }
+
+    /// Keeps a released export until the transport has written the answers to the current
+    /// burst of messages, then drops it, outside the lock: its hook's deinit (a target's
+    /// `dispose()`, releases of what it held) is then off the path between a read and the
+    /// reply. The tables changed already; only the freeing waits.
+    private func dropAfterBurst(_ entry: ExportEntry) {
+        let first = released.withLock { released -> Bool in
+            released.entries.append(entry)
+            return released.entries.count == 1
+        }
+        if first {
+            transport.afterInboundBurst { [self] in dropReleasedEntries() }
+        }
     }
 
     private func receiveAbort(_ expression: CapnWebExpression) {

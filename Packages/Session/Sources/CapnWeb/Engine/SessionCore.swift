@@ -76,6 +76,9 @@ final class SessionCore: Sendable {
     /// The hook of the peer's main object, once made; let go when the session ends (it holds
     /// the core).
     private let mainHook = Mutex<(hook: ImportHook?, ended: Bool)>((nil, false))
+    /// Exports the peer released, waiting to be dropped after the current burst of messages
+    /// (see `dropAfterBurst`), and an emptied array kept for the next burst.
+    let released = Mutex<(entries: [ExportEntry], spare: [ExportEntry])>(([], []))
 
     init(
         transport: any MessageTransport,
@@ -119,6 +122,21 @@ final class SessionCore: Sendable {
             // Once the session has ended nothing would let go of a cached hook.
             if !main.ended { main.hook = hook }
             return hook
+        }
+    }
+
+    /// Drops the exports the peer released in the last burst of messages, outside every lock.
+    func dropReleasedEntries() {
+        var dropped = released.withLock { released -> [ExportEntry] in
+            var taken = released.spare
+            swap(&taken, &released.entries)
+            released.spare = []
+            return taken
+        }
+        guard !dropped.isEmpty else { return }
+        dropped.removeAll(keepingCapacity: true)
+        released.withLock { released in
+            if released.spare.capacity < dropped.capacity { released.spare = dropped }
         }
     }
 
@@ -276,6 +294,7 @@ final class SessionCore: Sendable {
         let error = rejection.rpcError
         for handler in old.brokenHandlers { handler(error) }
         _ = consume old
+        dropReleasedEntries()
     }
 
     /// Aborts after a local fatal error: sends `["abort", error]`, closes the transport with
