@@ -190,18 +190,18 @@ extension SessionCore {
             state.exports[id] = entry
             return .success(nil)
         }.get()
-        if let removed { dropAfterBurst(removed) }
+        if let removed { dropAfterBurst(removed.hook) }
         for waiter in idle { waiter.resume() }
     }
 
-    /// Keeps a released export until the transport has written the answers to the current
-    /// burst of messages, then drops it, outside the lock: its hook's deinit (a target's
+    /// Keeps the hook of a released export until the transport has written the answers to the
+    /// current burst of messages, then drops it, outside the lock: its deinit (a target's
     /// `dispose()`, releases of what it held) is then off the path between a read and the
     /// reply. The tables changed already; only the freeing waits.
-    private func dropAfterBurst(_ entry: ExportEntry) {
+    private func dropAfterBurst(_ hook: any StubHook) {
         let first = released.withLock { released -> Bool in
-            released.entries.append(entry)
-            return released.entries.count == 1
+            released.hooks.append(hook)
+            return released.hooks.count == 1
         }
         if first {
             transport.afterInboundBurst { [self] in dropReleasedEntries() }

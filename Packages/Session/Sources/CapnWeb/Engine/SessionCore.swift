@@ -76,9 +76,9 @@ final class SessionCore: Sendable {
     /// The hook of the peer's main object, once made; let go when the session ends (it holds
     /// the core).
     private let mainHook = Mutex<(hook: ImportHook?, ended: Bool)>((nil, false))
-    /// Exports the peer released, waiting to be dropped after the current burst of messages
-    /// (see `dropAfterBurst`), and an emptied array kept for the next burst.
-    let released = Mutex<(entries: [ExportEntry], spare: [ExportEntry])>(([], []))
+    /// The hooks of exports the peer released, waiting to be dropped after the current burst of
+    /// messages (see `dropAfterBurst`), and an emptied array kept for the next burst.
+    let released = Mutex<(hooks: [any StubHook], spare: [any StubHook])>(([], []))
 
     init(
         transport: any MessageTransport,
@@ -127,9 +127,9 @@ final class SessionCore: Sendable {
 
     /// Drops the exports the peer released in the last burst of messages, outside every lock.
     func dropReleasedEntries() {
-        var dropped = released.withLock { released -> [ExportEntry] in
+        var dropped = released.withLock { released -> [any StubHook] in
             var taken = released.spare
-            swap(&taken, &released.entries)
+            swap(&taken, &released.hooks)
             released.spare = []
             return taken
         }
