@@ -69,8 +69,18 @@ extension SessionCore {
                 return .failure(error)
             }
         }
-        guard let outcome else { return }
-        let (id, plan) = try outcome.get()
+        // Moved out of the result rather than copied, so its references are not retained and
+        // released again.
+        let id: Int64
+        let plan: PushPlan
+        switch consume outcome {
+        case nil:
+            return
+        case .success(let planned)?:
+            (id, plan) = planned
+        case .failure(let violation)?:
+            throw violation
+        }
         let hook = plan.run()
         let stored = locked { state -> Bool in
             guard state.ended == nil else { return false }
