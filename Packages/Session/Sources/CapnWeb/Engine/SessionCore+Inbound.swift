@@ -168,8 +168,16 @@ extension SessionCore {
             }
             return .success((entry.resolution, value))
         }
-        guard let outcome else { return }
-        let (resolution, plan) = try outcome.get()
+        let resolution: LocalPromiseHook?
+        let plan: PushPlan
+        switch consume outcome {
+        case nil:
+            return
+        case .success(let settled)?:
+            (resolution, plan) = settled
+        case .failure(let violation)?:
+            throw violation
+        }
         plan.runDeferred()
         guard let resolution, case .value(let value, _) = plan else { return }
         resolution.settle(rejected ? .failure(.thrown(value)) : .success(value))
