@@ -67,8 +67,9 @@ final class LocalPromiseHook: StubHook {
     }
 
     /// Settles the promise with the outcome of `operation`: its value, or its error as a
-    /// rejection.
-    func settle(from operation: () async throws -> RpcPayload) async {
+    /// rejection. It runs where its caller runs (`nonsending`), so entering it costs no check of
+    /// the task's executor.
+    nonisolated(nonsending) func settle(from operation: nonisolated(nonsending) () async throws -> RpcPayload) async {
         do {
             resolve(try await operation())
         } catch {
