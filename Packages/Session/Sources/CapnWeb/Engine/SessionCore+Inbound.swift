@@ -52,6 +52,19 @@ extension SessionCore {
         }
     }
 
+    /// The value of an outcome computed under the lock, moved out of it rather than copied (so
+    /// its references are not retained and released again); `nil` when there is none, and the
+    /// violation thrown.
+    private static func take<Value>(
+        _ outcome: consuming Result<Value, ProtocolViolation>?
+    ) throws(ProtocolViolation) -> Value? {
+        switch consume outcome {
+        case nil: return nil
+        case .success(let value)?: return value
+        case .failure(let violation)?: throw violation
+        }
+    }
+
     // MARK: push and stream
 
     private func receivePush(_ expression: CapnWebExpression, isStream: Bool) throws {
@@ -69,18 +82,7 @@ extension SessionCore {
                 return .failure(error)
             }
         }
-        // Moved out of the result rather than copied, so its references are not retained and
-        // released again.
-        let id: Int64
-        let plan: PushPlan
-        switch consume outcome {
-        case nil:
-            return
-        case .success(let planned)?:
-            (id, plan) = planned
-        case .failure(let violation)?:
-            throw violation
-        }
+        guard let (id, plan) = try Self.take(outcome) else { return }
         let hook = plan.run()
         let stored = locked { state -> Bool in
             guard state.ended == nil else { return false }
@@ -168,16 +170,7 @@ extension SessionCore {
             }
             return .success((entry.resolution, value))
         }
-        let resolution: LocalPromiseHook?
-        let plan: PushPlan
-        switch consume outcome {
-        case nil:
-            return
-        case .success(let settled)?:
-            (resolution, plan) = settled
-        case .failure(let violation)?:
-            throw violation
-        }
+        guard let (resolution, plan) = try Self.take(outcome) else { return }
         plan.runDeferred()
         guard let resolution, case .value(let value, _) = plan else { return }
         resolution.settle(rejected ? .failure(.thrown(value)) : .success(value))
