@@ -37,32 +37,20 @@ final class ThreadProbeTarget: RpcTarget {
 
 @Suite("Threads and timeouts")
 struct ExecutorTests {
-    @Test("a target called by the peer starts on the connection's event loop")
-    func targetsRunOnTheLoop() async throws {
+    /// `where` records its thread at once; `whereAfterSleeping` after it suspended and resumed.
+    @Test(
+        "a target called by the peer runs on the connection's event loop, at the start and after it suspends",
+        arguments: ["where", "whereAfterSleeping"]
+    )
+    func targetsRunOnTheLoop(method: String) async throws {
         let probe = ThreadProbeTarget()
         try await withRpcServer(main: { probe }) { server in
             try await withRpcSession(to: server.webSocketURL) { session in
                 for _ in 0 ..< 5 {
-                    let answer: String = try await session.api.where()
+                    let answer: String = try await session.api[dynamicMember: method]()
                     #expect(answer == "here")
                 }
                 #expect(probe.ranOnEventLoop.all == [Bool](repeating: true, count: 5))
-                #expect(await eventually { session.getStats() == RpcStats(imports: 1, exports: 1) })
-                #expect(await eventually { server.sessions.allSatisfy { $0.getStats() == RpcStats(imports: 1, exports: 1) } })
-            }
-        }
-    }
-
-    @Test("a target that suspends resumes on the connection's event loop, not on the cooperative pool")
-    func targetsResumeOnTheLoop() async throws {
-        let probe = ThreadProbeTarget()
-        try await withRpcServer(main: { probe }) { server in
-            try await withRpcSession(to: server.webSocketURL) { session in
-                for _ in 0 ..< 3 {
-                    let answer: String = try await session.api.whereAfterSleeping()
-                    #expect(answer == "here")
-                }
-                #expect(probe.ranOnEventLoop.all == [true, true, true])
                 #expect(await eventually { session.getStats() == RpcStats(imports: 1, exports: 1) })
                 #expect(await eventually { server.sessions.allSatisfy { $0.getStats() == RpcStats(imports: 1, exports: 1) } })
             }

@@ -38,27 +38,37 @@ struct InboundBurstTests {
         ByteBuffer(bytes: TestFrame.encode(opcode: 0x1, payload: Array(text.utf8)))
     }
 
-    /// A transport on an embedded channel with a flush counter at the head of its pipeline.
-    private static func makeCounted() throws -> (EmbeddedChannel, WebSocketTransport, FlushCounter) {
+    /// A started transport on an embedded channel, with a flush counter at the head of its
+    /// pipeline, that hands each inbound message to `onMessage` and reports its close to
+    /// `onClose`.
+    private static func start(
+        counting counter: FlushCounter = FlushCounter(),
+        onClose: @escaping @Sendable () -> Void = {},
+        onMessage: @escaping @Sendable (TransportMessage, WebSocketTransport) -> Void
+    ) throws -> (EmbeddedChannel, WebSocketTransport) {
         let (channel, transport) = try EmbeddedServerTransport.make()
-        let counter = FlushCounter()
         try channel.pipeline.syncOperations.addHandler(counter, position: .first)
-        return (channel, transport, counter)
+        transport.start { event in
+            switch event {
+            case .message(let message): onMessage(message, transport)
+            case .closed: onClose()
+            }
+        }
+        channel.embeddedEventLoop.run()
+        return (channel, transport)
     }
 
     @Test("work asked for while a burst is delivered runs after the replies it caused are flushed")
     func runsAfterTheReplyIsFlushed() throws {
-        let (channel, transport, counter) = try Self.makeCounted()
         let log = Log()
-        transport.start { event in
-            guard case .message(let message) = event else { return }
+        let counter = FlushCounter()
+        let (channel, _) = try Self.start(counting: counter) { message, transport in
             log.append("message")
             try? transport.enqueue(message)
             transport.afterInboundBurst {
                 log.append("after, flushes: \(counter.flushes.load(ordering: .relaxed))")
             }
         }
-        channel.embeddedEventLoop.run()
         try channel.writeInbound(Self.frame("one"))
         // The burst has ended but its reply is flushed from a task: the work waits for it.
         #expect(log.all == ["message"])
@@ -70,15 +80,13 @@ struct InboundBurstTests {
 
     @Test("a burst that writes nothing runs its work as it ends, and work asked for outside a burst runs at once")
     func runsAtOnceWithoutWrites() throws {
-        let (channel, transport, counter) = try Self.makeCounted()
         let log = Log()
-        transport.start { event in
-            guard case .message = event else { return }
+        let counter = FlushCounter()
+        let (channel, transport) = try Self.start(counting: counter) { _, transport in
             log.append("message")
             transport.afterInboundBurst { log.append("after") }
             log.append("handled")
         }
-        channel.embeddedEventLoop.run()
         try channel.writeInbound(Self.frame("one"))
         #expect(log.all == ["message", "handled", "after"])
         transport.afterInboundBurst { log.append("outside") }
@@ -89,16 +97,13 @@ struct InboundBurstTests {
 
     @Test("the work every message of a burst asks for runs after the whole burst, in order")
     func oneBurstManyMessages() throws {
-        let (channel, transport, _) = try Self.makeCounted()
         let log = Log()
-        transport.start { event in
-            guard case .message(let message) = event else { return }
+        let (channel, _) = try Self.start { message, transport in
             let text = String(decoding: message.bytes, as: UTF8.self)
             log.append(text)
             try? transport.enqueue(message)
             transport.afterInboundBurst { log.append("after \(text)") }
         }
-        channel.embeddedEventLoop.run()
         var bytes = Self.frame("a")
         var second = Self.frame("b")
         bytes.writeBuffer(&second)
@@ -111,18 +116,11 @@ struct InboundBurstTests {
 
     @Test("work still waiting when the connection closes runs before the close is reported")
     func runsBeforeTheClose() throws {
-        let (channel, transport, _) = try Self.makeCounted()
         let log = Log()
-        transport.start { event in
-            switch event {
-            case .message(let message):
-                try? transport.enqueue(message)
-                transport.afterInboundBurst { log.append("after") }
-            case .closed:
-                log.append("closed")
-            }
+        let (channel, _) = try Self.start(onClose: { log.append("closed") }) { message, transport in
+            try? transport.enqueue(message)
+            transport.afterInboundBurst { log.append("after") }
         }
-        channel.embeddedEventLoop.run()
         try channel.writeInbound(Self.frame("one"))
         #expect(log.all.isEmpty)
         channel.pipeline.fireChannelInactive()
