@@ -21,7 +21,7 @@ final class MapRecorder: Sendable {
     }
 
     /// Runs `body` (a callback being recorded) with `recorder` as this task's recorder.
-    static func recording<Result>(with recorder: MapRecorder, _ body: () -> Result) -> Result {
+    static func whileRecording<Result>(with recorder: MapRecorder, _ body: () -> Result) -> Result {
         callbacksRecording.add(1, ordering: .relaxed)
         defer { callbacksRecording.subtract(1, ordering: .relaxed) }
         return $current.withValue(recorder, operation: body)

@@ -218,7 +218,7 @@ public struct Ref<T>: Sendable {
     private func record(_ transform: (Ref<Any>) -> RpcPayload) -> RpcStub {
         let parent = MapRecorder.current
         let recorder = MapRecorder(parent: parent)
-        let result = MapRecorder.recording(with: recorder) {
+        let result = MapRecorder.whileRecording(with: recorder) {
             transform(Ref<Any>(stub: recorder.input))
         }
         let recording = recorder.finish(returning: result)
