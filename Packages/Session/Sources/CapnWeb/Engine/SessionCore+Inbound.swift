@@ -23,7 +23,7 @@ extension SessionCore {
             return
         }
         do {
-            try receive(message)
+            try receive(consume message)
         } catch let violation as ProtocolViolation {
             abort(violation.message)
         } catch {
@@ -31,8 +31,9 @@ extension SessionCore {
         }
     }
 
-    func receive(_ message: CapnWebMessage) throws {
-        switch message {
+    /// Processes one decoded message; its parts are moved out of it, not copied.
+    func receive(_ message: consuming CapnWebMessage) throws {
+        switch consume message {
         case .push(let expression):
             try receivePush(expression, isStream: false)
         case .stream(let expression):
