@@ -216,7 +216,7 @@ extension SessionCore {
             return released.hooks.count == 1
         }
         if first {
-            transport.afterInboundBurst { [self] in dropReleasedEntries() }
+            transport.afterInboundBurst { [self] in dropReleasedHooks() }
         }
     }
 

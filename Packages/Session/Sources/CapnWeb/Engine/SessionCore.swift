@@ -125,8 +125,9 @@ final class SessionCore: Sendable {
         }
     }
 
-    /// Drops the exports the peer released in the last burst of messages, outside every lock.
-    func dropReleasedEntries() {
+    /// Drops the hooks of the exports the peer released in the last burst of messages, outside
+    /// every lock.
+    func dropReleasedHooks() {
         var dropped = released.withLock { released -> [any StubHook] in
             var taken = released.spare
             swap(&taken, &released.hooks)
@@ -294,7 +295,7 @@ final class SessionCore: Sendable {
         let error = rejection.rpcError
         for handler in old.brokenHandlers { handler(error) }
         _ = consume old
-        dropReleasedEntries()
+        dropReleasedHooks()
     }
 
     /// Aborts after a local fatal error: sends `["abort", error]`, closes the transport with
