@@ -108,4 +108,36 @@ struct WebSocketFrameReaderTests {
         #expect(payload == Array("a message of some length".utf8))
         #expect(whole.readableBytes == 0)
     }
+
+    @Test("A large frame arriving over many reads is gathered in one buffer, not copied again on every read")
+    func largeFrameGatheredInPlace() throws {
+        let payload = Self.pattern(200_000)
+        let bytes = TestFrame.encode(opcode: 0x2, payload: payload)
+        var reader = WebSocketFrameReader(maxFrameSize: 1 << 20)
+        let allocator = ByteBufferAllocator()
+        var storages: Set<UInt> = []
+        var received: WebSocketFrameReader.Frame?
+        var offset = 0
+        while offset < bytes.count {
+            let end = min(offset + 1_000, bytes.count)
+            var buffer = ByteBuffer(bytes: bytes[offset ..< end])
+            offset = end
+            reader.prepend(to: &buffer)
+            if offset > 1_000 {
+                // From the second read on, the buffer read is the reader's own.
+                storages.insert(buffer.withVeryUnsafeBytes { UInt(bitPattern: $0.baseAddress) })
+            }
+            if let frame = try reader.next(in: &buffer) {
+                received = frame
+            } else {
+                reader.keepRemainder(of: consume buffer, allocator: allocator)
+            }
+        }
+        // The first kept bytes went into a buffer with room for the whole frame, and every later
+        // read was appended to that same buffer.
+        #expect(storages.count == 1)
+        let frame = try #require(received)
+        let key = try #require(frame.maskingKey)
+        #expect(frame.payload.withUnsafeReadableBytes { WebSocketMasking.array($0, key: key) } == payload)
+    }
 }

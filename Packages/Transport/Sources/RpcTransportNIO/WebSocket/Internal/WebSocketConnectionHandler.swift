@@ -192,7 +192,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
                 return
             }
             guard let frame else {
-                reader.keepRemainder(of: buffer, allocator: context.channel.allocator)
+                reader.keepRemainder(of: consume buffer, allocator: context.channel.allocator)
                 return
             }
             receive(frame)

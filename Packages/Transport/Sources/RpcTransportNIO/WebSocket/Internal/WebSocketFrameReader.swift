@@ -37,6 +37,9 @@ struct WebSocketFrameReader {
     let maxFrameSize: Int
     /// The start of a frame that had not fully arrived, with room for the rest.
     private var carried: ByteBuffer?
+    /// Whether the buffer being read is ``carried`` with the latest read appended (see
+    /// ``prepend(to:)``), rather than the channel's own read buffer.
+    private var readingCarried = false
 
     /// - Parameter maxFrameSize: The largest payload accepted; larger frames fail with
     ///   `messageTooLarge` as soon as their header is read.
@@ -46,10 +49,14 @@ struct WebSocketFrameReader {
 
     /// Puts the bytes kept from earlier reads in front of `buffer`.
     mutating func prepend(to buffer: inout ByteBuffer) {
-        guard var carried else { return }
+        guard var carried else {
+            readingCarried = false
+            return
+        }
         self.carried = nil
         carried.writeBuffer(&buffer)
         buffer = carried
+        readingCarried = true
     }
 
     /// The most room reserved ahead for a frame that has not arrived yet; a larger frame's
@@ -61,10 +68,18 @@ struct WebSocketFrameReader {
     /// this reader's own with room for the whole frame when its header is known (up to
     /// ``maximumReservation``).
     ///
-    /// The read buffer itself is not kept, so that the channel can reuse it.
-    mutating func keepRemainder(of buffer: ByteBuffer, allocator: ByteBufferAllocator) {
+    /// The channel's read buffer is copied from, not kept, so that the channel can reuse it. A
+    /// buffer that is already the reader's own (a frame arriving over several reads) is kept as
+    /// it is, without what was read from it: copying it again on every read would make a large
+    /// frame cost time in the square of its number of reads.
+    mutating func keepRemainder(of buffer: consuming ByteBuffer, allocator: ByteBufferAllocator) {
         let remaining = buffer.readableBytes
         guard remaining > 0 else { return }
+        if readingCarried {
+            buffer.discardReadBytes()
+            carried = buffer
+            return
+        }
         let needed = min(frameSize(in: buffer) ?? remaining, Self.maximumReservation)
         var kept = allocator.buffer(capacity: max(needed, remaining))
         kept.writeImmutableBuffer(buffer)
@@ -74,6 +89,7 @@ struct WebSocketFrameReader {
     /// Drops any kept bytes.
     mutating func reset() {
         carried = nil
+        readingCarried = false
     }
 
     /// Reads the next whole frame from `buffer`, moving its reader index past it; `nil` (with
