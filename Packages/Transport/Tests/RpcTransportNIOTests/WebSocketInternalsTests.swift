@@ -36,6 +36,10 @@ struct WebSocketInternalsTests {
         #expect(masked == payload.enumerated().map { $0.element ^ keyBytes[$0.offset % 4] })
         let unmasked = masked.withUnsafeBytes { WebSocketMasking.array($0, key: key) }
         #expect(unmasked == payload)
+        // Appended after bytes already there, the key starts again with the appended bytes.
+        var joined: [UInt8] = [1, 2, 3]
+        payload.withUnsafeBytes { WebSocketMasking.append($0, to: &joined, key: key) }
+        #expect(joined == [1, 2, 3] + masked)
     }
 
     @Test("Frames are written with the shortest length encoding and a mask when asked")
