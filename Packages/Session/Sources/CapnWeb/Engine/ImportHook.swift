@@ -31,7 +31,12 @@ final class ImportHook: StubHook {
             body(.success(.stub(RpcStub(hook: self))))
             return
         }
-        resolution.whenSettled(body)
+        // The listener holds the hook until the answer comes: a listener is often all that is
+        // left of a promise (one a target returned, forwarded), and dropping the hook would
+        // release the entry, and with it the answer.
+        resolution.whenSettled { [self] settlement in
+            withExtendedLifetime(self) { body(settlement) }
+        }
         core.pull(self)
     }
 
