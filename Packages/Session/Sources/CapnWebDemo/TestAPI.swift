@@ -13,8 +13,8 @@ public final class TestAPI: RpcTarget {
     /// Creates the API.
     public init() {}
 
-    /// Runs one of the API's methods.
-    public func call(_ method: String, with arguments: RpcArguments) async throws -> RpcPayload {
+    /// Runs the API's methods that do not suspend, on the thread that delivers the call.
+    public func callImmediately(_ method: String, with arguments: RpcArguments) throws -> RpcPayload? {
         switch method {
         case "square":
             return Self.multiply(arguments.value(at: 0), arguments.value(at: 0))
@@ -28,13 +28,6 @@ public final class TestAPI: RpcTarget {
             return .stub(RpcStub(DemoUser(id: arguments.value(at: 0))))
         case "makeCounter":
             return .stub(RpcStub(DemoCounter(start: try Self.number(arguments, 0, default: 0))))
-        case "incrementCounter":
-            let counter = Ref<Any>(try arguments.stub(0))
-            let amount = try Self.number(arguments, 1, default: 1)
-            return try await counter.increment(DemoNumber.payload(amount)).payload()
-        case "callback":
-            let function = Ref<Any>(try arguments.stub(0))
-            return try await function.call([arguments.value(at: 1)]).payload()
         case "throwError":
             throw RpcErrorValue(name: "Error", message: DemoNumber.text(arguments.value(at: 0)))
         case "throwTypeError":
@@ -48,6 +41,21 @@ public final class TestAPI: RpcTarget {
         case "makeUsers":
             let count = try Self.count(arguments, 0)
             return .array((0..<count).map { .stub(RpcStub(DemoUser(id: .integer(Int64($0 + 1))))) })
+        default:
+            return nil
+        }
+    }
+
+    /// Runs the API's methods that may suspend.
+    public func call(_ method: String, with arguments: RpcArguments) async throws -> RpcPayload {
+        switch method {
+        case "incrementCounter":
+            let counter = Ref<Any>(try arguments.stub(0))
+            let amount = try Self.number(arguments, 1, default: 1)
+            return try await counter.increment(DemoNumber.payload(amount)).payload()
+        case "callback":
+            let function = Ref<Any>(try arguments.stub(0))
+            return try await function.call([arguments.value(at: 1)]).payload()
         case "hang":
             try await Self.hang()
             return .undefined

@@ -17,4 +17,12 @@ final class ErrorHook: StubHook {
     func whenSettled(_ body: @escaping @Sendable (Settlement) -> Void) {
         body(.failure(rejection))
     }
+
+    func whenSettled(resuming waiter: SettlementWaiter) {
+        waiter.resume(.failure(rejection))
+    }
+
+    func whenSettled(answering id: Int64, of core: SessionCore) {
+        core.answer(id, .failure(rejection))
+    }
 }

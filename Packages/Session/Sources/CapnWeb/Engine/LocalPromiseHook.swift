@@ -169,6 +169,17 @@ final class LocalPromiseHook: StubHook {
 
 /// Turns a settlement into the hook that stands for it.
 enum SettledHook {
+    /// The hook for a call answered with `value` at once: the value itself, or, when it is a
+    /// bare promise stub, a promise that follows it (as ``LocalPromiseHook/resolve(_:)`` does).
+    static func resolved(_ value: RpcPayload) -> any StubHook {
+        if case .stub(let stub) = value, stub.path.isEmpty, stub.hook.isPromise {
+            let promise = LocalPromiseHook()
+            promise.resolve(value)
+            return promise
+        }
+        return PayloadHook(value)
+    }
+
     static func make(_ settlement: Settlement) -> any StubHook {
         switch settlement {
         case .success(let value): PayloadHook(value)

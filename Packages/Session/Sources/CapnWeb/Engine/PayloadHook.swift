@@ -15,6 +15,14 @@ final class PayloadHook: StubHook {
         body(.success(value))
     }
 
+    func whenSettled(resuming waiter: SettlementWaiter) {
+        waiter.resume(.success(value))
+    }
+
+    func whenSettled(answering id: Int64, of core: SessionCore) {
+        core.answer(id, .success(value))
+    }
+
     func get(_ path: [CapnWebPathKey]) -> any StubHook {
         switch PathWalk.walk(value, path) {
         case .value(let found):

@@ -51,11 +51,29 @@ final class TargetHook: StubHook {
             guard case .property(let method) = path[0], !PathWalk.isInheritedName(method) else {
                 return ErrorHook(.thrown(.error(.notAFunction(PathWalk.describe(path)))))
             }
+            if !arguments.contains(where: Substitution.needed) {
+                let settled = RpcArguments(arguments)
+                do {
+                    if let value = try target.callImmediately(method, with: settled) {
+                        return SettledHook.resolved(value)
+                    }
+                } catch {
+                    return ErrorHook(Rejection(error))
+                }
+                let executor = callingLoop()
+                return LocalPromiseHook.run { promise in
+                    ImmediateTask.start(preferring: executor) {
+                        await promise.settle { try await target.call(method, with: settled) }
+                    }
+                }
+            }
             let executor = callingLoop()
             return LocalPromiseHook.run { promise in
                 ImmediateTask.start(preferring: executor) {
                     await promise.settle {
-                        try await target.call(method, with: RpcArguments(try await Substitution.resolve(arguments)))
+                        let settled = RpcArguments(try await Substitution.resolve(arguments))
+                        if let value = try target.callImmediately(method, with: settled) { return value }
+                        return try await target.call(method, with: settled)
                     }
                 }
             }

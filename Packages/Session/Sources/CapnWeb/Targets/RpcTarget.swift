@@ -24,12 +24,24 @@
 /// Calls reach a target in the order the peer made them; the target is free to run them
 /// concurrently. ``dispose()`` runs once when the last stub to this appearance of the target is
 /// released, locally and by the peer.
+///
+/// A method that never suspends can be answered from ``callImmediately(_:with:)`` instead: the
+/// session runs it on the thread that delivers the call and answers without starting a task
+/// for it, which saves a task's creation and completion per call on a connection's event loop.
 public protocol RpcTarget: AnyObject, Sendable {
     /// Runs method `method`.
     ///
     /// Throw an ``RpcErrorValue`` to choose the error name, message and properties the caller
     /// sees; any other error reaches it as `Error` with the error's description.
     func call(_ method: String, with arguments: RpcArguments) async throws -> RpcPayload
+    /// Runs method `method` at once, without suspending, if it is one that can: return its
+    /// result, or `nil` (having done nothing) to have the call go to ``call(_:with:)``.
+    ///
+    /// The session asks this first for every call, once the call's arguments are settled, on
+    /// the thread that delivers the call (for a call from the peer, the connection's event
+    /// loop, so it must not block). Errors are thrown as from ``call(_:with:)``. The default
+    /// returns `nil`.
+    func callImmediately(_ method: String, with arguments: RpcArguments) throws -> RpcPayload?
     /// Reads property `name`; return ``RpcPayload/undefined`` for a missing one.
     func property(_ name: String) async throws -> RpcPayload
     /// Runs the target itself as a function (a call with an empty path).
@@ -42,6 +54,11 @@ extension RpcTarget {
     /// Rejects with a `TypeError`, as calling a missing method does.
     public func call(_ method: String, with arguments: RpcArguments) async throws -> RpcPayload {
         throw RpcErrorValue.notAFunction(method)
+    }
+
+    /// Returns `nil`: every method goes to ``call(_:with:)``.
+    public func callImmediately(_ method: String, with arguments: RpcArguments) throws -> RpcPayload? {
+        nil
     }
 
     /// Reads as `undefined`.
