@@ -177,6 +177,32 @@ struct ExecutorTests {
         #expect(deadlines.register(SettlementWaiter()) == nil)
     }
 
+    @Test("call deadlines made one at a time keep at most 64 spent slots, and numbering goes on across the trims")
+    func deadlinesOneAtATimeStayBounded() throws {
+        let deadlines = CallDeadlines(timeout: .seconds(60))
+        var largest = 0
+        var previous: UInt64?
+        for _ in 0 ..< 1_000 {
+            let id = try #require(deadlines.register(SettlementWaiter()))
+            if let previous { #expect(id == previous &+ 1) }
+            previous = id
+            largest = max(largest, deadlines.storedCount)
+            deadlines.finished(id)
+            #expect(deadlines.waitingCount == 0)
+        }
+        #expect(largest <= 64)
+        // One left waiting among finished ones is still found and finished.
+        let waiting = try #require(deadlines.register(SettlementWaiter()))
+        for _ in 0 ..< 100 {
+            deadlines.finished(try #require(deadlines.register(SettlementWaiter())))
+        }
+        #expect(deadlines.waitingCount == 101)
+        deadlines.finished(waiting)
+        #expect(deadlines.waitingCount == 0)
+        #expect(deadlines.storedCount <= 64)
+        deadlines.close()
+    }
+
     @Test("call deadlines finished in any order are all dropped, and an unfinished one still expires")
     func deadlinesFinishedOutOfOrder() async throws {
         let deadlines = CallDeadlines(timeout: .seconds(60))

@@ -34,20 +34,22 @@ final class CallDeadlines: Sendable {
         /// Whether no call is waiting.
         var isEmpty: Bool { head == slots.count }
 
-        /// Drops finished slots from the front; once spent slots make up most of the storage,
-        /// moves the live ones down so that it does not grow without bound.
+        /// Drops finished slots from the front; once spent slots make up most of the storage
+        /// (and at least 64 of them, so that calls made one at a time reclaim it once every 64
+        /// calls rather than on every call), moves the live ones down so that it does not grow
+        /// without bound.
         mutating func trimFront() {
             while head < slots.count, slots[head].waiter == nil {
                 head += 1
                 firstID &+= 1
             }
+            guard head >= 64, head * 2 >= slots.count else { return }
             if head == slots.count {
                 slots.removeAll(keepingCapacity: true)
-                head = 0
-            } else if head >= 64, head * 2 >= slots.count {
+            } else {
                 slots.removeFirst(head)
-                head = 0
             }
+            head = 0
         }
     }
 
@@ -63,9 +65,15 @@ final class CallDeadlines: Sendable {
         self.resolution = min(max(timeout / 10, .milliseconds(1)), .seconds(1))
     }
 
-    /// How many registered calls have not finished or expired.
+    /// How many registrations are kept from the oldest one that has not finished or expired
+    /// on (finished ones after it included); zero when no call is waiting.
     var waitingCount: Int {
         state.withLock { $0.slots.count - $0.head }
+    }
+
+    /// How many slots are stored, spent ones included.
+    var storedCount: Int {
+        state.withLock { $0.slots.count }
     }
 
     /// Starts the clock for `waiter`; returns the registration to pass to ``finished(_:)``, or
