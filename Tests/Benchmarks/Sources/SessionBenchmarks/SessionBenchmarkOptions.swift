@@ -8,7 +8,7 @@ import LoopbackSupport
 /// ```
 struct SessionBenchmarkOptions {
     /// How many times each side is measured; the best figure of each kind is reported.
-    var runs = 2
+    var runs = 3
     /// Sequential calls (and bare round trips) timed per run, after the warm-up.
     var calls = 10_000
     /// Calls (and bare messages) per run in the throughput measurement, after the warm-up.
@@ -26,7 +26,7 @@ struct SessionBenchmarkOptions {
     /// The usage text.
     static let usage = """
         usage: SessionBenchmarks [--runs N] [--calls N] [--pipelined-calls N] [--window N] [--chains N] [--quick]
-          --runs N             measurements per side, the best figure reported (default 2)
+          --runs N             measurements per side, the best figure reported (default 3)
           --calls N            sequential calls (bare: round trips) timed per run (default 10000)
           --pipelined-calls N  calls (bare: messages) per run with the window in flight (default 100000)
           --window N           calls in flight in the throughput measurement (default 64)

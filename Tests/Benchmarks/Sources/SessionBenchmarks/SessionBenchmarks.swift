@@ -8,7 +8,10 @@ import LoopbackSupport
 /// `--serve session` or `--serve bare`) and is driven from this one. The session side makes
 /// `square` calls with a 128-byte string argument (which `square` returns): sequential calls
 /// (p50, p99, calls per second), calls per second with a window of calls in flight, and a
-/// 4-step chain (`makeCounter` and three `increment`s) pipelined and awaited one by one. The
+/// 4-step chain (`makeCounter` and three `increment`s) pipelined and awaited one by one. These
+/// methods do not suspend, so the target answers them from `callImmediately`; sequential calls
+/// of `squareAsync`, the same method answered from the target's `async` `call`, show what the
+/// task such a call runs in costs (reported, not part of a ratio). The
 /// bare side echoes a 128-byte text message: sequential round trips and messages per second
 /// with the same window. Both are measured `--runs` times, taking turns, and the best figure of
 /// each kind is kept. The output ends with `ratio <name> <x.xx>` lines.
@@ -60,6 +63,8 @@ enum SessionBenchmarks {
             sessionRuns.append(session)
             print("run \(run)  " + ReportFormat.left("session", 15) + session.figures.line.replacingOccurrences(of: "msgs/s", with: "calls/s")
                 + "  sequential " + ReportFormat.grouped(session.sequentialCallsPerSecond) + " calls/s")
+            print("run \(run)  " + ReportFormat.left("squareAsync", 15)
+                + session.asyncMethod.line.replacingOccurrences(of: "msgs/s", with: "calls/s sequential"))
             print("run \(run)  " + ReportFormat.left("chain", 15) + session.chainLine)
         }
 
@@ -72,6 +77,11 @@ enum SessionBenchmarks {
             + ReportFormat.right(ReportFormat.grouped(1_000_000 / bare.p50Microseconds) + " (1/p50)", 20))
         print(ReportFormat.left("session square", 16) + session.figures.tableColumns
             + ReportFormat.right(ReportFormat.grouped(session.sequentialCallsPerSecond), 20))
+        print(ReportFormat.left("squareAsync", 16)
+            + ReportFormat.right(ReportFormat.fixed(session.asyncMethod.p50Microseconds, decimals: 1), 9)
+            + ReportFormat.right(ReportFormat.fixed(session.asyncMethod.p99Microseconds, decimals: 1), 9)
+            + ReportFormat.right("-", 24)
+            + ReportFormat.right(ReportFormat.grouped(session.asyncMethod.messagesPerSecond), 20))
         print("chain of 4      " + session.chainLine)
         print("elapsed " + ReportFormat.fixed((clock.now - start).inSeconds, decimals: 1) + " s")
 
@@ -81,6 +91,9 @@ enum SessionBenchmarks {
             + " (goal <= 1.30: " + (latencyRatio <= 1.3 ? "met" : "NOT met") + ")")
         print("summary throughput session calls/s / bare-nio echoes/s (\(options.window) in flight) = "
             + ReportFormat.fixed(throughputRatio) + " (goal >= 0.50: " + (throughputRatio >= 0.5 ? "met" : "NOT met") + ")")
+        print("summary async method  squareAsync p50 / bare-nio echo p50 = "
+            + ReportFormat.fixed(session.asyncMethod.p50Microseconds / bare.p50Microseconds)
+            + " (square answered from the target's async method, in a task; not a goal)")
         print(RatioSummary.ratioLine("session-pipelined-chain-vs-sequential", session.chainRatio))
         print(RatioSummary.ratioLine("session-latency-vs-bare-nio", latencyRatio))
         print(RatioSummary.ratioLine("session-throughput-vs-bare-nio-echo", throughputRatio))
@@ -120,6 +133,9 @@ enum SessionBenchmarks {
             }
 
             let sequential = try await phase("sequential calls") { try await driver.sequential(count: options.calls) }
+            let asyncMethod = try await phase("sequential calls of an async method") {
+                try await driver.sequential(count: options.calls, asyncMethod: true)
+            }
             let elapsed = try await phase("concurrent calls") {
                 try await driver.concurrent(total: options.pipelinedCalls, window: options.window)
             }
@@ -132,6 +148,7 @@ enum SessionBenchmarks {
             return SessionRunResult(
                 figures: RunResult(samples: sequential.samples, messages: options.pipelinedCalls, elapsed: elapsed),
                 sequentialCallsPerSecond: Double(options.calls) / max(sequential.elapsed.inSeconds, 1e-9),
+                asyncMethod: RunResult(samples: asyncMethod.samples, messages: options.calls, elapsed: asyncMethod.elapsed),
                 pipelinedChainMicroseconds: RunResult.percentile(0.5, of: pipelinedChains.sorted()),
                 sequentialChainMicroseconds: RunResult.percentile(0.5, of: sequentialChains.sorted())
             )
@@ -156,6 +173,8 @@ struct SessionRunResult: Sendable {
     var figures: RunResult
     /// Calls per second made one after the other.
     var sequentialCallsPerSecond: Double
+    /// Sequential calls of `squareAsync`: p50, p99 and calls per second one after the other.
+    var asyncMethod: RunResult
     /// The median time of the 4-step chain, pipelined.
     var pipelinedChainMicroseconds: Double
     /// The median time of the same chain, each call awaited before the next.
@@ -176,6 +195,7 @@ struct SessionRunResult: Sendable {
         SessionRunResult(
             figures: RunResult.best(of: results.map(\.figures)),
             sequentialCallsPerSecond: results.map(\.sequentialCallsPerSecond).max() ?? .nan,
+            asyncMethod: RunResult.best(of: results.map(\.asyncMethod)),
             pipelinedChainMicroseconds: results.map(\.pipelinedChainMicroseconds).min() ?? .nan,
             sequentialChainMicroseconds: results.map(\.sequentialChainMicroseconds).min() ?? .nan
         )

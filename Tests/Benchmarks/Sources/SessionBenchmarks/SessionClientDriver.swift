@@ -33,14 +33,25 @@ final class SessionClientDriver: Sendable {
     /// One `square` call, awaited, its result checked.
     func call() async throws {
         let result: String = try await session.api.square(argument)
+        try check(result)
+    }
+
+    /// One `squareAsync` call (answered from the target's `async` method), awaited, its result
+    /// checked.
+    func callAsyncMethod() async throws {
+        let result: String = try await session.api.squareAsync(argument)
+        try check(result)
+    }
+
+    private func check(_ result: String) throws {
         guard result.utf8.count == argument.utf8.count else {
             throw BenchmarkFailure("square returned \(result.utf8.count) bytes, not \(argument.utf8.count)")
         }
     }
 
-    /// Makes `count` calls one after the other; returns the time of each in nanoseconds and
-    /// the time of all of them.
-    func sequential(count: Int) async throws -> (samples: [Int64], elapsed: Duration) {
+    /// Makes `count` calls (`square`, or `squareAsync` when `asyncMethod` is set) one after the
+    /// other; returns the time of each in nanoseconds and the time of all of them.
+    func sequential(count: Int, asyncMethod: Bool = false) async throws -> (samples: [Int64], elapsed: Duration) {
         try await withTaskExecutorPreference(executor) {
             let clock = ContinuousClock()
             var samples: [Int64] = []
@@ -48,7 +59,11 @@ final class SessionClientDriver: Sendable {
             let start = clock.now
             for _ in 0 ..< count {
                 let before = clock.now
-                try await call()
+                if asyncMethod {
+                    try await callAsyncMethod()
+                } else {
+                    try await call()
+                }
                 samples.append(EchoProgress.nanoseconds(clock.now - before))
             }
             return (samples, clock.now - start)
