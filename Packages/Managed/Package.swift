@@ -67,6 +67,8 @@ let package = Package(
                 .product(name: "RpcTransportInMemory", package: "Transport"),
                 .product(name: "RpcTransportNIO", package: "Transport"),
                 .product(name: "RpcWire", package: "Wire"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),

@@ -102,6 +102,60 @@ struct SocketFaultTests {
         }
     }
 
+    /// Connects through a proxy that can go silent, with WebSocket keepalive pings every
+    /// `keepalive` seconds (none when `nil`), answering within 0.3 s.
+    private static func throughStallingProxy(
+        keepalive: TimeInterval?,
+        _ body: (RpcClient, StallingProxy, StateLog) async throws -> Void
+    ) async throws {
+        let server = FaultyServer()
+        try await server.run { url in
+            let serverPort = try #require(URL(string: url)?.port)
+            try await StallingProxy.run(to: serverPort) { proxy in
+                var configuration = try Self.configuration("ws://127.0.0.1:\(proxy.port)/rpc")
+                configuration.keepaliveInterval = keepalive
+                configuration.keepaliveTimeout = 0.3
+                let client = RpcClient(configuration: configuration)
+                try await client.connect()
+                let log = StateLog()
+                let states = client.connectionStates
+                let watcher = Task { for await state in states { log.append(state) } }
+                let before: Int = try await client.api.square(n: 2)
+                #expect(before == 4)
+                try await body(client, proxy, log)
+                await client.disconnect()
+                await watcher.value
+            }
+        }
+    }
+
+    @Test("with keepalive on, a server that goes silent without closing is noticed and reconnected to")
+    func keepaliveNoticesSilentServer() async throws {
+        try await Self.throughStallingProxy(keepalive: 0.1) { client, proxy, log in
+            proxy.stallOpenConnections(for: .seconds(30))
+            #expect(await eventually { log.all.contains("reconnecting(1)") })
+            #expect(await eventually { await client.isConnected })
+            let after: Int = try await client.api.square(n: 3)
+            #expect(after == 9)
+        }
+    }
+
+    /// The control for the test above: the stalled connection stays open, so only the pings
+    /// can tell. The stall ends after a second, and a call made during it is answered then.
+    @Test("with keepalive off, a connection that goes silent for a second without closing still looks connected")
+    func silentServerUnnoticedWithoutKeepalive() async throws {
+        try await Self.throughStallingProxy(keepalive: nil) { client, proxy, log in
+            let clock = ContinuousClock()
+            let start = clock.now
+            proxy.stallOpenConnections(for: .seconds(1))
+            let held: Int = try await client.api.square(n: 3)
+            #expect(held == 9)
+            #expect(clock.now - start >= .milliseconds(900))
+            #expect(await client.isConnected)
+            #expect(!log.all.contains("reconnecting(1)"))
+        }
+    }
+
     @Test("withConnection connects, runs the operation and disconnects even when it throws")
     func scopedConnection() async throws {
         let server = FaultyServer()
