@@ -52,6 +52,8 @@ final class TargetHook: StubHook {
                 return ErrorHook(.thrown(.error(.notAFunction(PathWalk.describe(path)))))
             }
             if !arguments.contains(where: Substitution.needed) {
+                // Settled arguments: the target may answer at once, with no task (nor a look-up
+                // of the loop a task would prefer).
                 let settled = RpcArguments(arguments)
                 do {
                     if let value = try target.callImmediately(method, with: settled) {
@@ -67,6 +69,7 @@ final class TargetHook: StubHook {
                     }
                 }
             }
+            // Promises among the arguments: the offer to answer at once comes once they settle.
             let executor = callingLoop()
             return LocalPromiseHook.run { promise in
                 ImmediateTask.start(preferring: executor) {
