@@ -14,17 +14,26 @@ struct SocketFaultTests {
         return configuration
     }
 
+    /// Connects a client, starts recording its connection states into `log` (until it
+    /// disconnects), and checks a first call.
+    private static func connectWatched(
+        _ configuration: RpcClientConfiguration, log: StateLog
+    ) async throws -> (client: RpcClient, watcher: Task<Void, Never>) {
+        let client = RpcClient(configuration: configuration)
+        try await client.connect()
+        let states = client.connectionStates
+        let watcher = Task { for await state in states { log.append(state) } }
+        let before: Int = try await client.api.square(n: 2)
+        #expect(before == 4)
+        return (client, watcher)
+    }
+
     @Test("a server that drops every connection and refuses for a while is reconnected to; later calls succeed")
     func serverRestart() async throws {
         let server = FaultyServer()
         try await server.run { url in
-            let client = RpcClient(configuration: try Self.configuration(url))
-            try await client.connect()
             let log = StateLog()
-            let states = client.connectionStates
-            let watcher = Task { for await state in states { log.append(state) } }
-            let before: Int = try await client.api.square(n: 2)
-            #expect(before == 4)
+            let (client, watcher) = try await Self.connectWatched(try Self.configuration(url), log: log)
             server.setRefusing(true)
             await server.dropAll()
             #expect(await eventually { log.all.contains("reconnecting(2)") })
@@ -44,12 +53,7 @@ struct SocketFaultTests {
     func realRestart() async throws {
         let log = StateLog()
         let (client, port, watcher) = try await FaultyServer().run { url in
-            let client = RpcClient(configuration: try Self.configuration(url))
-            try await client.connect()
-            let states = client.connectionStates
-            let watcher = Task { for await state in states { log.append(state) } }
-            let before: Int = try await client.api.square(n: 2)
-            #expect(before == 4)
+            let (client, watcher) = try await Self.connectWatched(try Self.configuration(url), log: log)
             return (client, try #require(URL(string: url)?.port), watcher)
         }
         #expect(await eventually { log.all.contains("reconnecting(1)") })
@@ -115,13 +119,8 @@ struct SocketFaultTests {
                 var configuration = try Self.configuration("ws://127.0.0.1:\(proxy.port)/rpc")
                 configuration.keepaliveInterval = keepalive
                 configuration.keepaliveTimeout = 0.3
-                let client = RpcClient(configuration: configuration)
-                try await client.connect()
                 let log = StateLog()
-                let states = client.connectionStates
-                let watcher = Task { for await state in states { log.append(state) } }
-                let before: Int = try await client.api.square(n: 2)
-                #expect(before == 4)
+                let (client, watcher) = try await Self.connectWatched(configuration, log: log)
                 try await body(client, proxy, log)
                 await client.disconnect()
                 await watcher.value
