@@ -25,8 +25,8 @@ public final class DemoCounter: RpcTarget {
         }
     }
 
-    /// `increment(amount = 1)`.
-    public func call(_ method: String, with arguments: RpcArguments) async throws -> RpcPayload {
+    /// `increment(amount = 1)`, answered at once; any other method rejects with a `TypeError`.
+    public func callImmediately(_ method: String, with arguments: RpcArguments) throws -> RpcPayload? {
         switch method {
         case "increment":
             let amount = arguments.value(at: 0)
@@ -40,8 +40,8 @@ public final class DemoCounter: RpcTarget {
         }
     }
 
-    /// `value`.
-    public func property(_ name: String) async throws -> RpcPayload {
+    /// `value`, read at once; any other property is `undefined`.
+    public func propertyImmediately(_ name: String) throws -> RpcPayload? {
         name == "value" ? DemoNumber.payload(value) : .undefined
     }
 }

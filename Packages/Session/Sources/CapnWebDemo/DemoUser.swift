@@ -21,8 +21,9 @@ public final class DemoUser: RpcTarget {
         .object([RpcPayload.Member("displayName", .string(displayName)), RpcPayload.Member("id", id)])
     }
 
-    /// `getProfile()` and `getName()`.
-    public func call(_ method: String, with arguments: RpcArguments) async throws -> RpcPayload {
+    /// `getProfile()` and `getName()`, answered at once; any other method rejects with a
+    /// `TypeError`.
+    public func callImmediately(_ method: String, with arguments: RpcArguments) throws -> RpcPayload? {
         switch method {
         case "getProfile": profile
         case "getName": .string(displayName)
@@ -30,8 +31,8 @@ public final class DemoUser: RpcTarget {
         }
     }
 
-    /// `profile` and `id`.
-    public func property(_ name: String) async throws -> RpcPayload {
+    /// `profile` and `id`, read at once; any other property is `undefined`.
+    public func propertyImmediately(_ name: String) throws -> RpcPayload? {
         switch name {
         case "profile": profile
         case "id": id

@@ -3,18 +3,36 @@ import Testing
 @testable import CapnWeb
 
 /// A main object with methods answered at once (`twice`, `fail`, `relay`) and from a task
-/// (`later`, which suspends, and `relayAsync`), recording what reaches it.
+/// (`later`, which suspends, and `relayAsync`), properties read at once (`name`, `child`,
+/// `broken`) and from a task (`slowName`), recording what reaches it.
 final class ImmediateProbe: RpcTarget {
     /// Where an immediate answer ran.
     struct Context: Equatable, Sendable {
         var onEventLoop: Bool
         var inTask: Bool
+
+        /// Where the calling code runs.
+        static var current: Context {
+            Context(
+                onEventLoop: MultiThreadedEventLoopGroup.currentEventLoop != nil,
+                inTask: withUnsafeCurrentTask { $0 != nil })
+        }
     }
 
     /// Every method entered, with its argument, in the order entered.
     let entered = Recorder<String>()
     /// Every method ``callImmediately(_:with:)`` was asked for.
     let asked = Recorder<String>()
+    /// Every property ``propertyImmediately(_:)`` was asked for.
+    let askedProperties = Recorder<String>()
+    /// Where each read of `name` ran.
+    let propertyContexts = Recorder<Context>()
+    /// What property `child` holds (none when `nil`).
+    let child: ImmediateProbe?
+
+    init(child: ImmediateProbe? = nil) {
+        self.child = child
+    }
     /// Where each `twice` ran.
     let contexts = Recorder<Context>()
     /// The first argument of each `twice` as it arrived, when it was an integer.
@@ -24,9 +42,7 @@ final class ImmediateProbe: RpcTarget {
         asked.append(method)
         switch method {
         case "twice":
-            contexts.append(Context(
-                onEventLoop: MultiThreadedEventLoopGroup.currentEventLoop != nil,
-                inTask: withUnsafeCurrentTask { $0 != nil }))
+            contexts.append(Context.current)
             if case .integer(let value) = arguments.value(at: 0) {
                 integerArguments.append(value)
             } else {
@@ -43,6 +59,27 @@ final class ImmediateProbe: RpcTarget {
         default:
             return nil
         }
+    }
+
+    func propertyImmediately(_ name: String) throws -> RpcPayload? {
+        askedProperties.append(name)
+        switch name {
+        case "name":
+            propertyContexts.append(Context.current)
+            return .string("probe")
+        case "child":
+            return child.map { .stub(RpcStub($0)) } ?? .undefined
+        case "broken":
+            throw RpcErrorValue(name: "RangeError", message: "no such property")
+        default:
+            return nil
+        }
+    }
+
+    func property(_ name: String) async throws -> RpcPayload {
+        guard name == "slowName" else { return .undefined }
+        try await Task.sleep(for: .milliseconds(1))
+        return .string("slow")
     }
 
     func call(_ method: String, with arguments: RpcArguments) async throws -> RpcPayload {
@@ -168,6 +205,70 @@ struct ImmediateCallTests {
             }
             for ref in pending { _ = try await ref.resolved(as: Int.self) }
             #expect(probe.entered.all == expected)
+        }
+    }
+
+    @Test("a property answered from propertyImmediately is read on the connection's event loop, with no task started for it")
+    func immediatePropertyWithoutTask() async throws {
+        let probe = ImmediateProbe()
+        try await withProbe(probe) { session in
+            for _ in 1 ... 3 {
+                let name: String = try await session.api.name.resolved()
+                #expect(name == "probe")
+            }
+            #expect(probe.propertyContexts.all == [ImmediateProbe.Context](repeating: .init(onEventLoop: true, inTask: false), count: 3))
+        }
+    }
+
+    @Test("a property propertyImmediately declines is read from property, and a missing one is undefined")
+    func declinedPropertyGoesToProperty() async throws {
+        let probe = ImmediateProbe()
+        try await withProbe(probe) { session in
+            let slow: String = try await session.api.slowName.resolved()
+            #expect(slow == "slow")
+            let missing = try await session.api.missing.payload()
+            guard case .undefined = missing else {
+                Issue.record("a missing property read as \(missing)")
+                return
+            }
+            #expect(probe.askedProperties.all == ["slowName", "missing"])
+        }
+    }
+
+    @Test("a call on an object read from a property answered at once is answered at once too")
+    func callOnImmediateProperty() async throws {
+        let child = ImmediateProbe()
+        let probe = ImmediateProbe(child: child)
+        try await withProbe(probe) { session in
+            let result: Int = try await session.api.child.twice(5)
+            #expect(result == 10)
+            let name: String = try await session.api.child.name.resolved()
+            #expect(name == "probe")
+            #expect(probe.askedProperties.all == ["child", "child"])
+            #expect(probe.entered.all.isEmpty)
+            #expect(child.entered.all == ["twice(5)"])
+            #expect(child.contexts.all == [.init(onEventLoop: true, inTask: false)])
+            #expect(child.propertyContexts.all == [.init(onEventLoop: true, inTask: false)])
+        }
+    }
+
+    @Test("an error thrown from propertyImmediately rejects the read and the calls made on it")
+    func thrownPropertyErrorRejects() async throws {
+        let probe = ImmediateProbe()
+        try await withProbe(probe) { session in
+            for attempt in 0 ..< 2 {
+                do {
+                    if attempt == 0 {
+                        let _: String = try await session.api.broken.resolved()
+                    } else {
+                        let _: Int = try await session.api.broken.twice(1)
+                    }
+                    Issue.record("reading broken answered")
+                } catch RpcError.remote(let type, let message) {
+                    #expect(type == "RangeError")
+                    #expect(message == "no such property")
+                }
+            }
         }
     }
 

@@ -53,8 +53,10 @@ public final class TodoAPI: RpcTarget {
     }
 
     /// The services: `todos`, `users`, `profiles`, `notifications`, `events`, `logs`, `chat`,
-    /// `invitations`, `emails`, `posts`, `social`, `analytics` and `dashboard`.
-    public func property(_ name: String) async throws -> RpcPayload {
+    /// `invitations`, `emails`, `posts`, `social`, `analytics` and `dashboard`. They are read at
+    /// once, on the connection's event loop, so a call on a service (`todos.list()`) starts no
+    /// task for the read.
+    public func propertyImmediately(_ name: String) throws -> RpcPayload? {
         switch name {
         case "todos": .stub(RpcStub(TodosService(store: store)))
         case "users": .stub(RpcStub(UsersService(store: store)))

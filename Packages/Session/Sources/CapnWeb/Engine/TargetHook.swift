@@ -94,12 +94,21 @@ final class TargetHook: StubHook {
             return PayloadHook(.undefined)
         }
         let target = self.target
-        let executor = callingLoop()
-        let property = LocalPromiseHook.run { promise in
-            ImmediateTask.start(preferring: executor) { await promise.settle { try await target.property(name) } }
+        let property: any StubHook
+        do {
+            if let value = try target.propertyImmediately(name) {
+                property = SettledHook.resolved(value)
+            } else {
+                let executor = callingLoop()
+                property = LocalPromiseHook.run { promise in
+                    ImmediateTask.start(preferring: executor) { await promise.settle { try await target.property(name) } }
+                }
+            }
+        } catch {
+            return ErrorHook(Rejection(error))
         }
-        let rest = Array(path.dropFirst())
-        return rest.isEmpty ? property : property.get(rest)
+        guard path.count > 1 else { return property }
+        return property.get(Array(path.dropFirst()))
     }
 
     func map(_ path: [CapnWebPathKey], _ recording: MapRecording) -> any StubHook {

@@ -25,9 +25,11 @@
 /// concurrently. ``dispose()`` runs once when the last stub to this appearance of the target is
 /// released, locally and by the peer.
 ///
-/// A method that never suspends can be answered from ``callImmediately(_:with:)`` instead: the
-/// session runs it on the thread that delivers the call and answers without starting a task
-/// for it, which saves a task's creation and completion per call on a connection's event loop.
+/// A method that never suspends can be answered from ``callImmediately(_:with:)`` instead, and
+/// a property from ``propertyImmediately(_:)``: the session runs them on the thread that
+/// delivers the call and answers without starting a task, which saves a task's creation and
+/// completion per call on a connection's event loop. A service object read from a property and
+/// then called (`api.todos.list()`) is the common case for both.
 public protocol RpcTarget: AnyObject, Sendable {
     /// Runs method `method`.
     ///
@@ -44,6 +46,12 @@ public protocol RpcTarget: AnyObject, Sendable {
     func callImmediately(_ method: String, with arguments: RpcArguments) throws -> RpcPayload?
     /// Reads property `name`; return ``RpcPayload/undefined`` for a missing one.
     func property(_ name: String) async throws -> RpcPayload
+    /// Reads property `name` at once, without suspending, if it is one that can be: return its
+    /// value, or `nil` (having done nothing) to have the read go to ``property(_:)``.
+    ///
+    /// Like ``callImmediately(_:with:)``, it runs on the thread that delivers the read and must
+    /// not block. The default returns `nil`.
+    func propertyImmediately(_ name: String) throws -> RpcPayload?
     /// Runs the target itself as a function (a call with an empty path).
     func invoke(with arguments: RpcArguments) async throws -> RpcPayload
     /// Called once the last stub to this appearance of the target has been released.
@@ -58,6 +66,11 @@ extension RpcTarget {
 
     /// Returns `nil`: every method goes to ``call(_:with:)``.
     public func callImmediately(_ method: String, with arguments: RpcArguments) throws -> RpcPayload? {
+        nil
+    }
+
+    /// Returns `nil`: every property goes to ``property(_:)``.
+    public func propertyImmediately(_ name: String) throws -> RpcPayload? {
         nil
     }
 
