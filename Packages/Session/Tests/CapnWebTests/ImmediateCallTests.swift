@@ -1,4 +1,5 @@
 import NIOPosix
+import Synchronization
 import Testing
 @testable import CapnWeb
 
@@ -94,6 +95,23 @@ final class ImmediateProbe: RpcTarget {
         default:
             throw RpcErrorValue.notAFunction(method)
         }
+    }
+}
+
+/// A counter with only the immediate forms: `increment()` and property `value`.
+final class DirectCounter: RpcTarget {
+    private let count = Mutex(0)
+
+    func callImmediately(_ method: String, with arguments: RpcArguments) throws -> RpcPayload? {
+        guard method == "increment" else { return nil }
+        return .integer(Int64(count.withLock { count in
+            count += 1
+            return count
+        }))
+    }
+
+    func propertyImmediately(_ name: String) throws -> RpcPayload? {
+        name == "value" ? .integer(Int64(count.withLock { $0 })) : nil
     }
 }
 
@@ -269,6 +287,27 @@ struct ImmediateCallTests {
                     #expect(message == "no such property")
                 }
             }
+        }
+    }
+
+    @Test("a target implementing only the immediate forms answers call and property made on it directly")
+    func directCallsReachImmediateForms() async throws {
+        let counter = DirectCounter()
+        let value = try await counter.call("increment", with: RpcArguments([]))
+        guard case .integer(1) = value else {
+            Issue.record("increment answered \(value)")
+            return
+        }
+        guard case .integer(1) = try await counter.property("value") else {
+            Issue.record("value did not read 1")
+            return
+        }
+        guard case .undefined = try await counter.property("missing") else {
+            Issue.record("a missing property did not read undefined")
+            return
+        }
+        await #expect(throws: RpcErrorValue.self) {
+            _ = try await counter.call("missing", with: RpcArguments([]))
         }
     }
 

@@ -59,8 +59,11 @@ public protocol RpcTarget: AnyObject, Sendable {
 }
 
 extension RpcTarget {
-    /// Rejects with a `TypeError`, as calling a missing method does.
+    /// Answers from ``callImmediately(_:with:)``, so that a target implementing only that
+    /// answers code calling it directly too; otherwise rejects with a `TypeError`, as calling a
+    /// missing method does.
     public func call(_ method: String, with arguments: RpcArguments) async throws -> RpcPayload {
+        if let value = try callImmediately(method, with: arguments) { return value }
         throw RpcErrorValue.notAFunction(method)
     }
 
@@ -74,9 +77,10 @@ extension RpcTarget {
         nil
     }
 
-    /// Reads as `undefined`.
+    /// Reads from ``propertyImmediately(_:)``, so that a target implementing only that answers
+    /// code reading it directly too; otherwise reads as `undefined`.
     public func property(_ name: String) async throws -> RpcPayload {
-        .undefined
+        try propertyImmediately(name) ?? .undefined
     }
 
     /// Rejects with a `TypeError`: a target is not a function unless it says so.
