@@ -86,11 +86,18 @@ final class LocalPromiseHook: StubHook {
     /// Resolves with `value`. A value that is itself a bare promise stub is followed, so only
     /// the final value is seen.
     func resolve(_ value: RpcPayload) {
-        if case .stub(let stub) = value, stub.path.isEmpty, stub.hook.isPromise, stub.hook !== self {
-            adopt(stub.hook)
+        if let other = Self.promise(in: value), other !== self {
+            adopt(other)
         } else {
             settle(.success(value))
         }
+    }
+
+    /// The promise `value` is, when it is a bare promise stub: a resolution with it follows it
+    /// rather than settling with the stub.
+    static func promise(in value: RpcPayload) -> (any StubHook)? {
+        guard case .stub(let stub) = value, stub.path.isEmpty, stub.hook.isPromise else { return nil }
+        return stub.hook
     }
 
     /// Settles like `other` once it settles.
@@ -172,12 +179,10 @@ enum SettledHook {
     /// The hook for a call answered with `value` at once: the value itself, or, when it is a
     /// bare promise stub, a promise that follows it (as ``LocalPromiseHook/resolve(_:)`` does).
     static func resolved(_ value: RpcPayload) -> any StubHook {
-        if case .stub(let stub) = value, stub.path.isEmpty, stub.hook.isPromise {
-            let promise = LocalPromiseHook()
-            promise.resolve(value)
-            return promise
-        }
-        return PayloadHook(value)
+        guard let other = LocalPromiseHook.promise(in: value) else { return PayloadHook(value) }
+        let promise = LocalPromiseHook()
+        promise.adopt(other)
+        return promise
     }
 
     static func make(_ settlement: Settlement) -> any StubHook {
