@@ -13,13 +13,10 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "RpcDo", targets: ["RpcDo"]),
-        .library(name: "RpcDoTodo", targets: ["RpcDoTodo"]),
         .executable(name: "rpcdo-demo", targets: ["RpcDoDemo"]),
     ],
     dependencies: [
         .package(path: "../Session"),
-        .package(path: "../Transport"),
-        .package(path: "../Wire"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
@@ -30,16 +27,13 @@ let package = Package(
             name: "RpcDo",
             dependencies: [
                 .product(name: "CapnWeb", package: "Session"),
-                .product(name: "RpcTransport", package: "Transport"),
-                .product(name: "RpcTransportNIO", package: "Transport"),
-                .product(name: "RpcWire", package: "Wire"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),
         // The seed's Todo API as a Cap'n Web main object over an in-memory store: what the
-        // demo, the seed-example tests and the fault tests serve.
+        // demo, the seed-example tests and the fault tests serve. Internal to this package.
         .target(
             name: "RpcDoTodo",
             dependencies: [
@@ -62,11 +56,7 @@ let package = Package(
             dependencies: [
                 "RpcDo",
                 "RpcDoTodo",
-                .product(name: "CapnWeb", package: "Session"),
-                .product(name: "RpcTransport", package: "Transport"),
-                .product(name: "RpcTransportInMemory", package: "Transport"),
-                .product(name: "RpcTransportNIO", package: "Transport"),
-                .product(name: "RpcWire", package: "Wire"),
+                .product(name: "CapnWebTesting", package: "Session"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -77,8 +67,7 @@ let package = Package(
             dependencies: [
                 "RpcDo",
                 "RpcDoTodo",
-                .product(name: "CapnWeb", package: "Session"),
-                .product(name: "RpcTransportNIO", package: "Transport"),
+                .product(name: "CapnWebTesting", package: "Session"),
             ],
             swiftSettings: strictSettings
         ),

@@ -12,38 +12,63 @@ let package = Package(
     name: "Session",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
+        // Everything a user needs: the protocol core, its WebSocket and HTTP batch clients and
+        // servers, and the wire and transport types their APIs use.
         .library(name: "CapnWeb", targets: ["CapnWeb"]),
-        .library(name: "CapnWebDemo", targets: ["CapnWebDemo"]),
+        // The protocol core alone, for a custom transport: no SwiftNIO in its dependencies.
+        .library(name: "CapnWebCore", targets: ["CapnWebCore"]),
+        // For tests of code built on Cap'n Web: the above and the in-memory transport pair.
+        .library(name: "CapnWebTesting", targets: ["CapnWebTesting"]),
         .executable(name: "capnweb", targets: ["CapnWebTool"]),
     ],
     dependencies: [
         .package(path: "../Transport"),
-        .package(path: "../Wire"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
-        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
-        // The Cap'n Web protocol, both peers: tables, pipelining, refs, local targets, map,
-        // streams, WebSocket sessions and HTTP batch.
+        // The Cap'n Web protocol, both peers, over any `MessageTransport`: tables, pipelining,
+        // refs, local targets, map, streams, sessions, reconnection and the HTTP batch adapters.
+        // Built on the transport abstractions only (no SwiftNIO).
         .target(
-            name: "CapnWeb",
+            name: "CapnWebCore",
             dependencies: [
-                .product(name: "RpcWire", package: "Wire"),
                 .product(name: "RpcTransport", package: "Transport"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // Sessions over WebSocket and HTTP batch, and servers, on the SwiftNIO transports.
+        .target(
+            name: "CapnWebNIO",
+            dependencies: [
+                "CapnWebCore",
                 .product(name: "RpcTransportNIO", package: "Transport"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
-        // The conformance test API (`TEST-API.md`) as a main object, shared by the command,
-        // the tests and the benchmarks.
+        // `import CapnWeb`: the two modules above and the layers below, re-exported.
+        .target(
+            name: "CapnWeb",
+            dependencies: ["CapnWebCore", "CapnWebNIO"],
+            swiftSettings: strictSettings
+        ),
+        // `import CapnWebTesting`: `CapnWeb` and the in-memory transport, re-exported.
+        .target(
+            name: "CapnWebTesting",
+            dependencies: [
+                "CapnWeb",
+                .product(name: "RpcTransportInMemory", package: "Transport"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The conformance test API (`TEST-API.md`) as a main object, shared by the command and
+        // the tests. Internal to this package.
         .target(
             name: "CapnWebDemo",
-            dependencies: ["CapnWeb"],
+            dependencies: ["CapnWebCore"],
             swiftSettings: strictSettings
         ),
         // The `capnweb` command: `serve --demo` and `call`.
@@ -52,9 +77,17 @@ let package = Package(
             dependencies: [
                 "CapnWeb",
                 "CapnWebDemo",
-                .product(name: "RpcWire", package: "Wire"),
-                .product(name: "RpcTransportNIO", package: "Transport"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The engine's tests, over the in-memory transport alone.
+        .testTarget(
+            name: "CapnWebCoreTests",
+            dependencies: [
+                "CapnWebCore",
+                "CapnWebDemo",
+                .product(name: "RpcTransportInMemory", package: "Transport"),
             ],
             swiftSettings: strictSettings
         ),
@@ -62,12 +95,10 @@ let package = Package(
             name: "CapnWebTests",
             dependencies: [
                 "CapnWeb",
+                "CapnWebCore",
                 "CapnWebDemo",
                 "CapnWebTool",
-                .product(name: "RpcWire", package: "Wire"),
-                .product(name: "RpcTransport", package: "Transport"),
                 .product(name: "RpcTransportInMemory", package: "Transport"),
-                .product(name: "RpcTransportNIO", package: "Transport"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -1,4 +1,4 @@
-public import CapnWeb
+public import CapnWebCore
 import Synchronization
 
 /// The conformance API's `Counter`: `increment(amount = 1)` returns the new value, and the

@@ -1,4 +1,4 @@
-import CapnWeb
+import CapnWebCore
 
 /// JavaScript number semantics for the demo targets: payload numbers as `Double`, results
 /// written as integers when they are whole (so `square(5)` answers `25`, as the reference does).

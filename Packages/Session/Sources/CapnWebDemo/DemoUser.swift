@@ -1,4 +1,4 @@
-public import CapnWeb
+public import CapnWebCore
 
 /// The conformance API's `User`: property `profile` = `{displayName: "User <id>", id}`,
 /// property `id`, and methods `getProfile()` (the same object) and `getName()`.

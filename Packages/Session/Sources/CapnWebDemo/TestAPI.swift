@@ -1,4 +1,4 @@
-public import CapnWeb
+public import CapnWebCore
 
 /// The conformance test API (`TEST-API.md`): the main object `capnweb serve --demo` exposes,
 /// with the same behaviour as the reference peer behind the wire transcript.

@@ -2,8 +2,9 @@ import NIOCore
 import NIOPosix
 import Synchronization
 import Testing
-import RpcTransportNIO
-@testable import CapnWeb
+@_spi(RpcImplementation) import RpcTransportNIO
+@testable import CapnWebCore
+import CapnWeb
 
 /// A main object that records on which thread its methods run.
 final class ThreadProbeTarget: RpcTarget {

@@ -1,7 +1,8 @@
 import NIOPosix
 import Synchronization
 import Testing
-@testable import CapnWeb
+@testable import CapnWebCore
+import CapnWeb
 
 /// A main object with methods answered at once (`twice`, `fail`, `relay`) and from a task
 /// (`later`, which suspends, and `relayAsync`), properties read at once (`name`, `child`,

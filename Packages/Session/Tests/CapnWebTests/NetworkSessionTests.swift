@@ -8,7 +8,8 @@ import Synchronization
 import Testing
 import RpcTransport
 import RpcTransportNIO
-@testable import CapnWeb
+@testable import CapnWebCore
+import CapnWeb
 
 @Suite("Network sessions")
 struct NetworkSessionTests {

@@ -1,6 +1,7 @@
 import RpcWire
 import Testing
-@testable import CapnWeb
+@testable import CapnWebCore
+import CapnWeb
 
 /// A main object with a member that holds an object: `todos.get(id)`-style chains.
 final class HolderTarget: RpcTarget {

@@ -15,6 +15,7 @@
 /// }
 /// continuation.yield(current)
 /// ```
+@_spi(RpcImplementation)
 public struct StateObservers<Element: Sendable>: Sendable {
     /// One observer's end of its stream.
     public typealias Continuation = AsyncStream<Element>.Continuation

@@ -1,4 +1,4 @@
-public import RpcTransport
+@_spi(RpcImplementation) public import RpcTransport
 import Dispatch
 import Synchronization
 

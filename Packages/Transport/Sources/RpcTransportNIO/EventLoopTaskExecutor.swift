@@ -1,5 +1,6 @@
 public import NIOCore
 import NIOPosix
+@_spi(RpcImplementation) import RpcTransport
 
 /// A task executor that runs jobs on one NIO event loop.
 ///
@@ -17,6 +18,7 @@ import NIOPosix
 ///
 /// Work that blocks or computes for long stalls every connection on that loop; keep it off
 /// (`withTaskExecutorPreference(globalConcurrentExecutor) { … }`).
+@_spi(RpcImplementation)
 public final class EventLoopTaskExecutor: TaskExecutor, @unchecked Sendable {
     // `@unchecked`: the only stored property is an `EventLoop`, which is `Sendable`.
 
@@ -36,7 +38,16 @@ public final class EventLoopTaskExecutor: TaskExecutor, @unchecked Sendable {
         }
         let executor = EventLoopTaskExecutor(loop)
         perThread.currentValue = executor
+        DeliveryExecutor.bindCurrentThread(to: executor)
         return executor
+    }
+
+    /// Binds the calling thread, when it runs an event loop, to that loop's executor as its
+    /// ``RpcTransport/DeliveryExecutor``, so that protocol engines handling the events a channel
+    /// delivers there start their tasks on it. Channel initialisers call it on the loop.
+    public static func bindCurrentLoop() {
+        guard !DeliveryExecutor.isBound else { return }
+        _ = current
     }
 
     /// Each loop thread's executor, made once.

@@ -1,7 +1,8 @@
 import NIOCore
 import NIOPosix
 import Testing
-@testable import RpcTransportNIO
+@_spi(RpcImplementation) import RpcTransport
+@_spi(RpcImplementation) @testable import RpcTransportNIO
 
 @Suite("Event-loop task executor and masking keys")
 struct EventLoopTaskExecutorTests {
@@ -29,6 +30,23 @@ struct EventLoopTaskExecutorTests {
         let firstExecutor = try #require(first)
         #expect(firstExecutor.eventLoop === loop)
         #expect(second === firstExecutor)
+        try await group.shutdownGracefully()
+    }
+
+    @Test("a channel's loop thread is bound as the delivery executor, and no other thread is")
+    func deliveryExecutorBinding() async throws {
+        #expect(DeliveryExecutor.current == nil)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        let (before, after) = try await loop.submit { () -> (Bool, (any TaskExecutor)?) in
+            let before = DeliveryExecutor.isBound
+            EventLoopTaskExecutor.bindCurrentLoop()
+            return (before, DeliveryExecutor.current)
+        }.get()
+        #expect(before == false)
+        let bound = try #require(after as? EventLoopTaskExecutor)
+        #expect(bound.eventLoop === loop)
+        #expect(DeliveryExecutor.current == nil)
         try await group.shutdownGracefully()
     }
 

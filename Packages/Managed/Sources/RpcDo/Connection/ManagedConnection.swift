@@ -1,5 +1,5 @@
 import Logging
-public import RpcTransport
+@_spi(RpcImplementation) public import RpcTransport
 import Synchronization
 
 /// One logical connection kept alive over a series of transports: it opens a transport with

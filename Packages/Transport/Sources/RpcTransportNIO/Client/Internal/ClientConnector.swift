@@ -25,6 +25,7 @@ enum ClientConnector {
             .connectTimeout(TimeAmount(connectTimeout))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    EventLoopTaskExecutor.bindCurrentLoop()
                     if let tls {
                         let handler = try tls.makeClientHandler(serverHostname: serverHostname)
                         try channel.pipeline.syncOperations.addHandler(handler)

@@ -14,6 +14,7 @@ enum ServerChildPipeline {
         guard core.registry.register(channel) else {
             throw ShuttingDown()
         }
+        EventLoopTaskExecutor.bindCurrentLoop()
         if let tls = core.tls {
             let handler = try tls.makeServerHandler(
                 handshakeTimeout: TimeAmount(core.configuration.handshakeTimeout),

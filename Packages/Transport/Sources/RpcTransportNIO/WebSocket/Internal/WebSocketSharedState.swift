@@ -1,5 +1,5 @@
 import NIOCore
-import RpcTransport
+@_spi(RpcImplementation) import RpcTransport
 import Synchronization
 
 /// The part of a WebSocket connection that any thread may touch: the lifecycle state, messages

@@ -1,8 +1,0 @@
-public import RpcTransportNIO
-
-/// One setting inside a ``TLS`` block: ``PinnedCertificates``, ``PinnedPublicKeys`` or
-/// ``MinimumTLSVersion``.
-public protocol TLSComponent: Sendable {
-    /// Writes this setting into `tls`.
-    func apply(to tls: inout TLSClientConfiguration)
-}

@@ -1,0 +1,70 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+internal import RpcTransport
+internal import RpcTransportNIO
+public import CapnWebCore
+
+extension RpcSession {
+    /// Runs `execute` against the server's main object over HTTP batch: every call made in it
+    /// travels in one POST, sent once no new call has come for ``Configuration/batchDelay``
+    /// (or when `execute` returns).
+    ///
+    /// ```swift
+    /// let (user, posts) = try await RpcSession<API>.batch(url: url) { api in
+    ///     async let user: User = api.users.get(id: 123)
+    ///     async let posts: [Post] = api.posts.forUser(id: 123)
+    ///     return try await (user, posts)
+    /// }
+    /// ```
+    ///
+    /// After the answer arrives the batch session ends: refs from it are dead and calls made
+    /// later fail with ``RpcError/connectionLost(_:)``.
+    ///
+    /// - Parameters:
+    ///   - url: An `http://` or `https://` URL.
+    ///   - configure: Changes the default ``Configuration`` (headers, TLS, timeout, batch delay).
+    ///   - execute: Makes the calls.
+    /// - Returns: What `execute` returns.
+    /// - Throws: ``RpcError/invalidArgument(_:)`` for a URL with another scheme; what `execute`
+    ///   throws, which includes ``RpcError/connectionLost(_:)`` with the
+    ///   ``RpcTransport/TransportError`` when the server answers other than 200.
+    public static func batch<T>(
+        url: URL,
+        configure: ((inout Configuration) -> Void)? = nil,
+        isolation: isolated (any Actor)? = #isolation,
+        execute: (Ref<API>) async throws -> T
+    ) async throws -> T {
+        var configuration = Configuration()
+        configure?(&configuration)
+        let scheme = url.scheme?.lowercased() ?? ""
+        guard scheme == "http" || scheme == "https" else {
+            throw RpcError.invalidArgument("a batch URL must start with http:// or https://, not '\(url.absoluteString)'")
+        }
+        var clientConfiguration = HTTPBatchClientConfiguration()
+        clientConfiguration.headers = WebSocketConnector.headers(configuration.headers)
+        clientConfiguration.tls = configuration.tls
+        clientConfiguration.connectTimeout = configuration.connectTimeout
+        clientConfiguration.requestTimeout = configuration.timeout
+        clientConfiguration.maxResponseBodySize = configuration.limits.maxMessageSize
+        let client: HTTPBatchClient
+        do {
+            client = try HTTPBatchClient(url: url.absoluteString, configuration: clientConfiguration)
+        } catch {
+            throw RpcError.invalidArgument(error.message)
+        }
+        let outcome: Result<T, any Error>
+        do {
+            outcome = .success(
+                try await runBatch(configuration: configuration, exchange: { messages throws(TransportError) in
+                    try await client.exchange(messages)
+                }, execute: execute))
+        } catch {
+            outcome = .failure(error)
+        }
+        await client.close()
+        return try outcome.get()
+    }
+}

@@ -1,0 +1,196 @@
+import Foundation
+import Synchronization
+import Testing
+import RpcTransport
+import RpcTransportInMemory
+@testable import CapnWebCore
+
+/// The far end of an in-memory pair driven by hand: it sends raw frames and records what it
+/// receives and how the connection closed.
+final class FaultPeer: Sendable {
+    let transport: InMemoryTransport
+    private let state = Mutex<(frames: [String], closure: TransportClosure?)>(([], nil))
+
+    init(_ transport: InMemoryTransport) {
+        self.transport = transport
+        transport.start { [self] event in
+            switch event {
+            case .message(let message):
+                state.withLock { $0.frames.append(message.text ?? "<binary>") }
+            case .closed(let closure):
+                state.withLock { $0.closure = closure }
+            }
+        }
+    }
+
+    func send(_ text: String) throws {
+        try transport.enqueue(.text(text))
+    }
+
+    var frames: [String] { state.withLock { $0.frames } }
+    var closure: TransportClosure? { state.withLock { $0.closure } }
+
+    /// Waits until `condition` holds, for up to `seconds`.
+    func wait(seconds: Double = 3, until condition: @Sendable () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        while !condition() {
+            if ContinuousClock.now > deadline { return false }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return true
+    }
+}
+
+/// Polls until both sessions' tables are back to the main entries only.
+func expectSettledStats(_ sessions: RpcSession<Any>..., sourceLocation: SourceLocation = #_sourceLocation) async {
+    let settled = RpcStats(imports: 1, exports: 1)
+    for _ in 0..<400 where sessions.contains(where: { $0.getStats() != settled }) {
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    for session in sessions {
+        #expect(session.getStats() == settled, sourceLocation: sourceLocation)
+    }
+}
+
+/// A main object for fault tests: `square`, `hang` and `echo`.
+final class FaultAPI: RpcTarget {
+    func call(_ method: String, with arguments: RpcArguments) async throws -> RpcPayload {
+        switch method {
+        case "square":
+            let n = try arguments.decode(0, as: Double.self)
+            return .double(n * n)
+        case "echo":
+            return arguments.value(at: 0)
+        case "hang":
+            try await Task.sleep(for: .seconds(3600))
+            return .undefined
+        default:
+            throw RpcErrorValue.notAFunction(method)
+        }
+    }
+}
+
+@Suite("Faults")
+struct FaultTests {
+    @Test("a transport that drops mid-call fails the pending call with connectionLost and breaks later calls")
+    func transportDropsMidCall() async throws {
+        let (a, b) = InMemoryTransport.makePair()
+        let server = RpcSession<Any>.start(transport: b, main: FaultAPI())
+        let client = RpcSession<Any>.start(transport: a)
+        let broken = Mutex<RpcError?>(nil)
+        client.api.onBroken { error in broken.withLock { $0 = error } }
+        let pending = Task { () async throws -> Double in try await client.api.hang() }
+        try await Task.sleep(for: .milliseconds(50))
+        a.disconnect()
+        await #expect {
+            _ = try await pending.value
+        } throws: { error in
+            guard case .connectionLost = error as? RpcError else { return false }
+            return true
+        }
+        await #expect(throws: RpcError.self) {
+            let _: Double = try await client.api.square(2)
+        }
+        #expect(broken.withLock { $0 } != nil)
+        await expectSettledStats(client, server)
+    }
+
+    @Test("malformed and hostile frames abort the session with close code 3000 and an abort message", arguments: [
+        "not json",
+        #"["bogus", 1]"#,
+        #"["pull", 99]"#,
+        #"["release", 7, 1]"#,
+        #"["push", ["pipeline", 12, ["x"]]]"#,
+        #"["push", ["nonsense"]]"#,
+        #"["resolve"]"#,
+        "[" + String(repeating: "[[", count: 150) + "1" + String(repeating: "]]", count: 150) + "]",
+        #"["push", ["bigint", ""# + String(repeating: "9", count: 16_385) + #""]]"#,
+    ])
+    func hostileFrame(_ frame: String) async throws {
+        let (a, b) = InMemoryTransport.makePair()
+        let server = RpcSession<Any>.start(transport: b, main: FaultAPI())
+        let peer = FaultPeer(a)
+        try peer.send(frame)
+        let closed = await peer.wait { peer.closure != nil }
+        #expect(closed)
+        #expect(peer.closure?.code == .applicationError)
+        #expect(peer.frames.last?.hasPrefix(#"["abort",["error","#) == true)
+        await expectSettledStats(server)
+    }
+
+    @Test("a release with a count above the refcount aborts the session")
+    func negativeRefcount() async throws {
+        let (a, b) = InMemoryTransport.makePair()
+        let server = RpcSession<Any>.start(transport: b, main: FaultAPI())
+        let peer = FaultPeer(a)
+        try peer.send(#"["push",["pipeline",0,["square"],[3]]]"#)
+        try peer.send(#"["pull",1]"#)
+        #expect(await peer.wait { peer.frames.contains(#"["resolve",1,9]"#) })
+        try peer.send(#"["release",1,2]"#)
+        #expect(await peer.wait { peer.closure != nil })
+        #expect(peer.frames.last?.contains("refcount would go negative") == true)
+        await expectSettledStats(server)
+    }
+
+    @Test("a pulled result the peer releases before its answer no longer holds up drain")
+    func releasedBeforeAnswer() async throws {
+        let (a, b) = InMemoryTransport.makePair()
+        let server = RpcSession<Any>.start(transport: b, main: FaultAPI())
+        let peer = FaultPeer(a)
+        try peer.send(#"["push",["pipeline",0,["hang"],[]]]"#)
+        try peer.send(#"["pull",1]"#)
+        try peer.send(#"["release",1,1]"#)
+        let drained = Mutex(false)
+        let drain = Task {
+            await server.drain()
+            drained.withLock { $0 = true }
+        }
+        #expect(await peer.wait { drained.withLock { $0 } })
+        drain.cancel()
+        await expectSettledStats(server)
+        await server.close()
+    }
+
+    @Test("the session survives good frames after calls and answers in order")
+    func rawCallSequence() async throws {
+        let (a, b) = InMemoryTransport.makePair()
+        let server = RpcSession<Any>.start(transport: b, main: FaultAPI())
+        let peer = FaultPeer(a)
+        try peer.send(#"["push",["pipeline",0,["square"],[5]]]"#)
+        try peer.send(#"["pull",1]"#)
+        #expect(await peer.wait { peer.frames.count == 1 })
+        #expect(peer.frames == [#"["resolve",1,25]"#])
+        try peer.send(#"["release",1,1]"#)
+        await expectSettledStats(server)
+    }
+
+    @Test("ten thousand calls leave the tables and the memory where they were")
+    func manyCallsNoGrowth() async throws {
+        let (a, b) = InMemoryTransport.makePair()
+        let server = RpcSession<Any>.start(transport: b, main: FaultAPI())
+        let client = RpcSession<Any>.start(transport: a)
+        func run(_ count: Int) async throws {
+            for index in 0..<count {
+                let n: Double = try await client.api.square(Double(index))
+                #expect(n == Double(index * index))
+            }
+        }
+        try await run(2_000)
+        await expectSettledStats(client, server)
+        let before = residentBytes()
+        try await run(10_000)
+        await expectSettledStats(client, server)
+        let growth = residentBytes() - before
+        #expect(growth < 16 * 1024 * 1024, "resident memory grew by \(growth) bytes")
+        await client.close()
+        await server.close()
+    }
+}
+
+/// The process's resident set size from /proc, 0 where it is unavailable.
+func residentBytes() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let fields = text.split(separator: " ")
+    guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+    return pages * 4096
+}
