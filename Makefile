@@ -1,5 +1,5 @@
 # A thin front for the scripts in Scripts/.
-.PHONY: all bootstrap test-all test bench bench-wire bench-transport bench-session fuzz demo check-docs clean
+.PHONY: all bootstrap test-all test bench bench-wire bench-transport bench-session fuzz demo check-docs clean check-layers
 
 all: test-all
 
@@ -34,3 +34,6 @@ check-docs:
 
 clean:
 	@bash Scripts/clean.sh
+
+check-layers:
+	@bash Scripts/check-layers.sh

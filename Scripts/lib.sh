@@ -12,6 +12,15 @@ LAYER_PACKAGES=(
     Packages/Managed
 )
 
+# The layering `make check-layers` enforces: each layer names exactly the package before it in
+# this list, or the one written after `=` (two layers may stand on the same one).
+LAYER_SPECS=(
+    Packages/Wire
+    Packages/Transport
+    Packages/Session
+    Packages/Managed
+)
+
 # Packages under Tests/ whose tests `make test-all` runs after the layers (cross-package and
 # interop tests).
 TEST_PACKAGES=(
