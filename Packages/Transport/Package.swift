@@ -62,7 +62,11 @@ let package = Package(
         ),
         .testTarget(
             name: "RpcTransportTests",
-            dependencies: ["RpcTransport", "RpcTransportInMemory"],
+            dependencies: [
+                "RpcTransport",
+                "RpcTransportInMemory",
+                .product(name: "RpcTesting", package: "Wire"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -76,6 +80,7 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "RpcTesting", package: "Wire"),
             ],
             swiftSettings: strictSettings
         ),
