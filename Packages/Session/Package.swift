@@ -70,6 +70,7 @@ let package = Package(
                 .product(name: "RpcTransportNIO", package: "Transport"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "RpcTesting", package: "Wire"),
             ],
             swiftSettings: strictSettings
         ),
