@@ -69,6 +69,7 @@ let package = Package(
                 .product(name: "RpcWire", package: "Wire"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "RpcTesting", package: "Wire"),
             ],
             swiftSettings: strictSettings
         ),
@@ -79,6 +80,7 @@ let package = Package(
                 "RpcDoTodo",
                 .product(name: "CapnWeb", package: "Session"),
                 .product(name: "RpcTransportNIO", package: "Transport"),
+                .product(name: "RpcTesting", package: "Wire"),
             ],
             swiftSettings: strictSettings
         ),
