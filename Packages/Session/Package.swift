@@ -17,7 +17,8 @@ let package = Package(
         .library(name: "CapnWeb", targets: ["CapnWeb"]),
         // The protocol core alone, for a custom transport: no SwiftNIO in its dependencies.
         .library(name: "CapnWebCore", targets: ["CapnWebCore"]),
-        // For tests of code built on Cap'n Web: the above and the in-memory transport pair.
+        // For tests of code built on Cap'n Web: the above, the in-memory transport pair and the
+        // waiting helpers.
         .library(name: "CapnWebTesting", targets: ["CapnWebTesting"]),
         .executable(name: "capnweb", targets: ["CapnWebTool"]),
     ],
@@ -55,12 +56,13 @@ let package = Package(
             dependencies: ["CapnWebCore", "CapnWebNIO"],
             swiftSettings: strictSettings
         ),
-        // `import CapnWebTesting`: `CapnWeb` and the in-memory transport, re-exported.
+        // `import CapnWebTesting`: `CapnWeb`, the in-memory transport and the waiting helpers,
+        // re-exported.
         .target(
             name: "CapnWebTesting",
             dependencies: [
                 "CapnWeb",
-                .product(name: "RpcTransportInMemory", package: "Transport"),
+                .product(name: "RpcTransportTesting", package: "Transport"),
             ],
             swiftSettings: strictSettings
         ),
@@ -87,7 +89,7 @@ let package = Package(
             dependencies: [
                 "CapnWebCore",
                 "CapnWebDemo",
-                .product(name: "RpcTransportInMemory", package: "Transport"),
+                .product(name: "RpcTransportTesting", package: "Transport"),
             ],
             swiftSettings: strictSettings
         ),
@@ -98,7 +100,7 @@ let package = Package(
                 "CapnWebCore",
                 "CapnWebDemo",
                 "CapnWebTool",
-                .product(name: "RpcTransportInMemory", package: "Transport"),
+                .product(name: "RpcTransportTesting", package: "Transport"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

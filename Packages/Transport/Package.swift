@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "RpcTransport", targets: ["RpcTransport"]),
         .library(name: "RpcTransportInMemory", targets: ["RpcTransportInMemory"]),
         .library(name: "RpcTransportNIO", targets: ["RpcTransportNIO"]),
+        // For tests of code built on the transports: the in-memory pair and the waiting helpers.
+        .library(name: "RpcTransportTesting", targets: ["RpcTransportTesting"]),
     ],
     dependencies: [
         .package(path: "../Wire"),
@@ -50,6 +52,15 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // `import RpcTransportTesting`: the in-memory transport and `RpcTesting`, re-exported.
+        .target(
+            name: "RpcTransportTesting",
+            dependencies: [
+                "RpcTransportInMemory",
+                .product(name: "RpcTesting", package: "Wire"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .systemLibrary(
             name: "CRpcOpenSSL",
             pkgConfig: "openssl",
@@ -62,7 +73,11 @@ let package = Package(
         ),
         .testTarget(
             name: "RpcTransportTests",
-            dependencies: ["RpcTransport", "RpcTransportInMemory"],
+            dependencies: [
+                "RpcTransport",
+                "RpcTransportInMemory",
+                .product(name: "RpcTesting", package: "Wire"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -76,6 +91,7 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "RpcTesting", package: "Wire"),
             ],
             swiftSettings: strictSettings
         ),

@@ -14,6 +14,7 @@ let package = Package(
     products: [
         .library(name: "RpcWire", targets: ["RpcWire"]),
         .executable(name: "rpcwire", targets: ["RpcWireTool"]),
+        .library(name: "RpcTesting", targets: ["RpcTesting"]),
     ],
     targets: [
         .target(
@@ -24,6 +25,17 @@ let package = Package(
         .executableTarget(
             name: "RpcWireTool",
             dependencies: ["RpcWire"],
+            swiftSettings: strictSettings
+        ),
+        // Helpers for the tests of every layer: waiting for an observable condition. No
+        // dependencies.
+        .target(
+            name: "RpcTesting",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "RpcTestingTests",
+            dependencies: ["RpcTesting"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -13,6 +13,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     dependencies: [
         .package(path: "../../Packages/Transport"),
+        .package(path: "../../Packages/Wire"),
     ],
     targets: [
         // The Transport layer against an independent WebSocket implementation (the Python
@@ -22,6 +23,7 @@ let package = Package(
             dependencies: [
                 .product(name: "RpcTransport", package: "Transport"),
                 .product(name: "RpcTransportNIO", package: "Transport"),
+                .product(name: "RpcTesting", package: "Wire"),
             ],
             swiftSettings: strictSettings
         ),

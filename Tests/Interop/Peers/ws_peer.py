@@ -6,10 +6,13 @@ Server mode echoes every message back and reports each connection on stdout as J
                       [--cert PEM --key PEM] [--client-ca PEM --require-client-cert]
                       [--close-trigger TEXT --close-code N --close-reason TEXT]
                       [--oversize-trigger TEXT --oversize-bytes N] [--fragment-size N]
+                      [--report-pings]
 
 It listens on 127.0.0.1 on a free port and prints `READY <port>` once it accepts connections.
 Then, per connection: {"event": "open", ...}, {"event": "message", ...} for each message
-received, and {"event": "closed", "code": ..., "reason": ...} once it is over.
+received, and {"event": "closed", "code": ..., "reason": ...} once it is over. With
+`--report-pings`, also {"event": "ping", "length": ..., "data": HEX} for each ping received,
+printed once its pong has been written.
 
 Client mode connects, sends messages one at a time, waits for each reply and prints it:
 
@@ -22,7 +25,8 @@ Client mode connects, sends messages one at a time, waits for each reply and pri
 A SPEC is `text:<bytes>` or `binary:<bytes>` (generated content, see `pattern_text` and
 `pattern_binary`) or `literal:<text>`. `--linger` waits that long after the messages before
 closing; with `--ping-interval` the client pings meanwhile and closes with 1011 when a pong
-takes longer than `--ping-timeout`. Every line printed is one JSON object: "open", "message"
+takes longer than `--ping-timeout`; each pong it receives is printed as {"event": "pong",
+"length": ..., "data": HEX}. Every line printed is one JSON object: "open", "message"
 (with "matches_sent"), "closed" or "error". The exit status is 0 when the session ran as asked,
 1 when connecting failed.
 
@@ -37,9 +41,10 @@ import signal
 import ssl
 import sys
 
-from websockets.asyncio.client import connect
-from websockets.asyncio.server import serve
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
+from websockets.frames import Frame, Opcode
 
 # Large enough for the biggest message a test sends (4 MiB) with room to spare.
 MAX_MESSAGE_SIZE = 64 * 1024 * 1024
@@ -99,6 +104,32 @@ def header_value(headers, name):
     return value if value is not None else ""
 
 
+def report_control_frame(event, opcode, name):
+    """Prints a control frame of `opcode` as a `name` event."""
+    if isinstance(event, Frame) and event.opcode is opcode:
+        data = bytes(event.data)
+        emit({"event": name, "length": len(data), "data": data.hex()})
+
+
+class PingReportingServerConnection(ServerConnection):
+    """Reports every ping received. The library answers a ping while parsing it and writes the
+    pong before frames are processed, so a ping is reported once its pong has been written."""
+
+    def process_event(self, event):
+        if self.request is not None:
+            report_control_frame(event, Opcode.PING, "ping")
+        super().process_event(event)
+
+
+class PongReportingClientConnection(ClientConnection):
+    """Reports every pong received, so the client's keepalive shows it was answered."""
+
+    def process_event(self, event):
+        if self.response is not None:
+            report_control_frame(event, Opcode.PONG, "pong")
+        super().process_event(event)
+
+
 # MARK: - Server
 
 
@@ -146,6 +177,7 @@ async def run_server(options):
         subprotocols=options.subprotocol or None,
         max_size=MAX_MESSAGE_SIZE,
         ping_interval=None,
+        create_connection=PingReportingServerConnection if options.report_pings else None,
     ) as server:
         port = server.sockets[0].getsockname()[1]
         print(f"READY {port}", flush=True)
@@ -187,6 +219,7 @@ async def run_client(options):
             ping_timeout=options.ping_timeout,
             open_timeout=10,
             close_timeout=5,
+            create_connection=PongReportingClientConnection,
         )
     except Exception as error:  # any failure to connect is reported, not raised
         emit({"event": "error", "stage": "connect", "type": type(error).__name__, "message": str(error)})
@@ -248,6 +281,7 @@ def parse(arguments):
     server.add_argument("--oversize-trigger")
     server.add_argument("--oversize-bytes", type=int, default=0)
     server.add_argument("--fragment-size", type=int)
+    server.add_argument("--report-pings", action="store_true")
 
     client = modes.add_parser("client")
     client.add_argument("url")

@@ -1,7 +1,8 @@
 import CapnWeb
 import Foundation
-import RpcDo
+@testable import RpcDo
 import RpcTransport
+import RpcTesting
 import Testing
 
 @Suite("RpcClient under faults (in-memory transport)")
@@ -20,10 +21,10 @@ struct ClientFaultTests {
         #expect(first == 9)
         server.setRefusing(true)
         server.cutAll()
-        #expect(await eventually { log.all.contains("reconnecting(2)") })
+        #expect(await waitUntil { log.all.contains("reconnecting(2)") })
         #expect(await client.isConnected == false)
         server.setRefusing(false)
-        #expect(await eventually { await client.isConnected })
+        #expect(await waitUntil { await client.isConnected })
         let second: Int = try await client.api.square(n: 4)
         #expect(second == 16)
         await client.disconnect()
@@ -42,7 +43,7 @@ struct ClientFaultTests {
         let client = RpcClient(configuration: InMemoryServer.configuration(), transportFactory: server.factory)
         try await client.connect()
         async let slow: Result<String, RpcError> = result { try await client.api.slow(ms: 3000) }
-        #expect(await eventually { server.service.calls("slow") == 1 })
+        #expect(await waitUntil { server.service.calls("slow") == 1 })
         server.cutAll()
         let outcome = await slow
         guard case .failure(.connectionLost) = outcome else {
@@ -60,7 +61,7 @@ struct ClientFaultTests {
         let client = RpcClient(configuration: InMemoryServer.configuration(), transportFactory: server.factory)
         try await client.connect()
         async let slow: Result<String, RpcError> = result { try await client.api.slow(ms: 1500).idempotent() }
-        #expect(await eventually { server.service.calls("slow") == 1 })
+        #expect(await waitUntil { server.service.calls("slow") == 1 })
         server.cutAll()
         let outcome = await slow
         #expect(outcome == .success("done"))
@@ -83,7 +84,7 @@ struct ClientFaultTests {
         let client = RpcClient(configuration: configuration, transportFactory: server.factory)
         try await client.connect()
         async let slow: Result<String, RpcError> = result { try await client.api.slow(ms: 1500) }
-        #expect(await eventually { server.service.calls("slow") == 1 })
+        #expect(await waitUntil { server.service.calls("slow") == 1 })
         server.cutAll()
         #expect(await slow == .success("done"))
         #expect(server.service.calls("slow") == 2)
@@ -92,27 +93,32 @@ struct ClientFaultTests {
 
     @Test("a call made while reconnecting waits for the connection and is sent once")
     func offlineCallWaits() async throws {
-        try await squareWhileOffline(5, configuration: InMemoryServer.configuration(), wait: .milliseconds(100))
+        try await squareWhileOffline(5, configuration: InMemoryServer.configuration(), offlineWaits: 1)
     }
 
     @Test("a call that timed out waiting for the connection was never sent, so it is retried once the server is back")
     func unsentCallRetried() async throws {
-        // The wait outlasts the call's 0.3 s timeout: the attempt times out unsent and is retried.
+        // The call waits for the connection, times out unsent after 0.3 s and waits again.
         try await squareWhileOffline(
-            6, configuration: InMemoryServer.configuration(maxRetries: 20, timeout: 0.3), wait: .milliseconds(400))
+            6, configuration: InMemoryServer.configuration(maxRetries: 20, timeout: 0.3), offlineWaits: 2)
     }
 
-    /// Cuts the connection and refuses new ones, calls `square(n)`, checks that nothing reaches
-    /// the server for `wait`, lets connections in again and checks the call is answered, once.
-    private func squareWhileOffline(_ n: Int, configuration: RpcClientConfiguration, wait: Duration) async throws {
+    /// Cuts the connection and refuses new ones, calls `square(n)`, waits until the call has
+    /// begun waiting for the connection `offlineWaits` times (each attempt that finds no
+    /// connection waits once) with nothing reaching the server, lets connections in again and
+    /// checks the call is answered, once.
+    private func squareWhileOffline(_ n: Int, configuration: RpcClientConfiguration, offlineWaits: UInt64) async throws {
         let server = InMemoryServer()
         let client = RpcClient(configuration: configuration, transportFactory: server.factory)
         try await client.connect()
         server.setRefusing(true)
         server.cutAll()
-        #expect(await eventually { await !client.isConnected })
+        #expect(await waitUntil { await !client.isConnected })
+        let waits = client.connection.offlineWaitCount
         async let value: Result<Int, RpcError> = result { try await client.api.square(n: n) }
-        try await Task.sleep(for: wait)
+        try await waitUntil("the call to wait for the connection \(offlineWaits) times") {
+            client.connection.offlineWaitCount >= waits + offlineWaits
+        }
         #expect(server.service.calls("square") == 0)
         server.setRefusing(false)
         #expect(await value == .success(n * n))
@@ -129,7 +135,7 @@ struct ClientFaultTests {
         try await client.connect()
         server.setRefusing(true)
         server.cutAll()
-        #expect(await eventually { await !client.isConnected })
+        #expect(await waitUntil { await !client.isConnected })
         let outcome = await result { () async throws -> Int in try await client.api.square(n: 5) }
         guard case .failure(.connectionLost(let reason?)) = outcome else {
             Issue.record("expected connectionLost, got \(outcome)")
@@ -146,13 +152,17 @@ struct ClientFaultTests {
         let client = RpcClient(configuration: InMemoryServer.configuration(), transportFactory: server.factory)
         try await client.connect()
         server.service.rateLimitNext(2)
-        let start = ContinuousClock.now
         let value: String = try await client.api.limited()
-        let elapsed = ContinuousClock.now - start
         #expect(value == "ok")
         #expect(server.service.calls("limited") == 3)
-        // Two waits of retryAfter (0.2 s) each: the retries cannot have come sooner.
-        #expect(elapsed >= .milliseconds(400))
+        // Each retry waits what the server's error asked for (retryAfter 0.2 s), not the
+        // backoff: the rule, checked without a clock.
+        let rateLimited = RpcError.rateLimitExceeded(retryAfter: 0.2)
+        for attempt in 1...2 {
+            #expect(client.core.retryDelay(after: rateLimited, attempt: attempt) == .seconds(0.2))
+        }
+        // Capped by the configuration's maxRetryDelay (0.5 s).
+        #expect(client.core.retryDelay(after: .rateLimitExceeded(retryAfter: 60), attempt: 1) == .seconds(0.5))
         await client.disconnect()
     }
 
@@ -196,7 +206,7 @@ struct ClientFaultTests {
         await client.updateHeader("Authorization", value: "Bearer new")
         #expect(server.headers.map { $0["Authorization"] } == ["Bearer old"])
         server.cutAll()
-        #expect(await eventually { server.connects == 2 })
+        #expect(await waitUntil { server.connects == 2 })
         #expect(server.headers.last?["Authorization"] == "Bearer new")
         await client.disconnect()
     }
@@ -233,7 +243,7 @@ struct ClientFaultTests {
         try await client.connect()
         await client.updateHeader("Authorization", value: "Bearer new")
         await client.reconnect()
-        #expect(await eventually { server.connects == 2 })
+        #expect(await waitUntil { server.connects == 2 })
         #expect(server.headers.map { $0["Authorization"] } == ["Bearer old", "Bearer new"])
         let value: Int = try await client.api.square(n: 4)
         #expect(value == 16)

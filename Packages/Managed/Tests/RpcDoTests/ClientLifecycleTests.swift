@@ -1,5 +1,6 @@
 @testable import RpcDo
 import RpcTransport
+import RpcTesting
 import Testing
 
 @Suite("RpcClient lifecycle")
@@ -19,17 +20,20 @@ struct ClientLifecycleTests {
     @Test("a client dropped without disconnect closes its connection and stops reconnecting")
     func droppedClientCloses() async throws {
         let server = InMemoryServer()
+        weak var connection: ManagedConnection?
         do {
             let client = RpcClient(configuration: InMemoryServer.configuration(), transportFactory: server.factory)
+            connection = client.connection
             try await client.connect()
             let n: Int = try await client.api.square(n: 3)
             #expect(n == 9)
             #expect(server.openConnections == 1)
+            #expect(connection != nil)
         }
-        #expect(await eventually { server.openConnections == 0 })
-        let connects = server.connects
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(server.connects == connects)
+        #expect(await waitUntil { server.openConnections == 0 })
+        // Nothing can reconnect once the connection itself is gone: no task kept it alive.
+        #expect(await waitUntil { connection == nil })
+        #expect(server.connects == 1)
     }
 
     @Test("ManagedConnection.withConnection closes its transport and finishes its state stream when the scope ends")

@@ -2,7 +2,7 @@ import Foundation
 import CapnWeb
 import RpcDo
 import RpcTransport
-import RpcTransportInMemory
+import CapnWebTesting
 import Synchronization
 
 /// A Cap'n Web server reached through in-memory transport pairs: each connect makes a pair and

@@ -1,6 +1,6 @@
 import RpcDo
 import RpcTransport
-import RpcTransportInMemory
+import CapnWebTesting
 import RpcWire
 import Synchronization
 import Testing

@@ -1,6 +1,6 @@
-import RpcDo
+@testable import RpcDo
 import RpcTransport
-import RpcTransportInMemory
+import CapnWebTesting
 import RpcWire
 import Synchronization
 import Testing
@@ -50,11 +50,11 @@ struct ManagedConnectionTests {
                 try await channel.request("echo", params: .positional(["again"]), idempotent: true)
             }
             _ = await safe
-            #expect(await eventually { peer.received.filter { $0 == "never" }.count == 1 })
+            #expect(await waitUntil { peer.received.filter { $0 == "never" }.count == 1 })
             peer.cutAll()
             let lost = await plain
             #expect(lost.failureCode == .connectionLost)
-            #expect(await eventually { channel.connection.state.isConnected })
+            #expect(await waitUntil { channel.connection.state.isConnected })
             #expect(peer.connects == 2)
         }
     }
@@ -64,7 +64,7 @@ struct ManagedConnectionTests {
         let peer = JSONPeer()
         try await JSONRPCChannel.withChannel(configuration: fastConfiguration(), factory: peer.factory) { channel in
             async let slow: Result<JSONValue, ManagedConnectionError> = Self.outcome { try await channel.request("slow", idempotent: true) }
-            #expect(await eventually { peer.received.contains("slow") })
+            #expect(await waitUntil { peer.received.contains("slow") })
             peer.cutAll()
             #expect(await slow == .success(.string("slow")))
             #expect(peer.received.filter { $0 == "slow" }.count == 2)
@@ -78,9 +78,13 @@ struct ManagedConnectionTests {
         try await JSONRPCChannel.withChannel(configuration: configuration, factory: peer.factory) { channel in
             peer.setRefusing(true)
             peer.cutAll()
-            #expect(await eventually { !channel.connection.state.isConnected })
+            #expect(await waitUntil { !channel.connection.state.isConnected })
+            let waits = channel.connection.offlineWaitCount
             async let answer = Self.outcome { try await channel.request("echo", params: .positional([5]), timeout: .milliseconds(300)) }
-            try await Task.sleep(for: .milliseconds(400))
+            // The request waits for the connection, times out unsent and waits again: retried.
+            try await waitUntil("the request to wait for the connection twice") {
+                channel.connection.offlineWaitCount >= waits + 2
+            }
             #expect(peer.received.isEmpty)
             peer.setRefusing(false)
             #expect(await answer == .success(.array([.integer(5)])))
@@ -95,7 +99,7 @@ struct ManagedConnectionTests {
         try await JSONRPCChannel.withChannel(configuration: configuration, factory: peer.factory) { channel in
             peer.setRefusing(true)
             peer.cutAll()
-            #expect(await eventually { !channel.connection.state.isConnected })
+            #expect(await waitUntil { !channel.connection.state.isConnected })
             try await channel.notify("first")
             try await channel.notify("second")
             do {
@@ -105,7 +109,7 @@ struct ManagedConnectionTests {
                 #expect(error.code == .offlineQueueFull)
             }
             peer.setRefusing(false)
-            #expect(await eventually { peer.received == ["first", "second"] })
+            #expect(await waitUntil { peer.received == ["first", "second"] })
         }
     }
 
@@ -116,7 +120,7 @@ struct ManagedConnectionTests {
         try await JSONRPCChannel.withChannel(configuration: configuration, factory: peer.factory) { channel in
             peer.setRefusing(true)
             peer.cutAll()
-            #expect(await eventually { !channel.connection.state.isConnected })
+            #expect(await waitUntil { !channel.connection.state.isConnected })
             do {
                 try await channel.notify("lost")
                 Issue.record("expected notConnected")
@@ -136,7 +140,7 @@ struct ManagedConnectionTests {
             configuration: fastConfiguration(), factory: peer.factory, onNotification: { method, _ in seen.append(method) }
         ) { channel in
             _ = try await channel.request("announce")
-            #expect(await eventually { seen.all == ["news"] })
+            #expect(await waitUntil { seen.all == ["news"] })
         }
     }
 
@@ -163,7 +167,7 @@ struct ManagedConnectionTests {
         try await channel.connection.start()
         peer.setRefusing(true)
         peer.cutAll()
-        #expect(await eventually { log.all.last?.hasPrefix("disconnected(") == true })
+        #expect(await waitUntil { log.all.last?.hasPrefix("disconnected(") == true })
         #expect(log.all.contains("reconnecting(1)"))
         #expect(log.all.contains("reconnecting(2)"))
         #expect(!log.all.contains("reconnecting(3)"))
@@ -185,7 +189,7 @@ struct ManagedConnectionTests {
             }
         }
         try await JSONRPCChannel.withChannel(configuration: configuration, factory: peer.factory) { channel in
-            #expect(await eventually { peer.connects >= 2 })
+            #expect(await waitUntil { peer.connects >= 2 })
             answering.withLock { $0 = true }
             let reply = try await channel.request("echo", params: .positional([1]))
             #expect(reply == .array([.integer(1)]))
@@ -198,7 +202,7 @@ struct ManagedConnectionTests {
         let channel = JSONRPCChannel(configuration: fastConfiguration(), factory: peer.factory)
         try await channel.connection.start()
         async let pending = Self.outcome { try await channel.request("never", timeout: .seconds(60)) }
-        #expect(await eventually { peer.received.contains("never") })
+        #expect(await waitUntil { peer.received.contains("never") })
         await channel.connection.close()
         #expect(await pending.failureCode == .connectionLost)
         #expect(channel.connection.state.description == "disconnected")
@@ -209,13 +213,13 @@ struct ManagedConnectionTests {
         let answering = JSONPeer()
         let configuration = fastConfiguration { $0.heartbeat = Heartbeat(interval: .milliseconds(50), timeout: .seconds(2)) { _ in } }
         try await JSONRPCChannel.withChannel(configuration: configuration, factory: answering.factory, pingMethod: "ping") { _ in
-            #expect(await eventually { answering.received.filter { $0 == "ping" }.count >= 3 })
+            #expect(await waitUntil { answering.received.filter { $0 == "ping" }.count >= 3 })
             #expect(answering.connects == 1)
         }
         let silent = JSONPeer()
         let quick = fastConfiguration { $0.heartbeat = Heartbeat(interval: .milliseconds(50), timeout: .milliseconds(100)) { _ in } }
         try await JSONRPCChannel.withChannel(configuration: quick, factory: silent.factory, pingMethod: "never") { _ in
-            #expect(await eventually { silent.connects >= 2 })
+            #expect(await waitUntil { silent.connects >= 2 })
         }
     }
 
@@ -249,9 +253,9 @@ struct ManagedConnectionTests {
             connection.updateHeader("Auth", value: "b")
             connection.updateHeader("Extra", value: "x")
             for end in ends.withLock({ $0 }) { end.disconnect() }
-            #expect(await eventually { seen.withLock { $0.count } == 2 })
+            #expect(await waitUntil { seen.withLock { $0.count } == 2 })
             #expect(seen.withLock { $0 } == [["Auth": "a"], ["Auth": "b", "Extra": "x"]])
-            #expect(await eventually { connection.status.isConnected })
+            #expect(await waitUntil { connection.status.isConnected })
         }
     }
 

@@ -13,6 +13,12 @@ final class StallingProxy: Sendable {
     private let stalledBelow = Atomic<Int>(0)
     /// When the stall ends, in `NIODeadline` nanoseconds.
     private let stallEnd = Atomic<UInt64>(0)
+    private let releases = Atomic<Int>(0)
+
+    /// How many times a connection passed on bytes it had held during a stall.
+    var heldAndReleased: Int {
+        releases.load(ordering: .acquiring)
+    }
 
     private init(port: Int) {
         self.port = port
@@ -30,6 +36,10 @@ final class StallingProxy: Sendable {
         guard number < stalledBelow.load(ordering: .acquiring) else { return nil }
         let end = NIODeadline.uptimeNanoseconds(stallEnd.load(ordering: .acquiring))
         return end > .now() ? end : nil
+    }
+
+    fileprivate func countRelease() {
+        _ = releases.wrappingAdd(1, ordering: .acquiringAndReleasing)
     }
 
     fileprivate func nextNumber() -> Int {
@@ -108,6 +118,7 @@ private final class Forwarder: ChannelInboundHandler {
         for bytes in held { partner.write(bytes, promise: nil) }
         held = []
         partner.flush()
+        proxy.countRelease()
     }
 
     func channelInactive(context: ChannelHandlerContext) {

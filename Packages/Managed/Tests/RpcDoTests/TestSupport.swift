@@ -173,16 +173,6 @@ final class FaultyServer: Sendable {
     }
 }
 
-/// Polls `condition` every 20 ms for up to `timeout`; returns whether it became true.
-func eventually(timeout: Duration = .seconds(10), _ condition: () async -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return await condition()
-}
-
 /// Collects connection states in the background of a test.
 final class StateLog: Sendable {
     private let states = Mutex<[String]>([])

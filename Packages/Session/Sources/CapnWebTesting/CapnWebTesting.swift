@@ -1,4 +1,4 @@
-// What tests of code built on Cap'n Web use: everything `CapnWeb` exports, and the in-memory
-// transport pair with its fault injection.
+// What tests of code built on Cap'n Web use: everything `CapnWeb` exports, the in-memory
+// transport pair with its fault injection, and the wait-for-a-condition helpers.
 @_exported public import CapnWeb
-@_exported public import RpcTransportInMemory
+@_exported public import RpcTransportTesting

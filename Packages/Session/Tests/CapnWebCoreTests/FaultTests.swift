@@ -1,8 +1,8 @@
 import Foundation
+import RpcTransportTesting
 import Synchronization
 import Testing
 import RpcTransport
-import RpcTransportInMemory
 @testable import CapnWebCore
 
 /// The far end of an in-memory pair driven by hand: it sends raw frames and records what it
@@ -29,24 +29,12 @@ final class FaultPeer: Sendable {
 
     var frames: [String] { state.withLock { $0.frames } }
     var closure: TransportClosure? { state.withLock { $0.closure } }
-
-    /// Waits until `condition` holds, for up to `seconds`.
-    func wait(seconds: Double = 3, until condition: @Sendable () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        while !condition() {
-            if ContinuousClock.now > deadline { return false }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return true
-    }
 }
 
 /// Polls until both sessions' tables are back to the main entries only.
 func expectSettledStats(_ sessions: RpcSession<Any>..., sourceLocation: SourceLocation = #_sourceLocation) async {
     let settled = RpcStats(imports: 1, exports: 1)
-    for _ in 0..<400 where sessions.contains(where: { $0.getStats() != settled }) {
-        try? await Task.sleep(for: .milliseconds(5))
-    }
+    _ = await waitUntil { sessions.allSatisfy { $0.getStats() == settled } }
     for session in sessions {
         #expect(session.getStats() == settled, sourceLocation: sourceLocation)
     }
@@ -54,6 +42,9 @@ func expectSettledStats(_ sessions: RpcSession<Any>..., sourceLocation: SourceLo
 
 /// A main object for fault tests: `square`, `hang` and `echo`.
 final class FaultAPI: RpcTarget {
+    /// One entry per `hang()` that started.
+    let hangsStarted = Recorder<Bool>()
+
     func call(_ method: String, with arguments: RpcArguments) async throws -> RpcPayload {
         switch method {
         case "square":
@@ -62,6 +53,7 @@ final class FaultAPI: RpcTarget {
         case "echo":
             return arguments.value(at: 0)
         case "hang":
+            hangsStarted.append(true)
             try await Task.sleep(for: .seconds(3600))
             return .undefined
         default:
@@ -75,12 +67,14 @@ struct FaultTests {
     @Test("a transport that drops mid-call fails the pending call with connectionLost and breaks later calls")
     func transportDropsMidCall() async throws {
         let (a, b) = InMemoryTransport.makePair()
-        let server = RpcSession<Any>.start(transport: b, main: FaultAPI())
+        let api = FaultAPI()
+        let server = RpcSession<Any>.start(transport: b, main: api)
         let client = RpcSession<Any>.start(transport: a)
         let broken = Mutex<RpcError?>(nil)
         client.api.onBroken { error in broken.withLock { $0 = error } }
         let pending = Task { () async throws -> Double in try await client.api.hang() }
-        try await Task.sleep(for: .milliseconds(50))
+        // Mid-call for certain: the server is running it.
+        try await waitUntil("the server to start the hanging call") { api.hangsStarted.all == [true] }
         a.disconnect()
         await #expect {
             _ = try await pending.value
@@ -111,7 +105,7 @@ struct FaultTests {
         let server = RpcSession<Any>.start(transport: b, main: FaultAPI())
         let peer = FaultPeer(a)
         try peer.send(frame)
-        let closed = await peer.wait { peer.closure != nil }
+        let closed = await waitUntil { peer.closure != nil }
         #expect(closed)
         #expect(peer.closure?.code == .applicationError)
         #expect(peer.frames.last?.hasPrefix(#"["abort",["error","#) == true)
@@ -125,9 +119,9 @@ struct FaultTests {
         let peer = FaultPeer(a)
         try peer.send(#"["push",["pipeline",0,["square"],[3]]]"#)
         try peer.send(#"["pull",1]"#)
-        #expect(await peer.wait { peer.frames.contains(#"["resolve",1,9]"#) })
+        #expect(await waitUntil { peer.frames.contains(#"["resolve",1,9]"#) })
         try peer.send(#"["release",1,2]"#)
-        #expect(await peer.wait { peer.closure != nil })
+        #expect(await waitUntil { peer.closure != nil })
         #expect(peer.frames.last?.contains("refcount would go negative") == true)
         await expectSettledStats(server)
     }
@@ -145,7 +139,7 @@ struct FaultTests {
             await server.drain()
             drained.withLock { $0 = true }
         }
-        #expect(await peer.wait { drained.withLock { $0 } })
+        #expect(await waitUntil { drained.withLock { $0 } })
         drain.cancel()
         await expectSettledStats(server)
         await server.close()
@@ -158,7 +152,7 @@ struct FaultTests {
         let peer = FaultPeer(a)
         try peer.send(#"["push",["pipeline",0,["square"],[5]]]"#)
         try peer.send(#"["pull",1]"#)
-        #expect(await peer.wait { peer.frames.count == 1 })
+        #expect(await waitUntil { peer.frames.count == 1 })
         #expect(peer.frames == [#"["resolve",1,25]"#])
         try peer.send(#"["release",1,1]"#)
         await expectSettledStats(server)

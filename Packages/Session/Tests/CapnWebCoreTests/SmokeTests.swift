@@ -1,6 +1,6 @@
+import RpcTransportTesting
 import Testing
 import RpcTransport
-import RpcTransportInMemory
 @testable import CapnWebCore
 
 final class Calculator: RpcTarget {
@@ -78,7 +78,8 @@ struct SmokeTests {
             let read: String = try await client.api[dynamicMember: name]
             #expect(read == "read \(name)")
         }
-        try await Task.sleep(for: .milliseconds(100))
+        // Releases travel asynchronously: wait for both tables to settle, then check them.
+        #expect(await waitUntil { [client.getStats(), server.getStats()] == [RpcStats(imports: 1, exports: 1), RpcStats(imports: 1, exports: 1)] })
         #expect(client.getStats() == RpcStats(imports: 1, exports: 1))
         #expect(server.getStats() == RpcStats(imports: 1, exports: 1))
         await client.close()
@@ -103,7 +104,8 @@ struct SmokeTests {
             let squares: [Double] = try await client.api.fib(6).map { client.api.square($0) }.resolved()
             #expect(squares == [0, 1, 1, 4, 9, 25])
         }
-        try await Task.sleep(for: .milliseconds(100))
+        // Releases travel asynchronously: wait for both tables to settle, then check them.
+        #expect(await waitUntil { [client.getStats(), server.getStats()] == [RpcStats(imports: 1, exports: 1), RpcStats(imports: 1, exports: 1)] })
         #expect(client.getStats() == RpcStats(imports: 1, exports: 1))
         #expect(server.getStats() == RpcStats(imports: 1, exports: 1))
         await client.close()

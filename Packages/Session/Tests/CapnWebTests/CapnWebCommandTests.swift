@@ -151,16 +151,14 @@ struct CapnWebCommandTests {
         }
     }
 
-    @Test("a call that never answers times out with status 124")
+    // The command must give up on its own; the limit only turns a hang into a failure.
+    @Test("a call that never answers times out with status 124", .timeLimit(.minutes(1)))
     func timeout() async throws {
         try await withDemoServer { url, _ in
-            let start = ContinuousClock.now
             let run = await call(url, ["hang()"], timeout: .milliseconds(500))
             #expect(run.status == 124)
             #expect(run.standardOutput == "")
             #expect(run.standardError == "error: timed out: no answer within 0.5 seconds\n")
-            // The command gave up on its own; the bound only catches a hang, not a slow machine.
-            #expect(ContinuousClock.now - start < .seconds(30))
         }
     }
 

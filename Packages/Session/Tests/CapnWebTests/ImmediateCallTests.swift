@@ -1,5 +1,6 @@
 import NIOPosix
 import Synchronization
+import RpcTransportTesting
 import Testing
 @testable import CapnWebCore
 import CapnWeb
@@ -134,8 +135,8 @@ struct ImmediateCallTests {
         try await withRpcServer(main: { probe }) { server in
             try await withRpcSession(to: server.webSocketURL) { session in
                 try await body(session)
-                #expect(await eventually { session.getStats() == RpcStats(imports: 1, exports: 1) })
-                #expect(await eventually { server.sessions.allSatisfy { $0.getStats() == RpcStats(imports: 1, exports: 1) } })
+                #expect(await waitUntil { session.getStats() == RpcStats(imports: 1, exports: 1) })
+                #expect(await waitUntil { server.sessions.allSatisfy { $0.getStats() == RpcStats(imports: 1, exports: 1) } })
             }
         }
     }

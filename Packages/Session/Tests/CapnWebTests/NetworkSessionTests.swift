@@ -5,6 +5,7 @@ import Foundation
 #endif
 import NIOHTTP1
 import Synchronization
+import RpcTransportTesting
 import Testing
 import RpcTransport
 import RpcTransportNIO
@@ -13,10 +14,10 @@ import CapnWeb
 
 @Suite("Network sessions")
 struct NetworkSessionTests {
-    /// Checks that both sides hold only their main entries, polling for up to 2 seconds.
+    /// Checks that both sides hold only their main entries, polling until they do.
     func expectClean(_ client: RpcSession<Any>, _ server: RpcServer) async {
         let clean = RpcStats(imports: 1, exports: 1)
-        let settled = await eventually {
+        let settled = await waitUntil {
             client.getStats() == clean && server.sessions.allSatisfy { $0.getStats() == clean }
         }
         #expect(settled)
@@ -39,7 +40,7 @@ struct NetworkSessionTests {
             }
             let chained: Int = try await session.api.makeCounter(1).increment(2)
             #expect(chained == 3)
-            #expect(await eventually { server.sessionCount == 1 })
+            #expect(await waitUntil { server.sessionCount == 1 })
             await expectClean(session, server)
             await session.close()
             await server.waitForSessionCount(0)
@@ -55,12 +56,12 @@ struct NetworkSessionTests {
                 try await withRpcSession(to: server.webSocketURL) { session in
                     let n: Double = try await session.api.square(3)
                     #expect(n == 9)
-                    #expect(await eventually { server.sessionCount == 1 })
+                    #expect(await waitUntil { server.sessionCount == 1 })
                     await expectClean(session, server)
                     throw Boom()
                 }
             }
-            #expect(await eventually { server.sessionCount == 0 })
+            #expect(await waitUntil { server.sessionCount == 0 })
         }
     }
 
@@ -183,9 +184,9 @@ struct NetworkSessionTests {
             #expect(one == 1)
             return (session, server.port, observer, oldCounter)
         }
-        #expect(await eventually { states.all.contains { $0.hasPrefix("reconnecting") } })
+        #expect(await waitUntil { states.all.contains { $0.hasPrefix("reconnecting") } })
         try await withRpcServer(port: port, main: { NetTarget() }) { server in
-            #expect(await eventually(timeout: .seconds(5)) { states.all.last == "connected" && server.sessionCount == 1 })
+            #expect(await waitUntil(timeout: .seconds(5)) { states.all.last == "connected" && server.sessionCount == 1 })
             let n: Double = try await session.api.square(4)
             #expect(n == 16)
             let stale: Result<Int, RpcError> = await oldCounter.increment(1).resolvedResult()
@@ -216,7 +217,7 @@ struct NetworkSessionTests {
             #expect(n == 36)
             let stale: Result<Int, RpcError> = await counter.increment(1).resolvedResult()
             if case .failure(.connectionLost) = stale {} else { Issue.record("expected connectionLost, got \(stale)") }
-            #expect(await eventually { server.sessionCount == 1 })
+            #expect(await waitUntil { server.sessionCount == 1 })
             await expectClean(session, server)
             await session.close()
         }

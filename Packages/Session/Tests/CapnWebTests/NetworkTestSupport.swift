@@ -39,23 +39,6 @@ final class NetCounter: RpcTarget {
     }
 }
 
-/// A thread-safe counter and recorder for tests.
-final class Recorder<Element: Sendable>: Sendable {
-    private let items = Mutex<[Element]>([])
-    func append(_ item: Element) { items.withLock { $0.append(item) } }
-    var all: [Element] { items.withLock { $0 } }
-}
-
-/// Polls `condition` every 20 ms for up to `timeout`; returns whether it became true.
-func eventually(timeout: Duration = .seconds(2), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return condition()
-}
-
 /// Sends one raw HTTP/1.1 request to 127.0.0.1:`port` and returns the status code and body.
 func rawHTTP(port: Int, method: String, path: String, body: String = "") throws -> (status: Int, body: String) {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -1,4 +1,5 @@
 import RpcWire
+import RpcTransportTesting
 import Testing
 @testable import CapnWebCore
 import CapnWeb
@@ -27,8 +28,8 @@ struct PipeliningTests {
                 }
             }) { session in
                 try await body(session)
-                #expect(await eventually { session.getStats() == RpcStats(imports: 1, exports: 1) })
-                #expect(await eventually { server.sessions.allSatisfy { $0.getStats() == RpcStats(imports: 1, exports: 1) } })
+                #expect(await waitUntil { session.getStats() == RpcStats(imports: 1, exports: 1) })
+                #expect(await waitUntil { server.sessions.allSatisfy { $0.getStats() == RpcStats(imports: 1, exports: 1) } })
             }
         }
         return pulls.all.count
@@ -74,11 +75,11 @@ struct PipeliningTests {
                 }
             }) { session in
                 let kept = session.api.square(3)
-                #expect(await eventually { frames.all.count == 1 })
+                #expect(await waitUntil { frames.all.count == 1 })
                 #expect(frames.all.first?.hasPrefix("[\"push\"") == true)
 
                 let awaited = session.api.stub.hook.callAwaited(["square"], [.integer(4)])
-                #expect(await eventually { frames.all.count == 3 })
+                #expect(await waitUntil { frames.all.count == 3 })
                 #expect(frames.all[1].hasPrefix("[\"push\""))
                 #expect(frames.all[2] == "[\"pull\",2]")
 
@@ -90,8 +91,8 @@ struct PipeliningTests {
                 #expect(frames.all.filter { $0.hasPrefix("[\"pull\"") }.count == 1)
                 let squared: Int = try await kept.resolved()
                 #expect(squared == 9)
-                #expect(await eventually { session.getStats() == RpcStats(imports: 1, exports: 1) })
-                #expect(await eventually { server.sessions.allSatisfy { $0.getStats() == RpcStats(imports: 1, exports: 1) } })
+                #expect(await waitUntil { session.getStats() == RpcStats(imports: 1, exports: 1) })
+                #expect(await waitUntil { server.sessions.allSatisfy { $0.getStats() == RpcStats(imports: 1, exports: 1) } })
             }
         }
     }

@@ -1,5 +1,6 @@
 import CapnWeb
 import Foundation
+import RpcTransportTesting
 import Testing
 
 /// A main object that tells who it serves, from the request that opened its session.
@@ -38,7 +39,7 @@ struct ServerAdmissionTests {
             let me: String = try await session.api.whoami()
             #expect(me == "ada by webSocket at /ws")
             let clean = RpcStats(imports: 1, exports: 1)
-            #expect(await eventually { session.getStats() == clean && server.sessions.allSatisfy { $0.getStats() == clean } })
+            #expect(await waitUntil { session.getStats() == clean && server.sessions.allSatisfy { $0.getStats() == clean } })
             #expect(server.sessionCount == 1)
             await session.close()
         }
@@ -70,7 +71,7 @@ struct ServerAdmissionTests {
             let me: String = try await session.api.whoami()
             #expect(me == "nobody by webSocket at /ws")
             let clean = RpcStats(imports: 1, exports: 1)
-            #expect(await eventually { session.getStats() == clean && server.sessions.allSatisfy { $0.getStats() == clean } })
+            #expect(await waitUntil { session.getStats() == clean && server.sessions.allSatisfy { $0.getStats() == clean } })
             await session.close()
         }
     }

@@ -1,3 +1,4 @@
+import RpcTransportTesting
 import Testing
 import CapnWeb
 
@@ -44,9 +45,9 @@ struct StreamCancellationTests {
                 }
                 let seen = try await reader.value
                 #expect(seen == [0, 1, 2])
-                #expect(await eventually(timeout: .seconds(5)) { ticker.terminated.all == [true] })
-                #expect(await eventually(timeout: .seconds(5)) { session.getStats() == RpcStats(imports: 1, exports: 1) })
-                #expect(await eventually(timeout: .seconds(5)) {
+                #expect(await waitUntil(timeout: .seconds(5)) { ticker.terminated.all == [true] })
+                #expect(await waitUntil(timeout: .seconds(5)) { session.getStats() == RpcStats(imports: 1, exports: 1) })
+                #expect(await waitUntil(timeout: .seconds(5)) {
                     server.sessions.allSatisfy { $0.getStats() == RpcStats(imports: 1, exports: 1) }
                 })
             }

@@ -3,7 +3,9 @@ import NIOCore
 import NIOHTTP1
 import RpcTransport
 import RpcTransportNIO
+import Synchronization
 import Testing
+import RpcTesting
 
 @Suite("HTTP batches")
 struct HTTPBatchTests {
@@ -224,15 +226,24 @@ struct HTTPBatchTests {
     @Test("A batch in flight during a graceful shutdown still gets its answer")
     func batchDuringShutdown() async throws {
         let observations = ServerObservations()
+        let listeningPort = Mutex<Int?>(nil)
         let reply = try await withThrowingTaskGroup(of: [TransportMessage].self) { group in
             try await withTransportServer(
                 configuration: EchoServer.configuration(),
                 onBatch: { request in
                     observations.batch(request)
-                    try await Task.sleep(for: .milliseconds(300))
+                    // Answers only once the shutdown is under way, which the listener closing
+                    // shows: the batch is in flight while the server shuts down.
+                    try await waitUntil("the server to stop accepting connections", timeout: .seconds(20), every: .milliseconds(20)) {
+                        guard let port = listeningPort.withLock({ $0 }) else { return false }
+                        guard let probe = try? await RawTCPClient.connect(port: port) else { return true }
+                        await probe.close()
+                        return false
+                    }
                     return request.messages
                 }
             ) { server in
+                listeningPort.withLock { $0 = server.port }
                 let client = try HTTPBatchClient(url: Self.url(server))
                 group.addTask {
                     try await client.exchange([.text("slow")])

@@ -1,6 +1,7 @@
 import RpcTransport
 import RpcTransportNIO
 import Testing
+import RpcTesting
 
 @Suite("Malformed input from raw TCP clients")
 struct MalformedInputTests {

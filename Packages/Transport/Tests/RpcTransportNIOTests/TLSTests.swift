@@ -550,7 +550,6 @@ struct TLSTests {
     ) async throws {
         try await withEventLoop { loop in
             let server = try await TLSTestServer.plaintext(behaviour, on: loop)
-            let started = ContinuousClock.now
             let client = try await TLSTestClient.connect(
                 to: server.port,
                 provider: clientProvider(),
@@ -562,10 +561,8 @@ struct TLSTests {
             #expect(code == expected)
             // The pipeline sees the same typed error, not a raw socket error.
             #expect(await TLSTestWait.transportErrorCode(of: client.outcome, within: .seconds(8)) == expected)
-            // The error code already tells a TLS failure from the handshake timeout; the failure
-            // also came before that timeout could fire (a bound on the timeout, not on the
-            // machine's speed: a loaded machine must not fail this test).
-            #expect(ContinuousClock.now - started < .nanoseconds(handshakeTimeout.nanoseconds) + .seconds(5))
+            // No clock needed: the code alone tells a TLS failure from the handshake timeout,
+            // whatever the machine's speed.
         }
     }
 

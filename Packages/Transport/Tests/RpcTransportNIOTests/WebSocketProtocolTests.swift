@@ -2,6 +2,7 @@ import NIOHTTP1
 import RpcTransport
 import RpcTransportNIO
 import Testing
+import RpcTesting
 
 @Suite("WebSocket protocol behaviour")
 struct WebSocketProtocolTests {
@@ -82,19 +83,32 @@ struct WebSocketProtocolTests {
 
     // MARK: Keepalive
 
-    @Test("Keepalive pings are answered by the server and the connection stays open")
+    @Test("Keepalive pings are answered by the server and the connection outlives the pong timeout")
     func keepaliveAnswered() async throws {
-        try await EchoServer.run { server, _ in
+        let interval = Duration.milliseconds(50)
+        let timeout = Duration.milliseconds(1500)
+        // Ping n goes out no earlier than n intervals after the first (each is scheduled when
+        // the one before it went out), so a ping past this number is only ever sent when the
+        // first ping's pong arrived: without one, the pong timer (due first) ends the connection.
+        let pingsOutlivingTimeout = Int(timeout / interval) + 10
+        try await ScriptedWebSocketServer.run(answerPings: true) { server in
             var configuration = WebSocketClientConfiguration()
-            configuration.keepalive = WebSocketKeepalive(interval: .milliseconds(50), timeout: .milliseconds(1500))
-            let transport = try await WebSocketClient.connect(to: EchoServer.url(server), configuration: configuration)
+            configuration.keepalive = WebSocketKeepalive(interval: interval, timeout: timeout)
+            let transport = try await WebSocketClient.connect(
+                to: "ws://127.0.0.1:\(server.port)/", configuration: configuration)
             let recorder = EventRecorder(transport)
-            // Long enough for a missing pong to fail the connection.
-            try await Task.sleep(for: .milliseconds(2500))
-            #expect(transport.state.isOpen)
-            try await transport.send(.text("still here"))
-            #expect(try await recorder.nextMessage() == .text("still here"))
+            let pings = try await waitFor("\(pingsOutlivingTimeout) pings", timeout: .seconds(30)) { () throws -> [TestFrame]? in
+                if let closure = recorder.closure { throw closure.asError }
+                let pings = server.received.filter { $0.opcode == 0x9 }
+                return pings.count >= pingsOutlivingTimeout ? pings : nil
+            }
+            // The server saw distinct pings (their payloads count up), and answered every one.
+            #expect(Set(pings.map(\.payload)).count == pings.count)
+            #expect(transport.state.isOpen, "\(transport.state)")
+            #expect(recorder.closure == nil, "\(String(describing: recorder.closure))")
             await transport.close()
+            let closure = try await recorder.closure()
+            #expect(closure.code == .normal)
         }
     }
 

@@ -1,4 +1,5 @@
 import RpcTransport
+import RpcTesting
 import RpcTransportInMemory
 import Synchronization
 import Testing
@@ -31,16 +32,10 @@ final class EventRecorder: Sendable {
         }
     }
 
-    /// Waits until `count` events have arrived; fails the test after `seconds`.
-    func wait(for count: Int, seconds: Int = 5, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while self.count < count {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("timed out waiting for \(count) events, got \(self.count)", sourceLocation: sourceLocation)
-                return
-            }
-            try await Task.sleep(for: .milliseconds(2))
-        }
+    /// Waits until `count` events have arrived; throws ``WaitTimedOut`` when they have not
+    /// after `timeout`.
+    func wait(for count: Int, timeout: Duration = .seconds(10)) async throws {
+        try await waitUntil("\(count) events", timeout: timeout) { self.count >= count }
     }
 }
 
@@ -110,22 +105,30 @@ struct InMemoryTransportTests {
         for text in ["a", "b", "c", "skip", "d"] {
             try client.enqueue(.text(text))
         }
-        try await events.wait(for: 2)
-        try await Task.sleep(for: .milliseconds(50))
-        #expect(events.messages == ["c", "d"])
+        // Delivery keeps the order of sending: once a marker sent last has arrived, every
+        // message not dropped has arrived before it.
+        try client.enqueue(.text("end"))
+        try await events.wait(for: 3)
+        #expect(events.messages == ["c", "d", "end"])
+        #expect(events.count == 3)
         await client.close()
     }
 
-    @Test("delayed messages arrive after the delay")
+    @Test("a delayed message is held back: one sent after it without the delay overtakes it")
     func delayFault() async throws {
         let (client, server) = InMemoryTransport.makePair()
         let events = EventRecorder()
         server.start { events.record($0) }
-        client.inject(.delay(.milliseconds(100)))
-        let start = ContinuousClock.now
+        // The receiving end handles its deliveries in order: "fast" is handed to it at once,
+        // "slow" only once its delay is over, so "fast" comes first however loaded the machine
+        // (unless the delay is ignored).
+        client.inject(.delay(.milliseconds(200)))
         try client.enqueue(.text("slow"))
-        try await events.wait(for: 1)
-        #expect(ContinuousClock.now - start >= .milliseconds(90))
+        client.clearFaults()
+        try client.enqueue(.text("fast"))
+        // The delayed message still arrives.
+        try await events.wait(for: 2)
+        #expect(events.messages == ["fast", "slow"])
         await client.close()
     }
 

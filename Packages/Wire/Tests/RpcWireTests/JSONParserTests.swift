@@ -171,10 +171,10 @@ struct JSONParserTests {
         }
     }
 
-    @Test("Numbers with a million digits parse in linear time and round correctly")
+    // Speed is the benchmarks' business; the limit only stops a runaway (quadratic) parse from
+    // hanging the run.
+    @Test("Numbers with a million digits parse and round correctly", .timeLimit(.minutes(2)))
     func veryLongNumbers() throws {
-        let clock = ContinuousClock()
-        let started = clock.now
         let ones = "0." + String(repeating: "1", count: 1_000_000)
         #expect(try JSONValue(parsing: ones) == .double(Double("0.1111111111111111111111")!))
         let nines = String(repeating: "9", count: 1_000_000) + ".5e-999990"
@@ -189,7 +189,6 @@ struct JSONParserTests {
         #expect(try JSONValue(parsing: halfway) == .double(1.0000000000000002))
         let exactHalfway = "1.00000000000000011102230246251565404236316680908203125" + String(repeating: "0", count: 2_000)
         #expect(try JSONValue(parsing: exactHalfway) == .double(1.0))
-        #expect(clock.now - started < .seconds(20))
     }
 
     @Test(
@@ -595,20 +594,27 @@ struct JSONParserTests {
         #expect(object["k50000"] == nil)
     }
 
-    @Test("A hostile object with 100 000 keys of equal length and shared ends is checked in linear time")
+    @Test(
+        "A hostile object with 100 000 keys of equal length and shared ends is checked for duplicates",
+        .timeLimit(.minutes(2))
+    )
     func hostileKeys() throws {
         let keys = (0..<100_000).map { index -> String in
             let digits = String(index)
             return "shared-prefix-" + String(repeating: "0", count: 6 - digits.count) + digits + "-shared-suffix"
         }
         let text = "{" + keys.map { "\"\($0)\":1" }.joined(separator: ",") + "}"
-        let clock = ContinuousClock()
-        let started = clock.now
         let object = try #require(try JSONValue(parsing: text, configuration: .init(duplicateKeys: .reject)).objectValue)
         #expect(object.count == 100_000)
+        #expect(object["shared-prefix-099999-shared-suffix"] == 1)
+        // The same keys with one of the first repeated at the very end: found, however alike
+        // the keys are.
+        let duplicated = "{" + keys.map { "\"\($0)\":1" }.joined(separator: ",") + ",\"\(keys[1])\":2}"
+        let duplicate = parseFailure(duplicated, configuration: .init(duplicateKeys: .reject))
+        #expect(duplicate?.code == .duplicateKey)
+        #expect(duplicate?.message == "duplicate key \"\(keys[1])\" in object")
         let repeated = "{" + String(repeating: "\"same\":1,", count: 100_000) + "\"same\":2}"
         #expect(try JSONValue(parsing: repeated) == ["same": 2])
-        #expect(clock.now - started < .seconds(30))
     }
 
     // MARK: - Limits
@@ -630,16 +636,16 @@ struct JSONParserTests {
         #expect(parseFailure("[[]]", configuration: .init(maxDepth: 1))?.code == .depthLimitExceeded)
     }
 
-    @Test("One hundred thousand opening brackets are rejected quickly")
+    @Test("One hundred thousand opening brackets are rejected at the first one past the limit", .timeLimit(.minutes(1)))
     func deepNestingFailsFast() {
-        let clock = ContinuousClock()
-        let started = clock.now
+        // Rejected where the limit is crossed, not after reading (or recursing through) the rest.
         let error = parseFailure(String(repeating: "[", count: 100_000))
         #expect(error?.code == .depthLimitExceeded)
+        #expect(error?.location?.offset == 256)
+        // `[{"a":` opens two containers in six bytes: the 257th opening is the `[` at 128 * 6.
         let mixed = parseFailure(String(repeating: "[{\"a\":", count: 50_000))
         #expect(mixed?.code == .depthLimitExceeded)
-        // A bound only a pathological (quadratic) parse would exceed, not a slow machine.
-        #expect(clock.now - started < .seconds(10))
+        #expect(mixed?.location?.offset == 768)
     }
 
     @Test("Inputs larger than the size limit are rejected before parsing, whatever their form")

@@ -6,8 +6,9 @@ import Testing
 ///
 /// `y_` files must parse, `n_` files must fail with a ``WireError``, and `i_` files (where the
 /// specification leaves the outcome to the implementation) must get an answer either way,
-/// promptly and without crashing.
-@Suite("JSONTestSuite conformance")
+/// without crashing. How fast is the benchmarks' business: the suite's time limit only stops a
+/// runaway parse from hanging the run.
+@Suite("JSONTestSuite conformance", .timeLimit(.minutes(5)))
 struct JSONTestSuiteTests {
     /// The corpus directory, resolved without recording an issue so that argument lists can be
     /// built statically; the summary test records one when the directory is missing.
@@ -23,37 +24,28 @@ struct JSONTestSuiteTests {
     static let rejectedNames = fileNames.filter { $0.hasPrefix("n_") }
     static let implementationDefinedNames = fileNames.filter { $0.hasPrefix("i_") }
 
-    /// A case must be answered within this time, however hostile its input: a bound that only
-    /// runaway parsing would exceed, not a loaded machine (speed is measured by the benchmarks).
-    static let timeLimit: Duration = .seconds(10)
-
     static func contents(of name: String) throws -> [UInt8] {
         [UInt8](try Data(contentsOf: directory.appendingPathComponent(name)))
     }
 
-    /// Parses a case, returning the error instead of throwing it, and how long it took.
-    static func outcome(of name: String) throws -> (result: Result<JSONValue, WireError>, elapsed: Duration) {
+    /// Parses a case, returning the error instead of throwing it.
+    static func outcome(of name: String) throws -> Result<JSONValue, WireError> {
         let bytes = try contents(of: name)
         let parser = JSONParser()
-        var result: Result<JSONValue, WireError>!
-        let elapsed = ContinuousClock().measure {
-            result = Result { () throws(WireError) -> JSONValue in try parser.parse(bytes) }
-        }
-        return (result, elapsed)
+        return Result { () throws(WireError) -> JSONValue in try parser.parse(bytes) }
     }
 
     @Test("Each y_ document is accepted", arguments: acceptedNames)
     func acceptsValidDocument(name: String) throws {
-        let (result, elapsed) = try Self.outcome(of: name)
+        let result = try Self.outcome(of: name)
         if case .failure(let error) = result {
             Issue.record("\(name) was rejected: \(error)")
         }
-        #expect(elapsed < Self.timeLimit)
     }
 
     @Test("Each n_ document is rejected with a located WireError", arguments: rejectedNames)
     func rejectsInvalidDocument(name: String) throws {
-        let (result, elapsed) = try Self.outcome(of: name)
+        let result = try Self.outcome(of: name)
         switch result {
         case .success(let value):
             Issue.record("\(name) was accepted as \(value)")
@@ -61,17 +53,15 @@ struct JSONTestSuiteTests {
             #expect(error.location != nil, "\(name): \(error)")
             #expect(!error.message.isEmpty)
         }
-        #expect(elapsed < Self.timeLimit)
     }
 
-    @Test("Each i_ document is answered promptly, either way", arguments: implementationDefinedNames)
+    @Test("Each i_ document is answered, either way, with a located error when rejected", arguments: implementationDefinedNames)
     func answersImplementationDefinedDocument(name: String) throws {
-        let (result, elapsed) = try Self.outcome(of: name)
+        let result = try Self.outcome(of: name)
         if case .failure(let error) = result {
             #expect(error.location != nil, "\(name): \(error)")
             #expect(!error.message.isEmpty)
         }
-        #expect(elapsed < Self.timeLimit)
     }
 
     @Test("Every y_ case is accepted and every n_ case rejected, in total")
@@ -83,7 +73,7 @@ struct JSONTestSuiteTests {
         var implementationAccepted = 0
         var implementationRejected = 0
         for name in Self.fileNames {
-            let (result, _) = try Self.outcome(of: name)
+            let result = try Self.outcome(of: name)
             let succeeded = if case .success = result { true } else { false }
             if name.hasPrefix("y_"), succeeded {
                 accepted += 1

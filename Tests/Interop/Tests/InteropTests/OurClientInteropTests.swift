@@ -1,3 +1,4 @@
+import RpcTesting
 import RpcTransport
 import RpcTransportNIO
 import Testing
@@ -173,14 +174,33 @@ struct OurClientInteropTests {
 
     @Test("Our client's keepalive pings are answered by the Python server, so the connection outlives the pong timeout")
     func keepaliveAnswered() async throws {
-        try await PythonServer.run { _, port in
+        var options = PythonServerOptions()
+        options.reportPings = true
+        try await PythonServer.run(options) { server, port in
+            let interval = Duration.milliseconds(200)
+            // Generous against a busy machine.
+            let timeout = Duration.seconds(2)
             var configuration = WebSocketClientConfiguration.interop()
-            // Generous against a busy machine, yet a missing pong ends the connection well
-            // before the wait is over.
-            configuration.keepalive = WebSocketKeepalive(interval: .milliseconds(200), timeout: .seconds(2))
+            configuration.keepalive = WebSocketKeepalive(interval: interval, timeout: timeout)
             let transport = try await WebSocketClient.connect(to: "ws://127.0.0.1:\(port)/", configuration: configuration)
             let recorder = TransportRecorder.start(transport)
-            try await Task.sleep(for: .seconds(3))
+            // Each ping is scheduled one interval after the one before it went out, so ping n
+            // leaves at least n - 1 intervals after the first, and the first ping's pong timer
+            // falls due before ping timeout / interval + 2 does: the pings past that number go
+            // out only because the server's pongs arrived and were accepted. The server reports
+            // a ping once it has written its pong.
+            let pingsOutlivingTimeout = Int(timeout / interval) + 5
+            let pings = try await waitFor("\(pingsOutlivingTimeout) pings answered by the Python server", timeout: .seconds(60)) {
+                () throws -> [PeerEvent]? in
+                if let closure = recorder.closure {
+                    throw ConnectionEnded(description: "the connection ended (\(closure)) while pinging\n\(server.transcript)")
+                }
+                let pings = server.events.filter { $0.event == "ping" }
+                return pings.count >= pingsOutlivingTimeout ? pings : nil
+            }
+            // Our pings, each with its own payload (a counter).
+            #expect(pings.allSatisfy { $0.length == 8 }, "\(pings)")
+            #expect(Set(pings.compactMap(\.data)).count == pings.count, "\(pings)")
             #expect(transport.state.isOpen, "\(transport.state)")
             #expect(recorder.closure == nil, "\(String(describing: recorder.closure))")
             await transport.close()

@@ -132,6 +132,10 @@ struct PythonClientInteropTests {
             let run = try await PythonClient.run(options)
             #expect(run.errors.isEmpty, "\(run.transcript)")
             #expect(run.closed?.code == 1000, "\(run.transcript)")
+            // The client pinged, and our server answered: several pongs came back, each
+            // echoing the payload of a distinct ping.
+            #expect(run.pongs.count >= 3, "\(run.transcript)")
+            #expect(Set(run.pongs.compactMap(\.data)).count == run.pongs.count, "\(run.transcript)")
             let connection = try await record.firstClosedConnection()
             #expect(connection.closure?.code == .normal)
             #expect(connection.closure?.isClean == true, "\(String(describing: connection.closure))")

@@ -503,6 +503,13 @@ public final class ManagedConnection: Sendable {
         _ = try await link()
     }
 
+    /// How many times a caller has begun waiting for the connection because it was not
+    /// connected (a request or call made offline, or retried after timing out unsent). Lets
+    /// tests observe such a wait instead of guessing at its timing.
+    var offlineWaitCount: UInt64 {
+        lock.withLock { $0.nextID }
+    }
+
     /// Whether the connection is started and still trying (not idle, closed or given up).
     var isRunning: Bool {
         lock.withLock { $0.phase == .running && !$0.gaveUp }

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import RpcDo
 import RpcDoTodo
+import RpcTesting
 import Testing
 
 /// The seed's opening example and "Quick Start", against the demo server.
@@ -59,7 +60,7 @@ struct QuickStartExamples {
                 // Client disconnects automatically, even on error
             }
             #expect(result.name == "Alice Martin")
-            #expect(await eventuallyTrue { server.sessions.isEmpty })
+            #expect(await waitUntil { server.sessions.isEmpty })
         }
     }
 
@@ -68,14 +69,4 @@ struct QuickStartExamples {
         #expect(throws: RpcError.self) { _ = try RpcClient(url: "not a url") }
         #expect(throws: RpcError.self) { _ = try RpcClient(url: "https://api.example.com") }
     }
-}
-
-/// Polls `condition` every 20 ms for up to five seconds.
-func eventuallyTrue(isolation: isolated (any Actor)? = #isolation, _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(5)
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return condition()
 }

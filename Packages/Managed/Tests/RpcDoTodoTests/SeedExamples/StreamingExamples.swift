@@ -5,6 +5,7 @@ import Foundation
 #endif
 import RpcDo
 import RpcDoTodo
+import RpcTesting
 import Testing
 
 /// The seed's "Streaming with AsyncSequence" examples. The demo server's streams are endless
@@ -60,7 +61,7 @@ struct StreamingExamples {
             // its reader went away, so the server's stream stays open until the server ends it
             // (as here) or the connection closes.
             server.store.finishStreams()
-            #expect(await eventuallyTrue { server.store.subscriberCount == 0 })
+            #expect(await waitUntil { server.store.subscriberCount == 0 })
             await client.disconnect()
         }
     }

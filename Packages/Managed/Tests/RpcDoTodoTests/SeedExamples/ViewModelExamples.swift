@@ -6,6 +6,7 @@ import Foundation
 import Observation
 import RpcDo
 import RpcDoTodo
+import RpcTesting
 import Testing
 
 // Seed: "SwiftUI Integration", the two `@Observable` view models (the views are left out).
@@ -162,9 +163,9 @@ struct ViewModelExamples {
             try await client.connect()
             let viewModel = NotificationViewModel(client: client)
             viewModel.startListening()
-            #expect(await eventuallyTrue { server.store.subscriberCount == 1 })
+            #expect(await waitUntil { server.store.subscriberCount == 1 })
             let _: Notification = try await client.api.notifications.send(title: "Build passed", body: "main is green")
-            #expect(await eventuallyTrue { viewModel.notifications.count == 1 })
+            #expect(await waitUntil { viewModel.notifications.count == 1 })
             #expect(viewModel.unreadCount == 1)
             if case .connected = viewModel.connectionState {} else { Issue.record("connected while listening") }
             try await viewModel.markAllRead()

@@ -1,5 +1,6 @@
 import CapnWeb
 import RpcDoTodo
+import RpcTesting
 import Testing
 
 /// The rest of the Todo API, method by method, with CapnWeb's own client over WebSocket; each
@@ -111,7 +112,7 @@ struct TodoServerCatalogTests {
                 #expect(await rejection(badPriority())?.name == "TypeError")
             }
             store.finishStreams()
-            #expect(await eventually { store.subscriberCount == 0 })
+            #expect(await waitUntil { store.subscriberCount == 0 })
         }
     }
 
@@ -128,7 +129,7 @@ struct TodoServerCatalogTests {
                 }
             }
             store.finishStreams()
-            #expect(await eventually { store.subscriberCount == 0 })
+            #expect(await waitUntil { store.subscriberCount == 0 })
         }
     }
 
@@ -148,7 +149,7 @@ struct TodoServerCatalogTests {
                 _ = first
             }
             store.finishStreams()
-            #expect(await eventually { store.subscriberCount == 0 })
+            #expect(await waitUntil { store.subscriberCount == 0 })
         }
     }
 }

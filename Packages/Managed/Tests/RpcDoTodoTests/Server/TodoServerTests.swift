@@ -5,6 +5,7 @@ import Foundation
 #endif
 import CapnWeb
 import RpcDoTodo
+import RpcTesting
 import Testing
 
 /// The Todo API served by ``TodoServer`` and called by CapnWeb's own client over a real
@@ -204,7 +205,7 @@ struct TodoServerTests {
         try await withTodoSession(store: store) { api, _ in
             do {
                 let stream: AsyncThrowingStream<WireNotification, any Error> = try await api.notifications.subscribe()
-                #expect(await eventually { store.subscriberCount == 1 })
+                #expect(await waitUntil { store.subscriberCount == 1 })
                 let _: WireTodo = try await api.todos.create("First")
                 let _: WireTodo = try await api.todos.create("Second")
                 var received: [String] = []
@@ -217,7 +218,7 @@ struct TodoServerTests {
             // A reader that stops early does not tell the writer (see `finishStreams`), so the
             // server ends its streams for the tables to drain.
             store.finishStreams()
-            #expect(await eventually { store.subscriberCount == 0 })
+            #expect(await waitUntil { store.subscriberCount == 0 })
             let unread: [WireNotification] = try await api.notifications.unread(10)
             #expect(unread.count == 4)
             let marked: [String: Int] = try await api.notifications.markAllRead()
@@ -264,7 +265,7 @@ struct TodoServerTests {
                 }
             }
             store.finishStreams()
-            #expect(await eventually { store.subscriberCount == 0 })
+            #expect(await waitUntil { store.subscriberCount == 0 })
         }
     }
 
@@ -295,7 +296,7 @@ struct TodoServerTests {
             #expect(port > 0)
             let first = try await RpcSession<Any>.connect(to: server.webSocketURL)
             let created: WireTodo = try await first.api.todos.create("Survive a restart")
-            #expect(await eventually { server.sessions.count == 1 })
+            #expect(await waitUntil { server.sessions.count == 1 })
             try await server.restart(downtime: .milliseconds(50))
             #expect(server.port == port)
             #expect(server.restarts == 1)

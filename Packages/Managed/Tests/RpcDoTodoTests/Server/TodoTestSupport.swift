@@ -5,6 +5,7 @@ import Foundation
 #endif
 import CapnWeb
 import RpcDoTodo
+import RpcTesting
 import Testing
 
 /// A todo as a client decodes it.
@@ -37,16 +38,6 @@ struct WireNotification: Decodable, Sendable {
     var isRead: Bool
 }
 
-/// Polls `condition` every 20 ms for up to `timeout`; returns whether it became true.
-func eventually(timeout: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return condition()
-}
-
 /// Starts a Todo server on 127.0.0.1 (a free port), connects a CapnWeb session to it over
 /// WebSocket and runs `body` with the session's `api`. Afterwards both sides must hold only
 /// their main entries: `{imports: 1, exports: 1}`.
@@ -71,7 +62,7 @@ func withTodoSession(
 /// polling for up to five seconds (releases travel asynchronously).
 func expectClean(_ client: RpcSession<Any>, _ server: TodoServer) async {
     let clean = RpcStats(imports: 1, exports: 1)
-    _ = await eventually {
+    _ = await waitUntil {
         client.getStats() == clean && server.sessions.allSatisfy { $0.getStats() == clean }
     }
     #expect(client.getStats() == clean, "client stats")

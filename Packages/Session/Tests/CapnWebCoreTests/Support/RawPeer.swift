@@ -1,6 +1,6 @@
+import RpcTransportTesting
 import Synchronization
 import RpcTransport
-import RpcTransportInMemory
 
 /// A test peer that speaks raw frames: it records every text frame it receives and sends
 /// frames given as JSON text.
@@ -36,34 +36,49 @@ final class RawPeer: Sendable {
     /// Waits until every frame of `expected` (a multiset: any order) has arrived, then removes
     /// them from the pool. Returns the frames still missing when `timeout` passed (those that
     /// did arrive are removed all the same).
-    func expect(_ expected: [String], timeout: Duration = .seconds(3)) async -> [String] {
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
-        while true {
-            let missing = state.withLock { state -> [String] in
-                var pool = state.pool
-                var missing: [String] = []
-                for frame in expected {
-                    if let index = pool.firstIndex(of: frame) {
-                        pool.remove(at: index)
-                    } else {
-                        missing.append(frame)
-                    }
+    func expect(_ expected: [String], timeout: Duration = .seconds(10)) async -> [String] {
+        // A complete match takes the frames out of the pool at once.
+        if await waitUntil(timeout: timeout, { match(expected, removeUnlessComplete: false).isEmpty }) {
+            return []
+        }
+        return match(expected, removeUnlessComplete: true)
+    }
+
+    /// The frames of `expected` not in the pool. When all are there, or when
+    /// `removeUnlessComplete`, the ones that are there are taken out of the pool.
+    private func match(_ expected: [String], removeUnlessComplete: Bool) -> [String] {
+        state.withLock { state -> [String] in
+            var pool = state.pool
+            var missing: [String] = []
+            for frame in expected {
+                if let index = pool.firstIndex(of: frame) {
+                    pool.remove(at: index)
+                } else {
+                    missing.append(frame)
                 }
-                if missing.isEmpty || clock.now >= deadline {
-                    state.pool = pool
-                }
-                return missing
             }
-            if missing.isEmpty || clock.now >= deadline { return missing }
-            try? await Task.sleep(for: .milliseconds(2))
+            if missing.isEmpty || removeUnlessComplete {
+                state.pool = pool
+            }
+            return missing
         }
     }
 
-    /// The received frames nobody expected, after waiting `grace` for stragglers.
-    func leftovers(after grace: Duration = .milliseconds(150)) async -> [String] {
-        try? await Task.sleep(for: grace)
-        return state.withLock { $0.pool }
+    /// The received frames nobody expected, up to a marker: `sender` (the transport at the
+    /// other end, whose session the caller has let finish its work, for example with `drain()`)
+    /// sends a marker frame, which arrives behind every frame that session sent before it.
+    /// Returns `nil` when the marker does not arrive.
+    func leftovers(markedBy sender: InMemoryTransport, timeout: Duration = .seconds(10)) async -> [String]? {
+        let marker = "end-of-frames marker"
+        guard (try? sender.enqueue(.text(marker))) != nil else { return nil }
+        let pool = try? await waitFor("the marker frame", timeout: timeout) { () -> [String]? in
+            state.withLock { state in
+                guard let index = state.pool.firstIndex(of: marker) else { return nil }
+                defer { state.pool.removeSubrange(...index) }
+                return Array(state.pool[..<index])
+            }
+        }
+        return pool
     }
 
     /// Removes and returns every frame received so far.

@@ -1,6 +1,7 @@
 import RpcTransport
 import RpcTransportNIO
 import Synchronization
+import RpcTesting
 
 /// What an echo server saw, for tests to check the server side of a connection.
 final class ServerObservations: Sendable {
@@ -35,13 +36,13 @@ final class ServerObservations: Sendable {
 
     /// Waits until the server side has seen `count` connections and returns the last.
     func transport(number count: Int = 1, within limit: Duration = .seconds(10)) async throws -> WebSocketTransport {
-        try await waitUntil("a server-side connection", within: limit) { transports.count >= count }
+        try await waitUntil("a server-side connection", timeout: limit) { transports.count >= count }
         return transports[count - 1]
     }
 
     /// Waits until `count` server-side connections ended and returns their closures.
     func closures(count: Int, within limit: Duration = .seconds(10)) async throws -> [TransportClosure] {
-        try await waitUntil("\(count) server-side closes", within: limit) { closures.count >= count }
+        try await waitUntil("\(count) server-side closes", timeout: limit) { closures.count >= count }
         return closures
     }
 }

@@ -1,5 +1,6 @@
 import RpcTransport
 import Synchronization
+import RpcTesting
 
 /// Records what a transport delivers, for tests to wait on with bounded, cancellable waits.
 final class EventRecorder: Sendable {
@@ -41,50 +42,37 @@ final class EventRecorder: Sendable {
 
     /// The next message not yet returned; fails when the connection closes first or time runs out.
     func nextMessage(within limit: Duration = .seconds(10)) async throws -> TransportMessage {
-        var message: TransportMessage?
-        try await waitUntil("a message", within: limit) {
-            try state.withLock { state in
+        try await waitFor("a message", timeout: limit) {
+            try state.withLock { state -> TransportMessage? in
                 if state.consumed < state.messages.count {
-                    message = state.messages[state.consumed]
-                    state.consumed += 1
-                    return true
+                    defer { state.consumed += 1 }
+                    return state.messages[state.consumed]
                 }
                 if let closure = state.closure {
                     throw closure.asError
                 }
-                return false
+                return nil
             }
         }
-        guard let message else { throw TimeLimitExceeded(description: "no message") }
-        return message
     }
 
     /// Waits until `count` messages were received in all and returns them.
     func messages(count: Int, within limit: Duration = .seconds(20)) async throws -> [TransportMessage] {
-        var result: [TransportMessage] = []
-        try await waitUntil("\(count) messages", within: limit) {
-            try state.withLock { state in
+        try await waitFor("\(count) messages", timeout: limit) {
+            try state.withLock { state -> [TransportMessage]? in
                 if state.messages.count >= count {
-                    result = Array(state.messages.prefix(count))
-                    return true
+                    return Array(state.messages.prefix(count))
                 }
                 if let closure = state.closure {
                     throw closure.asError
                 }
-                return false
+                return nil
             }
         }
-        return result
     }
 
     /// Waits for the connection to end and returns how it did.
     func closure(within limit: Duration = .seconds(10)) async throws -> TransportClosure {
-        var closure: TransportClosure?
-        try await waitUntil("the close", within: limit) {
-            closure = state.withLock { $0.closure }
-            return closure != nil
-        }
-        guard let closure else { throw TimeLimitExceeded(description: "no close") }
-        return closure
+        try await waitFor("the close", timeout: limit) { state.withLock { $0.closure } }
     }
 }

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOPosix
 import Synchronization
+import RpcTesting
 
 /// A TCP client that writes exactly the bytes a test gives it and records what comes back, for
 /// feeding a server malformed input.
@@ -58,13 +59,13 @@ final class RawTCPClient: Sendable {
 
     /// Waits until the received bytes satisfy `condition`.
     func waitForBytes(within limit: Duration = .seconds(10), until condition: ([UInt8]) -> Bool) async throws -> [UInt8] {
-        try await waitUntil("the expected bytes", within: limit) { condition(received) }
+        try await waitUntil("the expected bytes", timeout: limit) { condition(received) }
         return received
     }
 
     /// Waits until the server closes the connection.
     func waitUntilClosed(within limit: Duration = .seconds(10)) async throws {
-        try await waitUntil("the server closing the connection", within: limit) { !channel.isActive }
+        try await waitUntil("the server closing the connection", timeout: limit) { !channel.isActive }
     }
 
     /// Closes the connection.
@@ -113,7 +114,7 @@ final class RawTCPClient: Sendable {
 
     /// Waits for a close frame after the handshake and returns its code.
     func closeCode(within limit: Duration = .seconds(10)) async throws -> UInt16? {
-        try await waitUntil("a close frame", within: limit) {
+        try await waitUntil("a close frame", timeout: limit) {
             framesAfterHead.contains { $0.opcode == 0x8 }
         }
         return framesAfterHead.first { $0.opcode == 0x8 }?.closeCode

@@ -3,22 +3,6 @@ struct TimeLimitExceeded: Error, CustomStringConvertible {
     var description: String
 }
 
-/// Polls `condition` every few milliseconds until it holds, failing with ``TimeLimitExceeded``
-/// once `limit` passes. The wait is cancellable.
-func waitUntil(
-    _ what: String,
-    within limit: Duration = .seconds(10),
-    _ condition: () throws -> Bool
-) async throws {
-    let deadline = ContinuousClock.now + limit
-    while try !condition() {
-        guard ContinuousClock.now < deadline else {
-            throw TimeLimitExceeded(description: "\(what) did not happen within \(limit)")
-        }
-        try await Task.sleep(for: .milliseconds(2))
-    }
-}
-
 /// Runs `body`, failing with ``TimeLimitExceeded`` once `limit` passes. `body` must react to
 /// cancellation for the limit to hold.
 func withTimeLimit<T: Sendable>(

@@ -1,4 +1,5 @@
 import Foundation
+import RpcTesting
 import RpcTransport
 import RpcTransportNIO
 import Synchronization
@@ -188,13 +189,9 @@ final class CertificateFixture: Sendable {
         } catch {
             throw CommandFailed(description: "could not run the openssl command line: \(error)")
         }
-        let deadline = ContinuousClock.now + .seconds(30)
-        while process.isRunning {
-            guard ContinuousClock.now < deadline else {
-                process.terminate()
-                throw CommandFailed(description: "openssl \(arguments.joined(separator: " ")) did not finish within 30 seconds")
-            }
-            try await Task.sleep(for: .milliseconds(5))
+        guard await waitUntil(timeout: .seconds(30), { !process.isRunning }) else {
+            process.terminate()
+            throw CommandFailed(description: "openssl \(arguments.joined(separator: " ")) did not finish within 30 seconds")
         }
         guard process.terminationStatus == 0 else {
             let errorText = String(decoding: (try? Data(contentsOf: errorFile)) ?? Data(), as: UTF8.self)

@@ -1,3 +1,4 @@
+import RpcTesting
 import RpcTransport
 import RpcTransportNIO
 import Synchronization
@@ -36,7 +37,7 @@ final class ServerRecord: Sendable {
 
     /// Waits for the first connection to end and returns it.
     func firstClosedConnection(within limit: Duration = .seconds(20)) async throws -> Connection {
-        try await poll("the end of the server-side connection", within: limit) {
+        try await waitFor("the end of the server-side connection", timeout: limit) {
             self.all.first.flatMap { $0.closure == nil ? nil : $0 }
         }
     }
@@ -104,7 +105,7 @@ enum OurServer {
             }
         ) { server in
             guard let port = server.port else {
-                throw TimeLimitExceeded(description: "the server has no port")
+                throw ConnectionEnded(description: "the server has no port")
             }
             return try await body(port, record)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import RpcTesting
 import Synchronization
 
 #if canImport(Glibc)
@@ -127,12 +128,11 @@ final class PeerProcess: Sendable {
     /// Waits until the process exits by itself and its output has been read, and returns every
     /// event it printed.
     func waitForExit(within limit: Duration = .seconds(30)) async throws -> [PeerEvent] {
-        let deadline = ContinuousClock.now + limit
-        while process.isRunning || !output.withLock({ $0.standardOutputClosed && $0.standardErrorClosed }) {
-            guard ContinuousClock.now < deadline else {
-                throw Failure(description: "\(name) did not exit within \(limit)\n\(transcript)")
-            }
-            try await Task.sleep(for: .milliseconds(10))
+        let exited = await waitUntil(timeout: limit, every: .milliseconds(10)) {
+            !process.isRunning && output.withLock { $0.standardOutputClosed && $0.standardErrorClosed }
+        }
+        guard exited else {
+            throw Failure(description: "\(name) did not exit within \(limit)\n\(transcript)")
         }
         return events
     }
@@ -147,19 +147,19 @@ final class PeerProcess: Sendable {
         within limit: Duration,
         where condition: (String) -> Bool
     ) async throws -> String {
-        let deadline = ContinuousClock.now + limit
-        while true {
-            let (lines, closed) = output.withLock { ($0.lines, $0.standardOutputClosed) }
-            if let line = lines.first(where: condition) {
-                return line
+        do {
+            return try await waitFor(what, timeout: limit) { () throws -> String? in
+                let (lines, closed) = output.withLock { ($0.lines, $0.standardOutputClosed) }
+                if let line = lines.first(where: condition) {
+                    return line
+                }
+                if closed {
+                    throw Failure(description: "\(name) exited before printing \(what)\n\(transcript)")
+                }
+                return nil
             }
-            if closed {
-                throw Failure(description: "\(name) exited before printing \(what)\n\(transcript)")
-            }
-            guard ContinuousClock.now < deadline else {
-                throw Failure(description: "\(name) did not print \(what) within \(limit)\n\(transcript)")
-            }
-            try await Task.sleep(for: .milliseconds(5))
+        } catch is WaitTimedOut {
+            throw Failure(description: "\(name) did not print \(what) within \(limit)\n\(transcript)")
         }
     }
 
@@ -226,9 +226,10 @@ final class PeerProcess: Sendable {
     }
 }
 
-/// One JSON line the peer printed: an `open`, `message`, `closed` or `error` event.
+/// One JSON line the peer printed: an `open`, `message`, `ping`, `pong`, `closed` or `error`
+/// event.
 struct PeerEvent: Decodable, Sendable, CustomStringConvertible {
-    /// `open`, `message`, `closed` or `error`.
+    /// `open`, `message`, `ping`, `pong`, `closed` or `error`.
     var event: String
     /// For `open`: the agreed subprotocol.
     var subprotocol: String?
@@ -258,9 +259,11 @@ struct PeerEvent: Decodable, Sendable, CustomStringConvertible {
     var type: String?
     /// For `error`: the exception's message.
     var message: String?
+    /// For `ping` and `pong`: the payload, in hexadecimal.
+    var data: String?
 
     enum CodingKeys: String, CodingKey {
-        case event, subprotocol, extensions, path, kind, length, text, unexpected, code, reason, stage, type, message
+        case event, subprotocol, extensions, path, kind, length, text, unexpected, code, reason, stage, type, message, data
         case offeredExtensions = "offered_extensions"
         case matchesSent = "matches_sent"
     }

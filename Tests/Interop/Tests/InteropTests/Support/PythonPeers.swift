@@ -22,10 +22,15 @@ struct PythonServerOptions: Sendable {
     var oversizeBytes = 0
     /// When set, echoes longer than this are sent as fragmented messages of pieces this long.
     var fragmentSize: Int?
+    /// Whether every ping received is printed as a `ping` event (once its pong is written).
+    var reportPings = false
 
     /// The command-line arguments.
     var arguments: [String] {
         var arguments = ["server"]
+        if reportPings {
+            arguments.append("--report-pings")
+        }
         if !deflate {
             arguments.append("--no-deflate")
         }
@@ -155,6 +160,8 @@ struct PythonClientRun: Sendable {
     var closed: PeerEvent? { events.first { $0.event == "closed" } }
     /// The `error` events.
     var errors: [PeerEvent] { events.filter { $0.event == "error" } }
+    /// The `pong` events: the answers to the client's keepalive pings.
+    var pongs: [PeerEvent] { events.filter { $0.event == "pong" } }
 }
 
 /// The peer script as a WebSocket client.

@@ -1,28 +1,10 @@
+import RpcTesting
 import RpcTransport
 import Synchronization
 
-/// A bounded wait ran out of time.
-struct TimeLimitExceeded: Error, CustomStringConvertible {
+/// A connection ended before what a test waited for.
+struct ConnectionEnded: Error, CustomStringConvertible {
     var description: String
-}
-
-/// Polls `condition` every few milliseconds until it returns a value, failing with
-/// ``TimeLimitExceeded`` once `limit` passes.
-func poll<Value>(
-    _ what: String,
-    within limit: Duration = .seconds(20),
-    _ condition: () throws -> Value?
-) async throws -> Value {
-    let deadline = ContinuousClock.now + limit
-    while true {
-        if let value = try condition() {
-            return value
-        }
-        guard ContinuousClock.now < deadline else {
-            throw TimeLimitExceeded(description: "\(what) did not happen within \(limit)")
-        }
-        try await Task.sleep(for: .milliseconds(2))
-    }
 }
 
 /// Records every event a transport delivers to its `start` handler, for tests to wait on.
@@ -62,13 +44,13 @@ final class TransportRecorder: Sendable {
 
     /// Waits for the `number`th message (counting from 1) and returns it.
     func message(number: Int, within limit: Duration = .seconds(20)) async throws -> TransportMessage {
-        try await poll("message \(number)", within: limit) { () throws -> TransportMessage? in
+        try await waitFor("message \(number)", timeout: limit) { () throws -> TransportMessage? in
             let messages = self.messages
             if messages.count >= number {
                 return messages[number - 1]
             }
             if let closure = self.closure {
-                throw TimeLimitExceeded(description: "the connection ended (\(closure)) before message \(number)")
+                throw ConnectionEnded(description: "the connection ended (\(closure)) before message \(number)")
             }
             return nil
         }
@@ -76,6 +58,6 @@ final class TransportRecorder: Sendable {
 
     /// Waits until the connection has ended and returns how.
     func waitForClosure(within limit: Duration = .seconds(20)) async throws -> TransportClosure {
-        try await poll("the end of the connection", within: limit) { self.closure }
+        try await waitFor("the end of the connection", timeout: limit) { self.closure }
     }
 }
