@@ -615,7 +615,7 @@ public final class ReconnectingConnection: Sendable {
             throw TransportError(code: .notConnected, message: "the connection is not running")
         }
         guard let limit = configuration.offlineQueueLimit else {
-            throw TransportError(code: .notConnected, message: "not connected, and there is no offline queue")
+            throw TransportError(code: .notConnected, message: "not connected, and the offline policy holds nothing (no offline queue)")
         }
         guard queued < limit else {
             throw TransportError(code: .offlineQueueFull, message: "the offline queue is full (limit \(limit))")
