@@ -189,6 +189,17 @@ public final class InMemoryTransport: PingableTransport, Sendable {
         }
     }
 
+    /// Ends this end at once with `error` (no close handshake); the peer sees the connection
+    /// drop (1006), after the messages already sent to it.
+    public func abort(_ error: TransportError) async {
+        let closure = TransportClosure(code: error.closeCode ?? .abnormal, reason: "", initiatedLocally: true, error: error)
+        guard finish(closure), let peer else { return }
+        let lost = TransportError(code: .closed, message: "connection lost", closeCode: .abnormal)
+        peer.queue.async {
+            peer.finish(TransportClosure(code: .abnormal, reason: "", initiatedLocally: false, error: lost))
+        }
+    }
+
     /// A stream of state changes, starting with the current state.
     public func stateUpdates() -> AsyncStream<TransportState> {
         TransportStateObservers.makeStream { continuation in

@@ -296,4 +296,44 @@ struct ReconnectingConnectionTests {
         #expect(connection.state.description.hasPrefix("disconnected("))
         await connection.close()
     }
+
+    @Test("a transport its owner reports failed while still open is ended with that error and replaced")
+    func ownerReportsFailure() async throws {
+        let peer = ScriptedPeer()
+        let losses = Collected<UInt64>()
+        try await ReconnectingConnection.withReconnectingConnection(
+            configuration: quickConfiguration(), factory: peer.factory, handler: .transports { transport, _ in transport.start { _ in } }
+        ) { connection in
+            connection.onLoss { losses.append($0) }
+            let first = try #require(connection.currentTransport)
+            // A stale generation is ignored.
+            connection.transportFailed(generation: 7, error: TransportError(code: .protocolViolation, message: "stale"))
+            connection.transportFailed(generation: 1, error: TransportError(code: .protocolViolation, message: "engine failed"))
+            #expect(await eventually { losses.all == [1] && connection.state.isConnected })
+            if case .closed(let closure) = first.state {
+                #expect(closure.error?.message == "engine failed")
+            } else {
+                Issue.record("the failed transport is still open")
+            }
+            #expect(peer.connects == 2)
+        }
+    }
+
+    @Test("close lets the owner end its protocol on the still-open transport after reconnecting has stopped")
+    func closeRunsEnding() async throws {
+        let peer = ScriptedPeer()
+        let connection = ReconnectingConnection(configuration: quickConfiguration(), factory: peer.factory, handler: .messages { _ in })
+        try await connection.start()
+        let seen = Collected<Bool>()
+        await connection.close { transport in
+            seen.append(transport.state.isOpen)
+            await transport.close(code: CloseCode(3000), reason: "engine shut down")
+        }
+        #expect(seen.all == [true])
+        #expect(await eventually { peer.ends.first?.state.isClosed == true })
+        if case .closed(let closure)? = peer.ends.first?.state {
+            #expect(closure.code == CloseCode(3000))
+        }
+        #expect(peer.connects == 1)
+    }
 }

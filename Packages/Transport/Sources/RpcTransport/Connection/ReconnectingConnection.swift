@@ -87,6 +87,8 @@ public final class ReconnectingConnection: Sendable {
         var starting: CheckedContinuation<Void, any Error>?
         /// An explicit reconnect is in progress.
         var reconnecting = false
+        /// Wakes the watch of the current link when its owner reports it failed.
+        var failureSignal: (generation: UInt64, signal: AsyncStream<TransportError>.Continuation)?
     }
 
     /// The settings.
@@ -237,7 +239,10 @@ public final class ReconnectingConnection: Sendable {
     /// transport, fails every queued message and waiting caller with
     /// ``TransportError/Code/closed``, publishes `disconnected(nil)` and finishes the state
     /// streams.
-    public func close() async {
+    ///
+    /// - Parameter ending: Runs on the open transport once nothing reconnects any more, before
+    ///   it is closed: a protocol engine's own shutdown (which may close it with its own code).
+    public func close(ending: (@Sendable (any MessageTransport) async -> Void)? = nil) async {
         let taken = lock.withLock { state in
             state.phase = .stopped
             let taken = (state.supervisor, state.link, state.waiters, state.starting)
@@ -256,6 +261,7 @@ public final class ReconnectingConnection: Sendable {
             return state.link
         }
         for link in [taken.1, stray].compactMap({ $0 }) {
+            await ending?(link.transport)
             await link.transport.close(code: .normal, reason: "closed by the client")
             lost(link)
         }
@@ -301,13 +307,19 @@ public final class ReconnectingConnection: Sendable {
     /// headers; work in flight on the old one fails as on any loss. A reconnect loop in
     /// progress is stopped first. Works after reconnecting gave up, too.
     ///
-    /// - Parameter keepTryingOnFailure: When the new connection cannot be opened: `false`
-    ///   publishes `disconnected` with the error and stops (``start()`` or another reconnect
-    ///   begins again); `true` goes on reconnecting with the policy's backoff.
+    /// - Parameters:
+    ///   - keepTryingOnFailure: When the new connection cannot be opened: `false`
+    ///     publishes `disconnected` with the error and stops (``start()`` or another reconnect
+    ///     begins again); `true` goes on reconnecting with the policy's backoff.
+    ///   - ending: Runs on the old transport once the reconnect loop is stopped, before it is
+    ///     closed (as for ``close(ending:)``).
     /// - Throws: ``TransportError``: why the new connection could not be opened (as
     ///   ``start()``), or ``TransportError/Code/notConnected`` when the connection is not
     ///   started or is closed.
-    public func reconnect(keepTryingOnFailure: Bool = false) async throws(TransportError) {
+    public func reconnect(
+        keepTryingOnFailure: Bool = false,
+        ending: (@Sendable (any MessageTransport) async -> Void)? = nil
+    ) async throws(TransportError) {
         let taken = lock.withLock { state -> (supervisor: Task<Void, Never>?, link: Link?)? in
             guard state.phase == .running, !state.reconnecting else { return nil }
             state.reconnecting = true
@@ -334,6 +346,7 @@ public final class ReconnectingConnection: Sendable {
             return state.link
         }
         for link in [taken.link, stray].compactMap({ $0 }) {
+            await ending?(link.transport)
             await link.transport.close(code: .normal, reason: "reconnecting")
             lost(link)
         }
@@ -370,6 +383,17 @@ public final class ReconnectingConnection: Sendable {
             state.supervisor = Task { [self] in await supervise(start) }
             return true
         }
+    }
+
+    /// Reports that the protocol on the transport of `generation` has failed although the
+    /// transport is still open (a message could not be encoded, say): the supervising task
+    /// ends it with `error` and reconnects as after any loss. Does nothing for a transport
+    /// that is no longer current.
+    public func transportFailed(generation: UInt64, error: TransportError) {
+        let signal = lock.withLock { state in
+            state.failureSignal?.generation == generation ? state.failureSignal?.signal : nil
+        }
+        signal?.yield(error)
     }
 
     // MARK: Supervision
@@ -519,10 +543,18 @@ public final class ReconnectingConnection: Sendable {
     /// Returns when `link`'s transport has closed, running the keepalive meanwhile; the
     /// keepalive's error when it ended the transport.
     private func watch(_ link: Link) async -> TransportError? {
-        await withTaskGroup(of: TransportError?.self) { group in
+        let (failures, signal) = AsyncStream<TransportError>.makeStream()
+        lock.withLock { $0.failureSignal = (link.generation, signal) }
+        defer {
+            lock.withLock { state in
+                if state.failureSignal?.generation == link.generation { state.failureSignal = nil }
+            }
+            signal.finish()
+        }
+        let transport = link.transport
+        return await withTaskGroup(of: TransportError?.self) { group in
             if let keepalive = configuration.keepalive {
                 let logger = self.logger
-                let transport = link.transport
                 group.addTask {
                     await KeepaliveScheduler.run(keepalive, on: transport) { error in
                         logger.warning("keepalive not answered; ending the transport")
@@ -530,10 +562,19 @@ public final class ReconnectingConnection: Sendable {
                     }
                 }
             }
-            for await transportState in link.transport.stateUpdates() where transportState.isClosed {
+            group.addTask {
+                // The owner reported the transport failed: end it.
+                for await error in failures {
+                    await transport.abort(error)
+                    return error
+                }
+                return nil
+            }
+            for await transportState in transport.stateUpdates() where transportState.isClosed {
                 break
             }
             group.cancelAll()
+            signal.finish()
             var failure: TransportError?
             for await result in group where result != nil {
                 failure = result
