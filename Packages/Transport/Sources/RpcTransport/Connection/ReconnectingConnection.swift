@@ -179,10 +179,14 @@ public final class ReconnectingConnection: Sendable {
     }
 
     private func publish(_ newState: ConnectionState) {
-        let (observers, handlers) = lock.withLock { state in
+        let published = lock.withLock { state -> ([StateObservers<ConnectionState>.Continuation], [@Sendable (ConnectionState) -> Void])? in
+            // Once closed, only `disconnected` is published: an explicit reconnect that was
+            // under way when the connection closed does not announce itself afterwards.
+            if state.phase == .stopped, !newState.isDisconnected { return nil }
             state.connectionState = newState
             return (state.observers.all, state.stateHandlers)
         }
+        guard let (observers, handlers) = published else { return }
         for handler in handlers { handler(newState) }
         logger.debug("connection state", metadata: ["state": "\(newState)"])
         for observer in observers { observer.yield(newState) }
@@ -724,5 +728,13 @@ public final class ReconnectingConnection: Sendable {
     /// The open transport, if connected.
     public var currentTransport: (any MessageTransport)? {
         lock.withLock { $0.link?.transport }
+    }
+}
+
+extension ConnectionState {
+    /// Whether this is `disconnected`.
+    fileprivate var isDisconnected: Bool {
+        if case .disconnected = self { return true }
+        return false
     }
 }
