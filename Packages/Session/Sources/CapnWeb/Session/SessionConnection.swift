@@ -88,9 +88,11 @@ final class SessionConnection: Sendable {
             })
         self.reconnecting = reconnecting
         owner.connection = self
+        // When reconnecting gives up after failed connects, calls fail with the last connect
+        // error; after a loss with no attempt left they keep the engine's own error.
         reconnecting.onStateChange { [weak self] newState in
-            if case .disconnected(let error?) = newState {
-                self?.state.withLock { $0.lastError = Self.lost(error) }
+            if case .disconnected(let error as TransportError) = newState, let failure = error.cause as? RpcError {
+                self?.state.withLock { $0.lastError = failure }
             }
         }
     }
