@@ -6,7 +6,9 @@ import Synchronization
 ///
 /// Each end delivers to its peer on a serial queue of its own, so a handler that sends from
 /// inside its callback never re-enters the sender, just as with a socket. Faults can be
-/// injected per direction: drop messages, delay them, or cut the connection.
+/// injected per direction: drop messages, delay them, or cut the connection. Each end also
+/// answers ``ping()`` like a WebSocket peer (``setAnswersPings(_:)`` makes it go silent) and
+/// counts the pings it received and answered, so a test can see a keepalive at work.
 ///
 /// ```swift
 /// let (client, server) = InMemoryTransport.makePair()
