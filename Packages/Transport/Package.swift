@@ -24,10 +24,14 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
-        // The abstraction: message and batch transports, errors, states. No NIO.
+        // The abstraction: message and batch transports, errors, states, the reconnecting
+        // connection and its keepalive scheduler. No NIO.
         .target(
             name: "RpcTransport",
-            dependencies: [.product(name: "RpcWire", package: "Wire")],
+            dependencies: [
+                .product(name: "RpcWire", package: "Wire"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         // A connected pair of transports in one process, with fault injection, for tests.

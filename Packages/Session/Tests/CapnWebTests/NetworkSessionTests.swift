@@ -205,6 +205,33 @@ struct NetworkSessionTests {
         #expect(reconnects.all.count == 1)
     }
 
+    @Test("when the server does not come back the session gives up after its attempts: disconnected is published once and calls fail with connectionLost")
+    func reconnectGivesUp() async throws {
+        let states = Recorder<String>()
+        let disconnects = Recorder<Int>()
+        let (session, observer) = try await withRpcServer(main: { NetTarget() }) { server in
+            let session = try await RpcSession<Any>.connect(to: server.webSocketURL) { config in
+                config.reconnect = .exponentialBackoff(
+                    maxAttempts: 3, baseDelay: .milliseconds(5), maxDelay: .milliseconds(20))
+            }
+            session.onDisconnect { _ in disconnects.append(1) }
+            let stream = session.connectionStates
+            let observer = Task {
+                for await state in stream { states.append(state.description) }
+            }
+            let n: Double = try await session.api.square(3)
+            #expect(n == 9)
+            return (session, observer)
+        }
+        #expect(await waitUntil(timeout: .seconds(5)) { states.all.last?.hasPrefix("disconnected(") == true })
+        #expect(states.all.filter { $0.hasPrefix("reconnecting") } == ["reconnecting(1)", "reconnecting(2)", "reconnecting(3)"])
+        let result: Result<Double, RpcError> = await session.api.square(2).resolvedResult()
+        if case .failure(.connectionLost) = result {} else { Issue.record("expected connectionLost, got \(result)") }
+        #expect(disconnects.all.count == 1)
+        await session.close()
+        await observer.value
+    }
+
     @Test("reconnect() replaces the connection; api works on the new one and old refs fail")
     func manualReconnect() async throws {
         try await withRpcServer(main: { NetTarget() }) { server in

@@ -44,6 +44,14 @@ public protocol MessageTransport: AnyObject, Sendable {
     ///   - reason: The close reason, cut to 123 UTF-8 bytes on a character boundary.
     func close(code: CloseCode, reason: String) async
 
+    /// Ends the connection at once because of `error`, without waiting for the peer's half of
+    /// the close handshake (the peer may be gone), and returns once it is closed. The closure
+    /// reports `error`. Calling it on a closed transport does nothing.
+    ///
+    /// The default closes with ``close(code:reason:)`` (code 1001, the error's message as the
+    /// reason); a transport whose close handshake can wait on the peer overrides it.
+    func abort(_ error: TransportError) async
+
     /// A stream of state changes, starting with the current state and finishing after `closed`.
     func stateUpdates() -> AsyncStream<TransportState>
 
@@ -71,6 +79,11 @@ extension MessageTransport {
     /// Runs `body` at once: this transport does not tell bursts apart.
     public func afterInboundBurst(_ body: @escaping @Sendable () -> Void) {
         body()
+    }
+
+    /// Closes with code 1001 (going away) and the error's message as the reason.
+    public func abort(_ error: TransportError) async {
+        await close(code: .goingAway, reason: error.message)
     }
 
     /// Closes the connection normally (1000) without a reason.

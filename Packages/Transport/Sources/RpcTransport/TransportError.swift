@@ -38,6 +38,8 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
             case cancelled
             case ioError
             case serverShutdown
+            case notConnected
+            case offlineQueueFull
         }
 
         private let wrapped: Wrapped
@@ -93,7 +95,7 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         public static let messageTooLarge = Code(.messageTooLarge)
         /// A text message is not valid UTF-8.
         public static let invalidUTF8 = Code(.invalidUTF8)
-        /// No pong arrived within the keepalive timeout.
+        /// No answer to a keepalive probe (a ping's pong, a heartbeat) arrived within its timeout.
         public static let keepaliveTimeout = Code(.keepaliveTimeout)
         /// An HTTP request was answered with a status other than 200; see ``httpStatus``.
         public static let httpStatus = Code(.httpStatus)
@@ -105,6 +107,11 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         public static let ioError = Code(.ioError)
         /// The server is shutting down.
         public static let serverShutdown = Code(.serverShutdown)
+        /// A reconnecting connection is not connected and cannot hold the work: it was never
+        /// started, was closed, gave up, or has no offline queue.
+        public static let notConnected = Code(.notConnected)
+        /// A reconnecting connection's offline queue already holds its limit.
+        public static let offlineQueueFull = Code(.offlineQueueFull)
     }
 
     /// The kind of failure.

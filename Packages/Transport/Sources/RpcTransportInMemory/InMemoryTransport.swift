@@ -6,7 +6,9 @@ import Synchronization
 ///
 /// Each end delivers to its peer on a serial queue of its own, so a handler that sends from
 /// inside its callback never re-enters the sender, just as with a socket. Faults can be
-/// injected per direction: drop messages, delay them, or cut the connection.
+/// injected per direction: drop messages, delay them, or cut the connection. Each end also
+/// answers ``ping()`` like a WebSocket peer (``setAnswersPings(_:)`` makes it go silent) and
+/// counts the pings it received and answered, so a test can see a keepalive at work.
 ///
 /// ```swift
 /// let (client, server) = InMemoryTransport.makePair()
@@ -15,7 +17,7 @@ import Synchronization
 /// }
 /// try client.enqueue(.text("ping"))
 /// ```
-public final class InMemoryTransport: MessageTransport, Sendable {
+public final class InMemoryTransport: PingableTransport, Sendable {
     /// Limits of an in-memory pair.
     public struct Configuration: Sendable, Hashable {
         /// The largest message either end accepts, in bytes. Default 32 MiB.
@@ -58,6 +60,11 @@ public final class InMemoryTransport: MessageTransport, Sendable {
         var sendWaiters: [UInt64: CheckedContinuation<Void, any Error>] = [:]
         var nextWaiterID: UInt64 = 0
         var observers = TransportStateObservers()
+        var pingWaiters: [UInt64: CheckedContinuation<Void, any Error>] = [:]
+        var nextPingID: UInt64 = 0
+        var answersPings = true
+        var pingsReceived = 0
+        var pongsSent = 0
     }
 
     /// The limits this end applies.
@@ -184,6 +191,17 @@ public final class InMemoryTransport: MessageTransport, Sendable {
         }
     }
 
+    /// Ends this end at once with `error` (no close handshake); the peer sees the connection
+    /// drop (1006), after the messages already sent to it.
+    public func abort(_ error: TransportError) async {
+        let closure = TransportClosure(code: error.closeCode ?? .abnormal, reason: "", initiatedLocally: true, error: error)
+        guard finish(closure), let peer else { return }
+        let lost = TransportError(code: .closed, message: "connection lost", closeCode: .abnormal)
+        peer.queue.async {
+            peer.finish(TransportClosure(code: .abnormal, reason: "", initiatedLocally: false, error: lost))
+        }
+    }
+
     /// A stream of state changes, starting with the current state.
     public func stateUpdates() -> AsyncStream<TransportState> {
         TransportStateObservers.makeStream { continuation in
@@ -194,6 +212,84 @@ public final class InMemoryTransport: MessageTransport, Sendable {
                 return state.lifecycle
             }
         }
+    }
+
+    // MARK: Ping
+
+    /// Sends a ping to the peer end and returns once its pong arrives. Pings travel on their
+    /// own, ahead of delayed messages and untouched by message faults; the peer answers unless
+    /// ``setAnswersPings(_:)`` turned that off.
+    ///
+    /// - Throws: ``TransportError`` with code ``TransportError/Code/closed`` when this end is
+    ///   or becomes closed before the pong, ``TransportError/Code/cancelled`` when the task is
+    ///   cancelled.
+    public func ping() async throws(TransportError) {
+        let id = storage.withLock { state -> UInt64 in
+            defer { state.nextPingID += 1 }
+            return state.nextPingID
+        }
+        do {
+            try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                    let refusal = storage.withLock { state -> (any Error)? in
+                        if Task.isCancelled { return TransportError(code: .cancelled, message: "ping was cancelled") }
+                        guard case .open = state.lifecycle else { return Self.closedError(state.lifecycle) }
+                        state.pingWaiters[id] = continuation
+                        return nil
+                    }
+                    if let refusal {
+                        continuation.resume(throwing: refusal)
+                        return
+                    }
+                    guard let peer else { return }
+                    peer.queue.async { [self] in peer.receivePing(from: self) }
+                }
+            } onCancel: {
+                let waiter = storage.withLock { $0.pingWaiters.removeValue(forKey: id) }
+                waiter?.resume(throwing: TransportError(code: .cancelled, message: "ping was cancelled"))
+            }
+        } catch let error as TransportError {
+            throw error
+        } catch {
+            throw TransportError(code: .cancelled, message: "ping was cancelled", cause: error)
+        }
+    }
+
+    /// Whether this end answers the peer's pings (default `true`); turn it off to play a peer
+    /// that has gone silent.
+    public func setAnswersPings(_ answers: Bool) {
+        storage.withLock { $0.answersPings = answers }
+    }
+
+    /// How many pings from the peer this end has received.
+    public var pingsReceived: Int {
+        storage.withLock { $0.pingsReceived }
+    }
+
+    /// How many of the peer's pings this end has answered with a pong.
+    public var pongsSent: Int {
+        storage.withLock { $0.pongsSent }
+    }
+
+    private func receivePing(from sender: InMemoryTransport) {
+        let answer = storage.withLock { state -> Bool in
+            guard case .open = state.lifecycle else { return false }
+            state.pingsReceived += 1
+            guard state.answersPings else { return false }
+            state.pongsSent += 1
+            return true
+        }
+        if answer {
+            sender.queue.async { sender.receivePong() }
+        }
+    }
+
+    private func receivePong() {
+        let waiters = storage.withLock { state -> [CheckedContinuation<Void, any Error>] in
+            defer { state.pingWaiters = [:] }
+            return Array(state.pingWaiters.values)
+        }
+        for waiter in waiters { waiter.resume() }
     }
 
     // MARK: Fault injection
@@ -287,19 +383,25 @@ public final class InMemoryTransport: MessageTransport, Sendable {
         let outcome = self.storage.withLock {
             state -> (
                 handler: (@Sendable (TransportEvent) -> Void)?, waiters: [CheckedContinuation<Void, any Error>],
-                observers: [TransportStateObservers.Continuation]
+                pings: [CheckedContinuation<Void, any Error>], observers: [TransportStateObservers.Continuation]
             )? in
             guard !state.lifecycle.isClosed else { return nil }
             state.lifecycle = .closed(closure)
             if state.handler == nil {
                 state.pending.append(.closed(closure))
             }
-            defer { state.sendWaiters = [:] }
-            return (state.handler, Array(state.sendWaiters.values), state.observers.removeAll())
+            defer {
+                state.sendWaiters = [:]
+                state.pingWaiters = [:]
+            }
+            return (state.handler, Array(state.sendWaiters.values), Array(state.pingWaiters.values), state.observers.removeAll())
         }
         guard let outcome else { return false }
         for waiter in outcome.waiters {
             waiter.resume()
+        }
+        for waiter in outcome.pings {
+            waiter.resume(throwing: closure.asError)
         }
         TransportStateObservers.finish(outcome.observers, with: closure)
         if let handler = outcome.handler {

@@ -147,44 +147,32 @@ final class ClientCore: Sendable {
         return stream.decoded(as: Element.self)
     }
 
-    private final class SentFlag: Sendable {
-        private let flag = Atomic(false)
-        func set() { flag.store(true, ordering: .relaxed) }
-        var value: Bool { flag.load(ordering: .relaxed) }
-    }
-
     private func attempts(_ expression: RefExpression, call: ClientCall) async throws(RpcError) -> RpcPayload {
         let prepared = try await expression.prepared()
         if let failure = prepared.failure { throw failure }
         let singleCall = prepared.callCount <= 1
-        var attempt = 0
-        while true {
-            attempt += 1
-            let sent = SentFlag()
-            do {
-                return try await Self.withTimeout(call.timeout) { () async throws(RpcError) -> RpcPayload in
-                    let root = try await self.root()
-                    sent.set()
-                    switch await self.settle(prepared.materialize(root: root)) {
-                    case .resolved(let value): return value
-                    case .rejected(let value): throw ErrorMapping.map(value)
-                    case .failed(let error): throw ErrorMapping.map(error)
-                    }
-                }
-            } catch {
+        return try await retries.run(
+            isSafeToRetry: { error, sent in
                 // With the fail policy, a call made while offline fails at once.
-                let offlineFailure = !sent.value && connection?.configuration.offlinePolicy == .fail
-                guard attempt <= settings.maxRetries, !Task.isCancelled, connection?.isRunning ?? true, !offlineFailure,
-                    Self.isSafeToRepeat(error, sent: sent.value, idempotent: call.isIdempotent, singleCall: singleCall)
-                else { throw error }
-                let delay = retryDelay(after: error, attempt: attempt)
+                let offlineFailure = !sent && connection?.configuration.offlinePolicy == .fail
+                return connection?.isRunning ?? true && !offlineFailure
+                    && Self.isSafeToRepeat(error, sent: sent, idempotent: call.isIdempotent, singleCall: singleCall)
+            },
+            retryAfter: Self.retryAfter,
+            cancelled: { .cancelled },
+            onRetry: { error, retry in
                 settings.logger.debug(
                     "retrying a call",
-                    metadata: ["call": "\(call.method)", "error": "\(error)", "attempt": "\(attempt)"])
-                do {
-                    try await Task.sleep(for: delay)
-                } catch {
-                    throw .cancelled
+                    metadata: ["call": "\(call.method)", "error": "\(error)", "attempt": "\(retry)"])
+            }
+        ) { (sent: SentFlag) async throws(RpcError) -> RpcPayload in
+            try await Self.withTimeout(call.timeout) { () async throws(RpcError) -> RpcPayload in
+                let root = try await self.root()
+                sent.set()
+                switch await self.settle(prepared.materialize(root: root)) {
+                case .resolved(let value): return value
+                case .rejected(let value): throw ErrorMapping.map(value)
+                case .failed(let error): throw ErrorMapping.map(error)
                 }
             }
         }
@@ -198,11 +186,23 @@ final class ClientCore: Sendable {
         return false
     }
 
+    /// The one retry loop every call of this client runs in.
+    private var retries: RetryLoop {
+        RetryLoop(maxRetries: settings.maxRetries, backoff: settings.backoff, maxRetryDelay: settings.maxRetryDelay)
+    }
+
+    /// The wait before retry number `attempt` (from 1) after `error`: what a rate limit asked
+    /// for, capped at the configured maximum, or the backoff's delay.
     func retryDelay(after error: RpcError, attempt: Int) -> Duration {
+        retries.delay(retry: attempt, hint: Self.retryAfter(error))
+    }
+
+    /// The wait a rate-limited call's error asks for.
+    static func retryAfter(_ error: RpcError) -> Duration? {
         if case .rateLimitExceeded(let retryAfter?) = error, retryAfter.isFinite, retryAfter >= 0 {
-            return min(.seconds(retryAfter), settings.maxRetryDelay)
+            return .seconds(retryAfter)
         }
-        return settings.backoff.delay(forAttempt: attempt)
+        return nil
     }
 
     /// Runs `operation`, failing with ``RpcError/timeout`` when `duration` passes first.

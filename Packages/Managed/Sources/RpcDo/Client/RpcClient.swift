@@ -75,9 +75,13 @@ public actor RpcClient {
             maxRetryDelay: configuration.maxRetryDelayDuration,
             interceptors: configuration.interceptors,
             logger: configuration.logger))
+        let connectTimeout = RpcClientConfiguration.duration(configuration.connectTimeout, default: 10)
         let managed = ManagedConnectionConfiguration(
             reconnect: configuration.reconnectPolicy,
             heartbeat: nil,
+            keepalive: Self.keepalive(configuration),
+            // The WebSocket's own connect and handshake timeouts apply one after the other.
+            connectTimeout: connectTimeout * 2,
             offlinePolicy: configuration.offlinePolicy,
             requestTimeout: configuration.callTimeout,
             headers: configuration.headers,
@@ -113,12 +117,15 @@ public actor RpcClient {
         let connectTimeout = RpcClientConfiguration.duration(configuration.connectTimeout, default: 10)
         webSocket.connectTimeout = connectTimeout
         webSocket.handshakeTimeout = connectTimeout
-        if let interval = configuration.keepaliveInterval, interval.isFinite, interval > 0 {
-            webSocket.keepalive = WebSocketKeepalive(
-                interval: .seconds(interval),
-                timeout: RpcClientConfiguration.duration(configuration.keepaliveTimeout, default: 10))
-        }
         return webSocket
+    }
+
+    /// WebSocket pings every `keepaliveInterval`, run by the connection's keepalive scheduler.
+    private static func keepalive(_ configuration: RpcClientConfiguration) -> Keepalive? {
+        guard let interval = configuration.keepaliveInterval, interval.isFinite, interval > 0 else { return nil }
+        return Keepalive(
+            interval: .seconds(interval),
+            timeout: RpcClientConfiguration.duration(configuration.keepaliveTimeout, default: 10))
     }
 
     // MARK: Connection
@@ -165,9 +172,10 @@ public actor RpcClient {
         connection.updateHeader(name, value: value)
     }
 
-    /// Drops the open connection and opens a new one, for example so that a header changed
-    /// with ``updateHeader(_:value:)`` applies now. Calls in flight fail (or are retried) as
-    /// on any connection loss.
+    /// Drops the open connection and opens a new one at once, for example so that a header
+    /// changed with ``updateHeader(_:value:)`` applies now. Calls in flight fail (or are
+    /// retried) as on any connection loss; when the new connection cannot be opened the client
+    /// goes on reconnecting with its backoff.
     public func reconnect() async {
         await connection.reconnect()
     }

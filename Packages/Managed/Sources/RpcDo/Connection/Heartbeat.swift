@@ -10,8 +10,10 @@ public import RpcTransport
 /// }
 /// ```
 ///
-/// WebSocket transports also have a frame-level ping/pong (`WebSocketKeepalive`); a heartbeat
-/// here checks the protocol above it.
+/// It runs through the transport layer's one ``RpcTransport/KeepaliveScheduler``, as the
+/// application-level probe of a ``RpcTransport/Keepalive``. For the frame-level ping/pong of a
+/// WebSocket, set ``ManagedConnectionConfiguration/keepalive`` instead; a heartbeat here also
+/// checks the protocol above the transport.
 public struct Heartbeat: Sendable {
     /// The time between probes (default 30 s).
     public var interval: Duration

@@ -210,35 +210,21 @@ public final class JSONRPCChannel: Sendable {
         }
     }
 
-    /// Whether a request reached the transport.
-    private final class SentFlag: Sendable {
-        private let flag = Atomic(false)
-        func set() { flag.store(true, ordering: .relaxed) }
-        var value: Bool { flag.load(ordering: .relaxed) }
-    }
-
     private func attempts(_ call: ClientCall, params: JSONRPCParams?) async throws(ManagedConnectionError) -> JSONValue {
         let configuration = connection.configuration
-        var retries = 0
-        while true {
-            let sent = SentFlag()
-            do {
-                return try await Deadline.run(call.timeout) { () async throws(ManagedConnectionError) -> JSONValue in
-                    try await self.once(call.method, params: params, sent: sent)
-                }
-            } catch {
+        let backoff = configuration.reconnect.backoff
+        let retries = RetryLoop(maxRetries: configuration.maxRequestRetries, backoff: backoff, maxRetryDelay: backoff.maxDelay)
+        return try await retries.run(
+            isSafeToRetry: { error, sent in
                 let transient = error.code == .connectionLost || error.code == .timeout || error.code == .notConnected
                 // With the fail policy, a request made while offline fails at once.
-                let offlineFailure = !sent.value && configuration.offlinePolicy == .fail
-                guard transient, call.isIdempotent || !sent.value, !offlineFailure, connection.isRunning,
-                    retries < max(0, configuration.maxRequestRetries), !Task.isCancelled
-                else { throw error }
-                retries += 1
-                do {
-                    try await Task.sleep(for: configuration.reconnect.backoff.delay(forAttempt: retries))
-                } catch {
-                    throw ManagedConnectionError(.cancelled, "cancelled")
-                }
+                let offlineFailure = !sent && configuration.offlinePolicy == .fail
+                return transient && (call.isIdempotent || !sent) && !offlineFailure && connection.isRunning
+            },
+            cancelled: { ManagedConnectionError(.cancelled, "cancelled") }
+        ) { (sent: SentFlag) async throws(ManagedConnectionError) -> JSONValue in
+            try await Deadline.run(call.timeout) { () async throws(ManagedConnectionError) -> JSONValue in
+                try await self.once(call.method, params: params, sent: sent)
             }
         }
     }

@@ -2,7 +2,8 @@ import Synchronization
 @_spi(RpcImplementation) internal import RpcTransport
 
 /// The connection behind an ``RpcSession``: the current protocol engine, its state, and (for a
-/// session opened from a URL) the reconnect loop.
+/// session opened from a URL) the ``RpcTransport/ReconnectingConnection`` that opens and
+/// reconnects its transports.
 final class SessionConnection: Sendable {
     /// Opens a new transport to the same peer.
     typealias Connector = @Sendable () async throws -> any MessageTransport
@@ -14,25 +15,37 @@ final class SessionConnection: Sendable {
         /// the engine a side table, which makes every retain and release of it slower.
         var latest: SessionCore?
         var lastError: (any Error)?
+        /// The state of a session on a given transport (one opened from a URL has its
+        /// reconnecting connection's).
         var connectionState: ConnectionState = .idle
         var observers = StateObservers<ConnectionState>()
         var disconnectHandlers: [@Sendable ((any Error)?) -> Void] = []
         var reconnectHandlers: [@Sendable () -> Void] = []
-        /// Set by ``close()``: nothing is attached or reconnected afterwards.
+        /// Set by ``close()``: nothing is attached afterwards.
         var closed = false
-        /// A reconnect (automatic or asked for) is in progress.
-        var reconnecting = false
-        /// The reconnect loops still running; ``close()`` cancels and awaits them.
-        var reconnectTasks: [UInt64: Task<Void, Never>] = [:]
-        var nextTask: UInt64 = 0
+    }
+
+    /// Lets the reconnecting connection's handler reach the session connection without
+    /// keeping it alive.
+    private final class Owner: Sendable {
+        private struct Reference {
+            weak var connection: SessionConnection?
+        }
+
+        private let reference = Mutex(Reference())
+
+        var connection: SessionConnection? {
+            get { reference.withLock { $0.connection } }
+            set { reference.withLock { $0.connection = newValue } }
+        }
     }
 
     let configuration: Configuration
     let makeMain: @Sendable () -> (any RpcTarget)?
     let trace: (@Sendable (_ sent: Bool, _ text: String) -> Void)?
-    /// How to open a new transport; `nil` for a session started on a given transport, which
-    /// never reconnects.
-    let connector: Connector?
+    /// Opens, watches and reconnects the transports of a session opened from a URL; `nil` for
+    /// a session started on a given transport, which never reconnects.
+    private let reconnecting: ReconnectingConnection?
     /// The executor every connection of this session delivers on, when it is known in advance
     /// (a session opened from a URL pins one event loop).
     let pinnedExecutor: (any TaskExecutor)?
@@ -49,7 +62,39 @@ final class SessionConnection: Sendable {
         self.configuration = configuration
         self.makeMain = makeMain
         self.trace = trace ?? configuration.trace
-        self.connector = connector
+        guard let connector else {
+            self.reconnecting = nil
+            return
+        }
+        let owner = Owner()
+        // The connector applies the connect timeout to the TCP connect and to the handshake,
+        // one after the other.
+        let settings = ReconnectingConnectionConfiguration(
+            reconnect: configuration.reconnect,
+            connectTimeout: configuration.connectTimeout * 2,
+            keepalive: nil,
+            offlineQueueLimit: nil)
+        let reconnecting = ReconnectingConnection(
+            configuration: settings,
+            factory: { _ in
+                do {
+                    return try await connector()
+                } catch {
+                    throw Self.lost(error)
+                }
+            },
+            handler: .transports { transport, generation in
+                owner.connection?.attach(transport, generation: generation)
+            })
+        self.reconnecting = reconnecting
+        owner.connection = self
+        // When reconnecting gives up after failed connects, calls fail with the last connect
+        // error; after a loss with no attempt left they keep the engine's own error.
+        reconnecting.onStateChange { [weak self] newState in
+            if case .disconnected(let error as TransportError) = newState, let failure = error.cause as? RpcError {
+                self?.state.withLock { $0.lastError = failure }
+            }
+        }
     }
 
     /// The most recent engine, current or ended.
@@ -74,7 +119,7 @@ final class SessionConnection: Sendable {
     /// Starts a protocol engine on an open transport and makes it current; `nil` (and nothing
     /// started) once the connection is closed.
     @discardableResult
-    func attach(_ transport: any MessageTransport) -> SessionCore? {
+    func attach(_ transport: any MessageTransport, generation: UInt64 = 0) -> SessionCore? {
         let core = SessionCore(
             transport: transport,
             main: makeMain().map { TargetHook($0) },
@@ -86,7 +131,6 @@ final class SessionConnection: Sendable {
             let was = state.core != nil || state.lastError != nil
             state.core = core
             state.latest = core
-            state.reconnecting = false
             return was
         }
         guard let wasReconnect else { return nil }
@@ -94,7 +138,7 @@ final class SessionConnection: Sendable {
         // holding it (it runs while the engine is alive).
         let coreID = ObjectIdentifier(core)
         core.onBroken { [weak self] error in
-            self?.detached(coreID, error: error)
+            self?.detached(coreID, generation: generation, error: error)
         }
         core.start()
         publish(.connected)
@@ -104,136 +148,72 @@ final class SessionConnection: Sendable {
         return core
     }
 
-    /// Opens the first connection through ``connector``.
+    /// Opens the first connection.
     func connectFirst() async throws(RpcError) {
-        guard let connector else { throw .invalidArgument("this session has no address to connect to") }
-        publish(.connecting)
-        let transport: any MessageTransport
+        guard let reconnecting else { throw .invalidArgument("this session has no address to connect to") }
         do {
-            transport = try await connector()
+            try await reconnecting.start()
         } catch {
             let failure = Self.lost(error)
             state.withLock { $0.lastError = failure }
-            publish(.disconnected(failure))
             throw failure
-        }
-        guard attach(transport) != nil else {
-            await transport.close()
-            throw .connectionLost(nil)
         }
     }
 
     /// Drops the current connection (if any) and opens a new one at once.
     func reconnect() async throws(RpcError) {
-        guard let connector else { throw .invalidArgument("this session has no address to reconnect to") }
-        let taken = state.withLock { state -> (tasks: [Task<Void, Never>], core: SessionCore?)? in
+        guard let reconnecting else { throw .invalidArgument("this session has no address to reconnect to") }
+        let taken = state.withLock { state -> SessionCore?? in
             guard !state.closed else { return nil }
-            state.reconnecting = true
-            let core = state.core
-            state.core = nil
-            return (Array(state.reconnectTasks.values), core)
+            defer { state.core = nil }
+            if state.core != nil { state.lastError = RpcError.connectionLost(nil) }
+            return .some(state.core)
         }
         guard let taken else { throw .connectionLost(lastError) }
-        for task in taken.tasks { task.cancel() }
-        for task in taken.tasks { await task.value }
-        if let core = taken.core {
-            state.withLock { $0.lastError = RpcError.connectionLost(nil) }
-            await core.shutdown(reason: "RPC session is reconnecting")
-        }
-        publish(.reconnecting(attempt: 1))
-        let transport: any MessageTransport
         do {
-            transport = try await connector()
+            try await reconnecting.reconnect { _ in
+                await taken?.shutdown(reason: "RPC session is reconnecting")
+            }
         } catch {
             let failure = Self.lost(error)
-            state.withLock { state in
-                state.lastError = failure
-                state.reconnecting = false
-            }
-            publish(.disconnected(failure))
+            state.withLock { $0.lastError = failure }
             throw failure
         }
-        guard attach(transport) != nil else {
-            await transport.close()
-            throw .connectionLost(lastError)
-        }
     }
 
-    private func detached(_ coreID: ObjectIdentifier, error: RpcError) {
-        let outcome = state.withLock { state -> (current: Bool, reconnect: Bool) in
-            guard let core = state.core, ObjectIdentifier(core) == coreID else { return (false, false) }
+    private func detached(_ coreID: ObjectIdentifier, generation: UInt64, error: RpcError) {
+        let current = state.withLock { state -> SessionCore? in
+            guard let core = state.core, ObjectIdentifier(core) == coreID else { return nil }
             state.core = nil
             state.lastError = error
-            let reconnect =
-                !state.closed && !state.reconnecting && connector != nil
-                && configuration.reconnect.allows(attempt: 1)
-            if reconnect { state.reconnecting = true }
-            return (true, reconnect)
+            return core
         }
-        guard outcome.current else { return }
+        guard let current else { return }
         for handler in state.withLock({ $0.disconnectHandlers }) { handler(error) }
-        if outcome.reconnect {
-            startReconnectLoop(after: error)
-        } else {
+        guard let reconnecting else {
             publish(.disconnected(error))
+            return
         }
-    }
-
-    private func startReconnectLoop(after error: RpcError) {
-        state.withLock { locked in
-            guard !locked.closed else { return }
-            let id = locked.nextTask
-            locked.nextTask += 1
-            locked.reconnectTasks[id] = Task { [self] in
-                await reconnectLoop(after: error)
-                _ = state.withLock { $0.reconnectTasks.removeValue(forKey: id) }
-            }
+        // The reconnecting connection notices the transport close (the engine closes it when
+        // it ends) and reconnects per the policy; an engine that ended with its transport still
+        // open (a message it could not encode) is reported.
+        if current.transport.state.isOpen {
+            reconnecting.transportFailed(
+                generation: generation,
+                error: TransportError(code: .protocolViolation, message: "\(error)", closeCode: .applicationError))
         }
-    }
-
-    /// Retries per the policy, with its backoff, until a connection opens, the attempts run
-    /// out, or the loop is cancelled by ``close()`` or ``reconnect()``.
-    private func reconnectLoop(after error: RpcError) async {
-        guard let connector else { return }
-        let policy = configuration.reconnect
-        var attempt = 1
-        var lastFailure: any Error = error
-        while policy.allows(attempt: attempt) {
-            if Task.isCancelled || state.withLock({ $0.closed }) { return }
-            publish(.reconnecting(attempt: attempt))
-            do {
-                try await Task.sleep(for: policy.backoff.delay(forAttempt: attempt))
-            } catch {
-                return
-            }
-            do {
-                let transport = try await connector()
-                if attach(transport) == nil { await transport.close() }
-                return
-            } catch {
-                if Task.isCancelled { return }
-                lastFailure = error
-                attempt += 1
-            }
-        }
-        let failure = Self.lost(lastFailure)
-        let gaveUp = state.withLock { state -> Bool in
-            guard !state.closed else { return false }
-            state.lastError = failure
-            state.reconnecting = false
-            return true
-        }
-        if gaveUp { publish(.disconnected(failure)) }
     }
 
     /// `error` as the session reports a lost connection.
     static func lost(_ error: any Error) -> RpcError {
         if let error = error as? RpcError { return error }
+        if let error = error as? TransportError, let cause = error.cause as? RpcError { return cause }
         return .connectionLost(error)
     }
 
-    /// Announces a state to every observer.
+    /// Announces a state to every observer of a session on a given transport.
     func publish(_ newState: ConnectionState) {
+        guard reconnecting == nil else { return }
         let observers = state.withLock { state -> [AsyncStream<ConnectionState>.Continuation] in
             guard !state.closed else { return [] }
             state.connectionState = newState
@@ -244,6 +224,7 @@ final class SessionConnection: Sendable {
 
     /// A stream of states, starting with the current one.
     func states() -> AsyncStream<ConnectionState> {
+        if let reconnecting { return reconnecting.stateUpdates() }
         let (stream, continuation) = AsyncStream<ConnectionState>.makeStream()
         let current = state.withLock { state -> ConnectionState? in
             guard !state.closed else { return nil }
@@ -269,16 +250,19 @@ final class SessionConnection: Sendable {
         state.withLock { $0.reconnectHandlers.append(handler) }
     }
 
-    /// Stops any reconnect loop, shuts the current engine down and finishes every state stream.
+    /// Stops reconnecting, shuts the current engine down and finishes every state stream.
     func close() async {
-        let (core, tasks) = state.withLock { state -> (SessionCore?, [Task<Void, Never>]) in
+        let core = state.withLock { state -> SessionCore? in
             state.closed = true
-            return (state.core, Array(state.reconnectTasks.values))
+            return state.core
         }
-        for task in tasks { task.cancel() }
-        for task in tasks { await task.value }
+        let reason = "RPC session was shut down by disposing the main stub"
+        if let reconnecting {
+            await reconnecting.close { _ in await core?.shutdown(reason: reason) }
+            return
+        }
         if let core {
-            await core.shutdown(reason: "RPC session was shut down by disposing the main stub")
+            await core.shutdown(reason: reason)
         }
         let observers = state.withLock { state in
             state.connectionState = .disconnected(nil)

@@ -51,7 +51,8 @@ public struct TransportServerConfiguration: Sendable {
     /// How many bytes may wait to be written to one connection before
     /// ``WebSocketTransport/send(_:)`` suspends. Default 8 MiB.
     public var outboundBufferLimit: Int
-    /// Keepalive pings on WebSocket connections; `nil` (the default) sends none.
+    /// Keepalive pings on each accepted WebSocket connection, run by the
+    /// ``RpcTransport/KeepaliveScheduler`` until it closes; `nil` (the default) sends none.
     public var keepalive: WebSocketKeepalive?
     /// How long a WebSocket close handshake may take before the connection is cut. Default 5 seconds.
     public var closeTimeout: Duration

@@ -42,7 +42,8 @@ public struct WebSocketClientConfiguration: Sendable {
     /// How many bytes may wait to be written before ``WebSocketTransport/send(_:)`` suspends.
     /// Default 8 MiB.
     public var outboundBufferLimit: Int
-    /// Keepalive pings; `nil` (the default) sends none.
+    /// Keepalive pings, run by the ``RpcTransport/KeepaliveScheduler`` until the connection
+    /// closes; `nil` (the default) sends none.
     public var keepalive: WebSocketKeepalive?
     /// How long the close handshake may take before the connection is cut. Default 5 seconds.
     public var closeTimeout: Duration

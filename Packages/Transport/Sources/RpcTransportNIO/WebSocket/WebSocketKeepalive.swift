@@ -2,6 +2,11 @@
 /// and failure with ``RpcTransport/TransportError/Code/keepaliveTimeout`` when no pong comes back
 /// within ``timeout``.
 ///
+/// A transport with these settings (client or server side) runs the
+/// ``RpcTransport/KeepaliveScheduler`` on itself until it closes. A
+/// ``RpcTransport/ReconnectingConnection`` takes its own ``RpcTransport/Keepalive`` instead, and
+/// runs the same scheduler on each transport it opens.
+///
 /// ```swift
 /// var configuration = WebSocketClientConfiguration()
 /// configuration.keepalive = WebSocketKeepalive(interval: .seconds(20), timeout: .seconds(5))

@@ -1,6 +1,7 @@
 public import NIOCore
 public import RpcTransport
 import NIOWebSocket
+import Synchronization
 
 /// One open WebSocket connection, client or server side, as a ``RpcTransport/MessageTransport``.
 ///
@@ -8,11 +9,13 @@ import NIOWebSocket
 /// connection's event loop as they arrive. ``enqueue(_:)`` writes directly when called on that
 /// event loop (from the handler, say) and otherwise hands the message over in one hop; writes
 /// are flushed together once per event-loop tick. ``send(_:)`` suspends only while more than
-/// the outbound buffer limit is waiting to be written.
+/// the outbound buffer limit is waiting to be written. ``ping()`` sends a ping frame and returns
+/// on the pong; with keepalive settings the transport runs the ``RpcTransport/KeepaliveScheduler``
+/// on itself until it closes.
 ///
 /// Make one with ``WebSocketClient/connect(to:configuration:eventLoopGroup:logger:)`` or receive
 /// them from a ``TransportServer``.
-public final class WebSocketTransport: MessageTransport, Sendable {
+public final class WebSocketTransport: PingableTransport, Sendable {
     /// The subprotocol both sides agreed on in the handshake; `nil` when none was.
     public let subprotocol: String?
     /// Whether permessage-deflate was agreed in the handshake.
@@ -26,6 +29,8 @@ public final class WebSocketTransport: MessageTransport, Sendable {
     private var eventLoop: any EventLoop { loopExecutor.eventLoop }
     private let shared: WebSocketSharedState
     private let connection: NIOLoopBound<WebSocketConnectionHandler>
+    /// The keepalive loop, when the settings ask for one; it ends when the connection closes.
+    private let keepaliveTask = Mutex<Task<Void, Never>?>(nil)
 
     private init(
         channel: any Channel,
@@ -58,13 +63,29 @@ public final class WebSocketTransport: MessageTransport, Sendable {
         if let options = channel.syncOptions {
             try? options.setOption(ChannelOptions.writeBufferWaterMark, value: settings.waterMark)
         }
-        return WebSocketTransport(
+        let transport = WebSocketTransport(
             channel: channel,
             connection: handler,
             subprotocol: subprotocol,
             isCompressionEnabled: codec != nil,
             maxMessageSize: settings.maxMessageSize
         )
+        if let keepalive = settings.keepalive {
+            transport.startKeepalive(Keepalive(interval: keepalive.interval, timeout: keepalive.timeout))
+        }
+        return transport
+    }
+
+    /// Runs the keepalive scheduler on this transport until it closes; an unanswered ping
+    /// ends the connection with ``RpcTransport/TransportError/Code/keepaliveTimeout``.
+    private func startKeepalive(_ keepalive: Keepalive) {
+        let task = Task { [weak self] in
+            guard let self else { return }
+            await KeepaliveScheduler.run(keepalive, on: self) { [weak self] error in
+                await self?.abort(error)
+            }
+        }
+        keepaliveTask.withLock { $0 = task }
     }
 
     // MARK: MessageTransport
@@ -147,6 +168,46 @@ public final class WebSocketTransport: MessageTransport, Sendable {
                 eventLoop.execute {
                     connection.value.closeLocally(code: code, reason: reason)
                 }
+            }
+        }
+        _ = await waitUntilClosed()
+    }
+
+    /// Sends a ping frame and returns once a pong arrives.
+    ///
+    /// - Throws: ``RpcTransport/TransportError`` with code `closed` when the connection is or
+    ///   becomes closed first, `cancelled` when the task is cancelled.
+    public func ping() async throws(TransportError) {
+        let pings = shared.pings
+        let id = pings.nextID()
+        let connection = self.connection
+        let eventLoop = self.eventLoop
+        do {
+            try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                    guard pings.add(id, continuation) else { return }
+                    eventLoop.execute {
+                        connection.value.sendPing()
+                    }
+                }
+            } onCancel: {
+                pings.cancel(id)
+            }
+        } catch let error as TransportError {
+            throw error
+        } catch {
+            throw TransportError(code: .cancelled, message: "ping was cancelled", cause: error)
+        }
+    }
+
+    /// Ends the connection at once with `error`, without waiting for the peer's close frame,
+    /// and returns once it is closed.
+    public func abort(_ error: TransportError) async {
+        if !shared.lifecycle.isClosed {
+            shared.beginClosing()
+            let connection = self.connection
+            eventLoop.execute {
+                connection.value.abortLocally(error)
             }
         }
         _ = await waitUntilClosed()

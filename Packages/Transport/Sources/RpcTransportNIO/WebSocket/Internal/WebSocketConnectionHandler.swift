@@ -6,7 +6,8 @@ import RpcTransport
 /// It reads frames straight from the socket's bytes (``WebSocketFrameReader``) and turns them
 /// into messages where they arrive:
 /// reassembly of fragments, control frames between fragments, limits, permessage-deflate,
-/// UTF-8 checks, automatic pongs, the close handshake and keepalive pings. Complete messages go
+/// UTF-8 checks, automatic pongs, the close handshake and the pings ``WebSocketTransport/ping()``
+/// asks for (the keepalive's probes). Complete messages go
 /// to the transport's event handler synchronously, on the event loop.
 ///
 /// Outbound it serialises whole frames itself (header, masking key and payload in one buffer)
@@ -71,8 +72,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
 
     // Timers.
     private var closeTimer: Scheduled<Void>?
-    private var pingTimer: Scheduled<Void>?
-    private var pongTimer: Scheduled<Void>?
+    /// Numbers the pings this side sends (their payload).
     private var pingCounter: UInt64 = 0
 
     init(settings: WebSocketConnectionSettings, shared: WebSocketSharedState, codec: PerMessageDeflateCodec?) {
@@ -99,7 +99,6 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
             return
         }
         shared.setWritable(context.channel.isWritable)
-        startKeepalive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -228,8 +227,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         case WebSocketFrameWriter.Opcode.ping.rawValue:
             receivePing(frame)
         case WebSocketFrameWriter.Opcode.pong.rawValue:
-            pongTimer?.cancel()
-            pongTimer = nil
+            shared.pings.answerAll()
         case WebSocketFrameWriter.Opcode.close.rawValue:
             receiveClose(frame)
         default:
@@ -613,11 +611,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         guard phase != .finished else { return }
         phase = .finished
         closeTimer?.cancel()
-        pingTimer?.cancel()
-        pongTimer?.cancel()
         closeTimer = nil
-        pingTimer = nil
-        pongTimer = nil
         resetPartial()
         reader.reset()
         recycled = nil
@@ -632,6 +626,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
             )
         _ = shared.takeOffLoopMessages()
         shared.finish(closure)
+        shared.pings.end(closure.asError)
         runBurstEndActions()
         emit(.closed(closure))
         eventHandler = nil
@@ -659,22 +654,11 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         }
     }
 
-    // MARK: Keepalive
+    // MARK: Ping
 
-    private func startKeepalive() {
-        guard let keepalive = settings.keepalive else { return }
-        schedulePing(after: TimeAmount(keepalive.interval))
-    }
-
-    private func schedulePing(after delay: TimeAmount) {
-        guard let context else { return }
-        pingTimer = context.eventLoop.assumeIsolated().scheduleTask(in: delay) {
-            self.sendKeepalivePing()
-        }
-    }
-
-    private func sendKeepalivePing() {
-        guard phase == .open, let context, let keepalive = settings.keepalive else { return }
+    /// Sends a ping frame (its payload numbers it); the pong is matched in ``receive(_:)``.
+    func sendPing() {
+        guard phase == .open, let context else { return }
         pingCounter &+= 1
         var payload: [UInt8] = []
         payload.reserveCapacity(8)
@@ -686,20 +670,12 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         writeCoalesced(context: context)
         context.write(wrapOutboundOut(ping), promise: nil)
         markNeedsFlush()
-        if pongTimer == nil {
-            pongTimer = context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(keepalive.timeout)) {
-                self.pongTimer = nil
-                self.abort(
-                    TransportError(
-                        code: .keepaliveTimeout,
-                        message: "no pong within \(keepalive.timeout)",
-                        closeCode: .abnormal
-                    ),
-                    initiatedLocally: true
-                )
-            }
-        }
-        schedulePing(after: TimeAmount(keepalive.interval))
+    }
+
+    /// Ends the connection at once with `error`, without a close handshake (the keepalive
+    /// found the peer silent).
+    func abortLocally(_ error: TransportError) {
+        abort(error, initiatedLocally: true)
     }
 
     // MARK: Helpers

@@ -26,6 +26,8 @@ final class WebSocketSharedState: Sendable {
     let outboundBufferLimit: Int
     /// Completed with how the connection ended, once it has.
     let closed: EventLoopPromise<TransportClosure>
+    /// The tasks waiting for a pong.
+    let pings = WebSocketPingWaiters()
 
     init(outboundBufferLimit: Int, eventLoop: any EventLoop) {
         self.outboundBufferLimit = max(outboundBufferLimit, 1)
