@@ -106,7 +106,20 @@ final class LocalPromiseHook: StubHook {
     }
 
     /// Settles the promise; later calls do nothing.
+    ///
+    /// Settling one promise settles the promises that follow it (a member read or a call made
+    /// on it before it settled), and those settle theirs: a chain as long as a peer cares to
+    /// pipeline. The chain is settled link after link by ``SettlementQueue``, never one link
+    /// inside another, so no chain can exhaust the thread's stack. A promise settled while
+    /// another settlement is being delivered on this thread is therefore delivered right after
+    /// it, before the outermost `settle` returns.
     func settle(_ settlement: Settlement) {
+        SettlementQueue.settle(self, with: settlement)
+    }
+
+    /// Records the settlement and notifies every listener, in the order they registered; does
+    /// nothing when the promise has settled already. Only ``SettlementQueue`` calls it.
+    func deliver(_ settlement: Settlement) {
         let listeners: (Listener?, [Listener])? = state.withLock { state in
             guard state.settlement == nil else { return nil }
             state.settlement = settlement
