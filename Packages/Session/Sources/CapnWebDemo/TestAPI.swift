@@ -97,9 +97,8 @@ public final class TestAPI: RpcTarget {
     /// Suspends until the calling task is cancelled (for example when the session ends), then
     /// throws `CancellationError`.
     private static func hang() async throws {
-        while true {
-            try await Task.sleep(for: .seconds(3600))
-        }
+        await CancellationWait.untilCancelled()
+        throw CancellationError()
     }
 
     /// The first `count` Fibonacci numbers, starting `0, 1`.

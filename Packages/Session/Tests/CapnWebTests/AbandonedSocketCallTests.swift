@@ -1,0 +1,48 @@
+import Foundation
+import Synchronization
+import Testing
+import RpcTransportTesting
+@testable import CapnWebCore
+import CapnWeb
+
+/// A main object whose `hang` calls suspend until cancelled, counting the ones still running.
+final class SocketHangCounter: RpcTarget {
+    private let live = Mutex(0)
+    private let started = Mutex(0)
+
+    var running: Int { live.withLock { $0 } }
+    var startedCount: Int { started.withLock { $0 } }
+
+    func call(_ method: String, with arguments: RpcArguments) async throws -> RpcPayload {
+        guard method == "hang" else { throw RpcErrorValue.notAFunction(method) }
+        live.withLock { $0 += 1 }
+        started.withLock { $0 += 1 }
+        defer { live.withLock { $0 -= 1 } }
+        while true {
+            try await Task.sleep(for: .seconds(3600))
+        }
+    }
+}
+
+@Suite("Abandoned calls over WebSocket")
+struct AbandonedSocketCallTests {
+    @Test("calls still running when a WebSocket peer goes away are cancelled and their sessions freed")
+    func runningCallsEndWithTheConnection() async throws {
+        let api = SocketHangCounter()
+        try await withRpcServer(main: { api }) { server in
+            for round in 1...3 {
+                let transport = try await WebSocketClient.connect(to: server.webSocketURL.absoluteString)
+                transport.start { _ in }
+                let calls = 500
+                for id in 1...calls {
+                    try transport.enqueue(.text(#"["push",["pipeline",0,["hang"],[]]]"#))
+                    try transport.enqueue(.text(#"["pull",\#(id)]"#))
+                }
+                try await waitUntil("every call of round \(round) to start") { api.startedCount == calls * round }
+                await transport.close()
+                try await waitUntil("every call of round \(round) to end") { api.running == 0 }
+                try await waitUntil("the server to forget the session") { server.sessions.isEmpty }
+            }
+        }
+    }
+}
