@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import Testing
 import RpcTransport
@@ -34,111 +35,136 @@ final class GateAPI: RpcTarget {
     }
 }
 
-@Suite("Deep pipelined chains")
-struct DeepChainTests {
-    /// The length of the chains built without the wire.
-    static let links = 1_000_000
+extension MemoryHeavyTests {
+    @Suite("Deep pipelined chains")
+    struct DeepChainTests {
+        /// The length of the chains built without the wire.
+        static let links = 1_000_000
 
-    /// A chain of `links` member reads, each pipelined on the one before, on `head`.
-    static func chain(on head: any StubHook, links: Int) -> any StubHook {
-        var tail = head
-        for _ in 0..<links { tail = tail.get([.property("next")]) }
-        return tail
-    }
+        /// A chain of `links` member reads, each pipelined on the one before, on `head`.
+        static func chain(on head: any StubHook, links: Int) -> any StubHook {
+            var tail = head
+            for _ in 0..<links { tail = tail.get([.property("next")]) }
+            return tail
+        }
 
-    @Test("a million member reads pipelined on a promise settle, link after link, when it resolves")
-    func millionLinksResolve() async {
-        let head = LocalPromiseHook()
-        let tail = Self.chain(on: head, links: Self.links)
-        head.settle(.success(.undefined))
-        guard case .success(.undefined) = await tail.settled() else {
-            Issue.record("the last link did not resolve to undefined")
-            return
+        /// Runs `body` on a thread of its own with a 1 MiB stack, off the cooperative pool (whose
+        /// few threads the other tests need meanwhile): a chain settled one link inside another
+        /// would overflow that stack within a few thousand links.
+        static func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+            await withCheckedContinuation { continuation in
+                let thread = Thread { continuation.resume(returning: body()) }
+                thread.stackSize = 1 << 20
+                thread.start()
+            }
         }
-    }
 
-    @Test("a million member reads and calls pipelined on a promise are rejected, link after link, when it rejects")
-    func millionLinksReject() async {
-        let head = LocalPromiseHook()
-        var tail: any StubHook = head
-        for index in 0..<Self.links {
-            tail = index % 2 == 0 ? tail.get([.property("next")]) : tail.call([.property("step")], [])
+        @Test("a million member reads pipelined on a promise settle, link after link, when it resolves")
+        func millionLinksResolve() async {
+            let settlement = await Self.onOwnThread { () -> Settlement? in
+                let head = LocalPromiseHook()
+                let tail = Self.chain(on: head, links: Self.links)
+                head.settle(.success(.undefined))
+                return (tail as? LocalPromiseHook)?.current
+            }
+            guard case .success(.undefined) = settlement else {
+                Issue.record("the last link did not resolve to undefined before settle returned")
+                return
+            }
         }
-        head.settle(.failure(.thrown(.error(RpcErrorValue(name: "Error", message: "boom")))))
-        guard case .failure(.thrown(.error(let error))) = await tail.settled() else {
-            Issue.record("the last link was not rejected with the head's error")
-            return
-        }
-        #expect(error.message == "boom")
-    }
 
-    @Test("a promise settled while another settlement is delivered is delivered before the outer settle returns, in order")
-    func nestedSettlementsKeepOrder() {
-        let first = LocalPromiseHook()
-        let second = LocalPromiseHook()
-        let order = Recorder<String>()
-        first.whenSettled { _ in
-            second.settle(.success(.integer(2)))
-            // Delivered after this listener returns, not inside it.
-            order.append(second.current == nil ? "inner-pending" : "inner-delivered")
+        @Test("a million member reads and calls pipelined on a promise are rejected, link after link, when it rejects")
+        func millionLinksReject() async {
+            let settlement = await Self.onOwnThread { () -> Settlement? in
+                let head = LocalPromiseHook()
+                var tail: any StubHook = head
+                for index in 0..<Self.links {
+                    tail = index % 2 == 0 ? tail.get([.property("next")]) : tail.call([.property("step")], [])
+                }
+                head.settle(.failure(.thrown(.error(RpcErrorValue(name: "Error", message: "boom")))))
+                return (tail as? LocalPromiseHook)?.current
+            }
+            guard case .failure(.thrown(.error(let error))) = settlement else {
+                Issue.record("the last link was not rejected with the head's error before settle returned")
+                return
+            }
+            #expect(error.message == "boom")
         }
-        first.whenSettled { _ in order.append("first-second-listener") }
-        second.whenSettled { _ in order.append("second") }
-        first.settle(.success(.integer(1)))
-        #expect(order.all == ["inner-pending", "first-second-listener", "second"])
-        #expect(second.current != nil)
-    }
 
-    /// Builds a chain of `links` pipelined member reads on the answer of `gate()` over a raw
-    /// peer, then settles it with `settle`, and checks the last link's answer and the session's
-    /// end.
-    private func wireChain(links: Int, settle: (GateAPI, InMemoryTransport) async -> Void) async throws -> String {
-        let (a, b) = InMemoryTransport.makePair()
-        let api = GateAPI()
-        var configuration = Configuration()
-        configuration.limits.maxTableEntries = links + 16
-        let server = RpcSession<Any>.start(transport: b, main: api, configuration: configuration)
-        let peer = RawPeer(a)
-        try peer.send(#"["push",["pipeline",0,["gate"],[]]]"#)
-        for id in 1...links {
-            try peer.send(#"["push",["pipeline",\#(id),["next"]]]"#)
+        @Test("a promise settled while another settlement is delivered is delivered before the outer settle returns, in order")
+        func nestedSettlementsKeepOrder() {
+            let first = LocalPromiseHook()
+            let second = LocalPromiseHook()
+            let order = Recorder<String>()
+            first.whenSettled { _ in
+                second.settle(.success(.integer(2)))
+                // Delivered after this listener returns, not inside it.
+                order.append(second.current == nil ? "inner-pending" : "inner-delivered")
+            }
+            first.whenSettled { _ in order.append("first-second-listener") }
+            second.whenSettled { _ in order.append("second") }
+            first.settle(.success(.integer(1)))
+            #expect(order.all == ["inner-pending", "first-second-listener", "second"])
+            #expect(second.current != nil)
         }
-        try peer.send(#"["pull",\#(links + 1)]"#)
-        try await waitUntil("the server to take the gate call", timeout: .seconds(120)) { api.calls.count == 1 }
-        await settle(api, a)
-        let answer = try await waitFor("the chain's answer", timeout: .seconds(120)) { () -> String? in
-            peer.takeAll().first { $0.hasPrefix("[\"resolve\",\(links + 1),") || $0.hasPrefix("[\"reject\",\(links + 1),") }
-        }
-        await server.close()
-        #expect(server.getStats() == RpcStats(imports: 1, exports: 1))
-        return answer
-    }
 
-    @Test("a chain of a million links pipelined by a peer resolves without exhausting the stack")
-    func peerChainResolves() async throws {
-        let answer = try await wireChain(links: 1_000_000) { api, _ in api.open() }
-        #expect(answer.hasPrefix(#"["resolve",1000001,"#))
-    }
+        /// The longest chain a peer can pipeline within the default table limit (each link is an
+        /// entry, beside the main one and the `gate()` call).
+        static let peerLinks = RpcLimits.default.maxTableEntries - 2
 
-    @Test("a chain of a million links pipelined by a peer that then goes away is rejected without exhausting the stack")
-    func peerChainDisconnects() async throws {
-        let links = 1_000_000
-        let (a, b) = InMemoryTransport.makePair()
-        let api = GateAPI()
-        var configuration = Configuration()
-        configuration.limits.maxTableEntries = links + 16
-        let server = RpcSession<Any>.start(transport: b, main: api, configuration: configuration)
-        let peer = RawPeer(a)
-        try peer.send(#"["push",["pipeline",0,["gate"],[]]]"#)
-        for id in 1...links {
-            try peer.send(#"["push",["pipeline",\#(id),["next"]]]"#)
+        /// Sends, from a thread of its own, `gate()` and `links` member reads each pipelined on the
+        /// one before, then pulls the last.
+        static func send(chainOf links: Int, to peer: RawPeer) async throws {
+            try await onOwnThread { () -> Result<Void, any Error> in
+                Result {
+                    try peer.send(#"["push",["pipeline",0,["gate"],[]]]"#)
+                    for id in 1...links {
+                        try peer.send(#"["push",["pipeline",\#(id),["next"]]]"#)
+                    }
+                    try peer.send(#"["pull",\#(links + 1)]"#)
+                }
+            }.get()
         }
-        try peer.send(#"["pull",\#(links + 1)]"#)
-        try await waitUntil("the server to take the gate call", timeout: .seconds(120)) { api.calls.count == 1 }
-        try await waitUntil("the server to hold the whole chain", timeout: .seconds(120)) { server.getStats().exports == links + 2 }
-        await a.close()
-        try await waitUntil("the server's session to end", timeout: .seconds(120)) { server.getStats() == RpcStats(imports: 1, exports: 1) }
-        await server.close()
-        api.open()
+
+        /// Builds a chain of `links` pipelined member reads on the answer of `gate()` over a raw
+        /// peer, then settles it with `settle`, and checks the last link's answer and the session's
+        /// end.
+        private func wireChain(links: Int, settle: (GateAPI, InMemoryTransport) async -> Void) async throws -> String {
+            let (a, b) = InMemoryTransport.makePair()
+            let api = GateAPI()
+            let server = RpcSession<Any>.start(transport: b, main: api)
+            let peer = RawPeer(a)
+            try await Self.send(chainOf: links, to: peer)
+            try await waitUntil("the server to take the gate call", timeout: .seconds(120)) { api.calls.count == 1 }
+            await settle(api, a)
+            let answer = try await waitFor("the chain's answer", timeout: .seconds(120)) { () -> String? in
+                peer.takeAll().first { $0.hasPrefix("[\"resolve\",\(links + 1),") || $0.hasPrefix("[\"reject\",\(links + 1),") }
+            }
+            await server.close()
+            #expect(server.getStats() == RpcStats(imports: 1, exports: 1))
+            return answer
+        }
+
+        @Test("the longest chain the table limit lets a peer pipeline resolves without exhausting the stack")
+        func peerChainResolves() async throws {
+            let answer = try await wireChain(links: Self.peerLinks) { api, _ in api.open() }
+            #expect(answer.hasPrefix(#"["resolve",\#(Self.peerLinks + 1),"#))
+        }
+
+        @Test("the longest chain the table limit lets a peer pipeline is rejected without exhausting the stack when the peer goes away")
+        func peerChainDisconnects() async throws {
+            let links = Self.peerLinks
+            let (a, b) = InMemoryTransport.makePair()
+            let api = GateAPI()
+            let server = RpcSession<Any>.start(transport: b, main: api)
+            let peer = RawPeer(a)
+            try await Self.send(chainOf: links, to: peer)
+            try await waitUntil("the server to take the gate call", timeout: .seconds(120)) { api.calls.count == 1 }
+            try await waitUntil("the server to hold the whole chain", timeout: .seconds(120)) { server.getStats().exports == links + 2 }
+            await a.close()
+            try await waitUntil("the server's session to end", timeout: .seconds(120)) { server.getStats() == RpcStats(imports: 1, exports: 1) }
+            await server.close()
+            api.open()
+        }
     }
 }

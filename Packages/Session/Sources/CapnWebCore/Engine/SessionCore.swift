@@ -208,13 +208,38 @@ final class SessionCore: Sendable {
                     if let trace { trace(true, String(decoding: bytes, as: UTF8.self)) }
                     try transport.enqueue(.text(utf8: bytes))
                 } catch let error as TransportError {
-                    end(.failed(.connectionLost(error)))
+                    if error.code == .messageTooLarge {
+                        unsendable(message, error)
+                    } else {
+                        end(.failed(.connectionLost(error)))
+                    }
                 } catch {
                     end(.failed(.invalidArgument("cannot encode \(message.tag): \(error)")))
                 }
             }
             batch.removeAll(keepingCapacity: true)
             written = batch
+        }
+    }
+
+    /// Handles a message the transport refused as too large for the peer. An answer becomes a
+    /// rejection of that call, which says so, and the session goes on; anything else cannot be
+    /// replaced, so the session aborts (it could not keep its tables in step with the peer's).
+    private func unsendable(_ message: CapnWebMessage, _ error: TransportError) {
+        guard case .resolve(let exportID, _) = message else {
+            abort("cannot send a \(message.tag) message: \(error.message)")
+            return
+        }
+        let rejection = CapnWebMessage.reject(
+            exportID: exportID,
+            value: .error(name: "Error", message: "the result is too large to send: \(error.message)"))
+        var bytes: [UInt8] = []
+        do {
+            try codec.encode(rejection, appendingTo: &bytes)
+            if let trace { trace(true, String(decoding: bytes, as: UTF8.self)) }
+            try transport.enqueue(.text(utf8: bytes))
+        } catch {
+            abort("cannot send the rejection of an answer too large to send: \(error)")
         }
     }
 
