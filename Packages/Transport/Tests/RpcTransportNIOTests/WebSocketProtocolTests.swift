@@ -189,6 +189,22 @@ struct WebSocketProtocolTests {
         }
     }
 
+    @Test("A 20 MB message sent as one frame each way passes the default limits")
+    func largeSingleFrame() async throws {
+        var configuration = EchoServer.configuration()
+        configuration.maxOutboundFrameSize = 32 * 1024 * 1024
+        try await EchoServer.run(configuration: configuration) { server, _ in
+            var client = WebSocketClientConfiguration()
+            client.maxOutboundFrameSize = 32 * 1024 * 1024
+            let transport = try await WebSocketClient.connect(to: EchoServer.url(server), configuration: client)
+            let recorder = EventRecorder(transport)
+            let payload = [UInt8](repeating: 7, count: 20_000_000)
+            try await transport.send(.binary(payload))
+            #expect(try await recorder.nextMessage() == .binary(payload))
+            await transport.close()
+        }
+    }
+
     @Test("A frame above the server's frame limit closes the connection with 1009")
     func frameLimit() async throws {
         var configuration = EchoServer.configuration()

@@ -33,6 +33,8 @@ struct WebSocketConnector: Sendable {
         client.connectTimeout = configuration.connectTimeout
         client.handshakeTimeout = configuration.connectTimeout
         client.maxMessageSize = max(client.maxMessageSize, configuration.limits.maxMessageSize)
+        // Any message the limits allow may come as one frame (the reference sends one per message).
+        client.maxFrameSize = max(client.maxFrameSize, client.maxMessageSize)
         self.url = url.absoluteString
         self.configuration = client
         self.eventLoop = MultiThreadedEventLoopGroup.singleton.next()

@@ -76,6 +76,8 @@ public func withRpcServer<T>(
 ) async throws -> T {
     var serverConfiguration = TransportServerConfiguration(address: .host(host, port: port), tls: tls)
     serverConfiguration.maxMessageSize = max(serverConfiguration.maxMessageSize, configuration.limits.maxMessageSize)
+    // Any message the limits allow may come as one frame (the reference sends one per message).
+    serverConfiguration.maxFrameSize = max(serverConfiguration.maxFrameSize, serverConfiguration.maxMessageSize)
     serverConfiguration.shutdownGracePeriod = .seconds(2)
     if let admit {
         serverConfiguration.upgradeHook = { request in

@@ -36,7 +36,8 @@ public struct TransportServerConfiguration: Sendable {
     /// Decides about each WebSocket upgrade: refuse it with a status, or accept it with a
     /// subprotocol. `nil` (the default) accepts every upgrade without a subprotocol.
     public var upgradeHook: (@Sendable (WebSocketUpgradeRequest) async -> WebSocketUpgradeDecision)?
-    /// The largest frame accepted from a client, in bytes. Default 16 MiB.
+    /// The largest frame accepted from a client, in bytes. Default 32 MiB, the message
+    /// limit, so that a peer may send any message it is allowed to in one frame.
     public var maxFrameSize: Int
     /// The largest WebSocket message accepted from a client or given to send, in bytes.
     /// Default 32 MiB.
@@ -78,7 +79,7 @@ public struct TransportServerConfiguration: Sendable {
         tls: TLSServerConfiguration? = nil,
         deflate: PerMessageDeflateConfiguration? = nil,
         upgradeHook: (@Sendable (WebSocketUpgradeRequest) async -> WebSocketUpgradeDecision)? = nil,
-        maxFrameSize: Int = 16 * 1024 * 1024,
+        maxFrameSize: Int = 32 * 1024 * 1024,
         maxMessageSize: Int = 32 * 1024 * 1024,
         maxOutboundFrameSize: Int = 1024 * 1024,
         writeCoalescingLimit: Int = 4 * 1024,

@@ -28,7 +28,8 @@ public struct WebSocketClientConfiguration: Sendable {
     public var connectTimeout: Duration
     /// How long the TLS and WebSocket handshakes may take once connected. Default 10 seconds.
     public var handshakeTimeout: Duration
-    /// The largest frame accepted from the server, in bytes. Default 16 MiB.
+    /// The largest frame accepted from the server, in bytes. Default 32 MiB, the message
+    /// limit, so that a peer may send any message it is allowed to in one frame.
     public var maxFrameSize: Int
     /// The largest message accepted from the server or given to send, in bytes. Default 32 MiB.
     public var maxMessageSize: Int
@@ -57,7 +58,7 @@ public struct WebSocketClientConfiguration: Sendable {
         deflate: PerMessageDeflateConfiguration? = nil,
         connectTimeout: Duration = .seconds(10),
         handshakeTimeout: Duration = .seconds(10),
-        maxFrameSize: Int = 16 * 1024 * 1024,
+        maxFrameSize: Int = 32 * 1024 * 1024,
         maxMessageSize: Int = 32 * 1024 * 1024,
         maxOutboundFrameSize: Int = 1024 * 1024,
         writeCoalescingLimit: Int = 4 * 1024,
