@@ -69,8 +69,14 @@ public final class TransportServer: Sendable {
             acceptsWebSockets: acceptsWebSockets,
             acceptsBatches: acceptsBatches
         )
+        let exhaustion = AcceptExhaustion(backoff: configuration.acceptBackoff, logger: logger)
         var bootstrap = ServerBootstrap(group: eventLoopGroup)
             .serverChannelOption(ChannelOptions.backlog, value: Int32(clamping: max(configuration.backlog, 1)))
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(AcceptPauseHandler(exhaustion))
+                }
+            }
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try ServerChildPipeline.configure(channel, core: core)

@@ -72,6 +72,10 @@ public struct TransportServerConfiguration: Sendable {
     public var shutdownGracePeriod: Duration
     /// The listen backlog. Default 256.
     public var backlog: Int
+    /// How long the server stops accepting when the process or the system is out of file
+    /// descriptors (or of buffers for sockets), instead of retrying at once and spinning a
+    /// core. Connections already open go on meanwhile. Default 1 second.
+    public var acceptBackoff: Duration
 
     /// Creates a configuration; every parameter has the default its property documents.
     public init(
@@ -91,7 +95,8 @@ public struct TransportServerConfiguration: Sendable {
         idleTimeout: Duration = .seconds(60),
         rejectedBodyDrainTimeout: Duration = .seconds(2),
         shutdownGracePeriod: Duration = .seconds(10),
-        backlog: Int = 256
+        backlog: Int = 256,
+        acceptBackoff: Duration = .seconds(1)
     ) {
         self.address = address
         self.tls = tls
@@ -110,6 +115,7 @@ public struct TransportServerConfiguration: Sendable {
         self.rejectedBodyDrainTimeout = rejectedBodyDrainTimeout
         self.shutdownGracePeriod = shutdownGracePeriod
         self.backlog = backlog
+        self.acceptBackoff = acceptBackoff
     }
 
     /// The settings of the WebSocket connections this server accepts.
