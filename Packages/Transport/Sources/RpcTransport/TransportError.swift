@@ -33,6 +33,7 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
             case messageTooLarge
             case invalidUTF8
             case keepaliveTimeout
+            case readTimeout
             case httpStatus
             case requestTooLarge
             case cancelled
@@ -97,6 +98,9 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         public static let invalidUTF8 = Code(.invalidUTF8)
         /// No answer to a keepalive probe (a ping's pong, a heartbeat) arrived within its timeout.
         public static let keepaliveTimeout = Code(.keepaliveTimeout)
+        /// A frame or request body that had begun to arrive did not finish within the read
+        /// timeout: the peer stalled in the middle of it.
+        public static let readTimeout = Code(.readTimeout)
         /// An HTTP request was answered with a status other than 200; see ``httpStatus``.
         public static let httpStatus = Code(.httpStatus)
         /// A request body is larger than the server accepts (HTTP 413).

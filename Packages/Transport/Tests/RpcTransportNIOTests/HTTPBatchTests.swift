@@ -61,6 +61,19 @@ struct HTTPBatchTests {
         }
     }
 
+    @Test("A batch body that stalls before its end is answered 408 at the request read timeout and the connection closed")
+    func stalledBodyTimesOut() async throws {
+        var configuration = EchoServer.configuration()
+        configuration.requestReadTimeout = .milliseconds(300)
+        try await EchoServer.run(configuration: configuration) { server, observations in
+            let raw = try await RawTCPClient.connect(port: server.port ?? 0)
+            try await raw.write("POST /rpc HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\r\nonly part")
+            #expect(try await raw.responseHead().hasPrefix("HTTP/1.1 408"))
+            try await raw.waitUntilClosed()
+            #expect(observations.batches.isEmpty)
+        }
+    }
+
     @Test("A request that expects 100-continue is told to continue and then answered")
     func expectContinue() async throws {
         try await EchoServer.run { server, _ in

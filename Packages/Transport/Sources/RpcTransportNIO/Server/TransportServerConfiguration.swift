@@ -53,10 +53,19 @@ public struct TransportServerConfiguration: Sendable {
     /// ``WebSocketTransport/send(_:)`` suspends. Default 8 MiB.
     public var outboundBufferLimit: Int
     /// Keepalive pings on each accepted WebSocket connection, run by the
-    /// ``RpcTransport/KeepaliveScheduler`` until it closes; `nil` (the default) sends none.
+    /// ``RpcTransport/KeepaliveScheduler`` until it closes. By default a ping every 30 seconds,
+    /// answered within 10: a peer that answers may stay idle as long as it likes, one that has
+    /// gone (or stalls in the middle of a frame) is closed. `nil` sends none.
     public var keepalive: WebSocketKeepalive?
     /// How long a WebSocket close handshake may take before the connection is cut. Default 5 seconds.
     public var closeTimeout: Duration
+    /// How long a WebSocket frame from a client that has begun to arrive may take to arrive
+    /// whole; past it the connection fails with ``RpcTransport/TransportError/Code/readTimeout``
+    /// (close code 1008). Default 30 seconds.
+    public var frameReadTimeout: Duration
+    /// How long an HTTP batch request may take to arrive whole once its head has come; past it
+    /// the server answers 408 and closes the connection. Default 30 seconds.
+    public var requestReadTimeout: Duration
     /// The largest HTTP batch request body accepted, in bytes; larger ones are answered with 413.
     /// Default 32 MiB.
     public var maxBatchBodySize: Int
@@ -88,8 +97,10 @@ public struct TransportServerConfiguration: Sendable {
         maxOutboundFrameSize: Int = 1024 * 1024,
         writeCoalescingLimit: Int = 4 * 1024,
         outboundBufferLimit: Int = 8 * 1024 * 1024,
-        keepalive: WebSocketKeepalive? = nil,
+        keepalive: WebSocketKeepalive? = WebSocketKeepalive(),
         closeTimeout: Duration = .seconds(5),
+        frameReadTimeout: Duration = .seconds(30),
+        requestReadTimeout: Duration = .seconds(30),
         maxBatchBodySize: Int = 32 * 1024 * 1024,
         handshakeTimeout: Duration = .seconds(10),
         idleTimeout: Duration = .seconds(60),
@@ -109,6 +120,8 @@ public struct TransportServerConfiguration: Sendable {
         self.outboundBufferLimit = outboundBufferLimit
         self.keepalive = keepalive
         self.closeTimeout = closeTimeout
+        self.frameReadTimeout = frameReadTimeout
+        self.requestReadTimeout = requestReadTimeout
         self.maxBatchBodySize = maxBatchBodySize
         self.handshakeTimeout = handshakeTimeout
         self.idleTimeout = idleTimeout
@@ -128,7 +141,8 @@ public struct TransportServerConfiguration: Sendable {
             writeCoalescingLimit: max(writeCoalescingLimit, 1),
             outboundBufferLimit: outboundBufferLimit,
             keepalive: keepalive,
-            closeTimeout: TimeAmount(closeTimeout)
+            closeTimeout: TimeAmount(closeTimeout),
+            frameReadTimeout: TimeAmount(frameReadTimeout)
         )
     }
 }

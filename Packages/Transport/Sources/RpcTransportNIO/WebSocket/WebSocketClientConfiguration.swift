@@ -48,6 +48,10 @@ public struct WebSocketClientConfiguration: Sendable {
     public var keepalive: WebSocketKeepalive?
     /// How long the close handshake may take before the connection is cut. Default 5 seconds.
     public var closeTimeout: Duration
+    /// How long a frame from the server that has begun to arrive may take to arrive whole;
+    /// past it the connection fails with ``RpcTransport/TransportError/Code/readTimeout`` (close
+    /// code 1008). Default 30 seconds.
+    public var frameReadTimeout: Duration
 
     /// Creates a configuration; every parameter has the default its property documents.
     public init(
@@ -64,7 +68,8 @@ public struct WebSocketClientConfiguration: Sendable {
         writeCoalescingLimit: Int = 4 * 1024,
         outboundBufferLimit: Int = 8 * 1024 * 1024,
         keepalive: WebSocketKeepalive? = nil,
-        closeTimeout: Duration = .seconds(5)
+        closeTimeout: Duration = .seconds(5),
+        frameReadTimeout: Duration = .seconds(30)
     ) {
         self.path = path
         self.headers = headers
@@ -80,6 +85,7 @@ public struct WebSocketClientConfiguration: Sendable {
         self.outboundBufferLimit = outboundBufferLimit
         self.keepalive = keepalive
         self.closeTimeout = closeTimeout
+        self.frameReadTimeout = frameReadTimeout
     }
 
     /// The settings of the connections this configuration opens.
@@ -92,7 +98,8 @@ public struct WebSocketClientConfiguration: Sendable {
             writeCoalescingLimit: max(writeCoalescingLimit, 1),
             outboundBufferLimit: outboundBufferLimit,
             keepalive: keepalive,
-            closeTimeout: TimeAmount(closeTimeout)
+            closeTimeout: TimeAmount(closeTimeout),
+            frameReadTimeout: TimeAmount(frameReadTimeout)
         )
     }
 }

@@ -7,7 +7,10 @@ import NIOEmbedded
 /// feed the connection bytes by hand and read what it flushes.
 enum EmbeddedServerTransport {
     /// The channel and its transport; limits of 1 MiB, `writeCoalescingLimit` as given.
-    static func make(writeCoalescingLimit: Int = 4096) throws -> (EmbeddedChannel, WebSocketTransport) {
+    static func make(
+        writeCoalescingLimit: Int = 4096,
+        frameReadTimeout: TimeAmount = .seconds(30)
+    ) throws -> (EmbeddedChannel, WebSocketTransport) {
         let channel = EmbeddedChannel()
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
         let settings = WebSocketConnectionSettings(
@@ -18,7 +21,8 @@ enum EmbeddedServerTransport {
             writeCoalescingLimit: writeCoalescingLimit,
             outboundBufferLimit: 1 << 20,
             keepalive: nil,
-            closeTimeout: .seconds(1)
+            closeTimeout: .seconds(1),
+            frameReadTimeout: frameReadTimeout
         )
         let transport = try WebSocketTransport.install(on: channel, settings: settings, subprotocol: nil, codec: nil)
         return (channel, transport)

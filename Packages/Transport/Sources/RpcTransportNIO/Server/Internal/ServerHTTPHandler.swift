@@ -34,6 +34,9 @@ final class ServerHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var keepAlive = true
     private var idleTimer: Scheduled<Void>?
     private var drainTimer: Scheduled<Void>?
+    /// Answers 408 and closes when a batch request's body has not arrived whole within the
+    /// request read timeout; armed while the body is collected.
+    private var requestTimer: Scheduled<Void>?
 
     init(core: ServerCore, upgradeState: ServerUpgradeState) {
         self.core = core
@@ -54,8 +57,10 @@ final class ServerHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         idleTimer?.cancel()
         drainTimer?.cancel()
+        requestTimer?.cancel()
         idleTimer = nil
         drainTimer = nil
+        requestTimer = nil
         self.context = nil
     }
 
@@ -91,6 +96,8 @@ final class ServerHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             body.writeBuffer(&chunk)
             state = .collecting(head, body)
         case .end:
+            requestTimer?.cancel()
+            requestTimer = nil
             switch state {
             case .collecting(let head, let body):
                 dispatchBatch(head: head, body: body)
@@ -123,6 +130,7 @@ final class ServerHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
             let allocator = context?.channel.allocator ?? ByteBufferAllocator()
             state = .collecting(head, allocator.buffer(capacity: 0))
+            armRequestTimer()
             if head.headers[canonicalForm: "expect"].contains(where: { $0.lowercased() == "100-continue" }) {
                 let interim = HTTPResponseHead(version: head.version, status: .continue)
                 context?.writeAndFlush(wrapOutboundOut(.head(interim)), promise: nil)
@@ -282,6 +290,21 @@ final class ServerHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             } else {
                 self.armIdleTimer()
             }
+        }
+    }
+
+    /// Gives the request whose head just arrived the request read timeout to arrive whole.
+    private func armRequestTimer() {
+        guard let context else { return }
+        requestTimer?.cancel()
+        let timeout = core.configuration.requestReadTimeout
+        requestTimer = context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(timeout)) {
+            self.requestTimer = nil
+            guard case .collecting = self.state else { return }
+            self.keepAlive = false
+            self.state = .answered
+            self.core.logger.debug("a batch request stalled before its end", metadata: ["timeout": "\(timeout)"])
+            self.respond(.requestTimeout, text: "the request did not arrive whole within \(timeout)")
         }
     }
 

@@ -72,6 +72,9 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
 
     // Timers.
     private var closeTimer: Scheduled<Void>?
+    /// Fails the connection when a frame that has begun to arrive has not arrived whole within
+    /// the frame read timeout; armed while a partial frame is kept.
+    private var frameTimer: Scheduled<Void>?
     /// Numbers the pings this side sends (their payload).
     private var pingCounter: UInt64 = 0
 
@@ -182,6 +185,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         inRead = true
         var buffer = unwrapInboundIn(data)
         reader.prepend(to: &buffer)
+        var completedFrame = false
         while phase == .open || phase == .closeSent {
             let frame: WebSocketFrameReader.Frame?
             do {
@@ -191,10 +195,35 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
                 return
             }
             guard let frame else {
+                let partial = buffer.readableBytes > 0
                 reader.keepRemainder(of: consume buffer, allocator: context.channel.allocator)
+                watchPartialFrame(partial, restarted: completedFrame)
                 return
             }
+            completedFrame = true
             receive(frame)
+        }
+    }
+
+    /// Arms the frame read timer when a frame has begun to arrive (`partial`), and disarms it
+    /// once none is pending. The timer runs from the start of the frame, not from each read, so
+    /// a peer trickling a frame byte by byte cannot hold the connection longer than the timeout;
+    /// it starts again when the pending frame is a new one (`restarted`: a frame completed in
+    /// this read).
+    private func watchPartialFrame(_ partial: Bool, restarted: Bool) {
+        if !partial || restarted {
+            frameTimer?.cancel()
+            frameTimer = nil
+        }
+        guard partial, frameTimer == nil, let context else { return }
+        let timeout = settings.frameReadTimeout
+        frameTimer = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
+            self.frameTimer = nil
+            self.fail(
+                TransportError(
+                    code: .readTimeout,
+                    message: "a frame began to arrive and did not finish within \(timeout.nanoseconds / 1_000_000) ms",
+                    closeCode: .policyViolation))
         }
     }
 
@@ -612,6 +641,8 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         phase = .finished
         closeTimer?.cancel()
         closeTimer = nil
+        frameTimer?.cancel()
+        frameTimer = nil
         resetPartial()
         reader.reset()
         recycled = nil

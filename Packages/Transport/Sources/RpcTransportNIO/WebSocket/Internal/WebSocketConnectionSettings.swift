@@ -27,6 +27,8 @@ struct WebSocketConnectionSettings: Sendable {
     var keepalive: WebSocketKeepalive?
     /// How long the close handshake may take before the connection is cut.
     var closeTimeout: TimeAmount
+    /// How long a frame that has begun to arrive may take to arrive whole.
+    var frameReadTimeout: TimeAmount
 
     /// The frame-size limit the frame reader applies: ``maxFrameSize``, but never below the
     /// 125 bytes every control frame may carry.
