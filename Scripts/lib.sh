@@ -82,7 +82,7 @@ for package in packages:
 for identity, versions in sorted(seen.items()):
     if len(versions) > 1:
         found = "; ".join(f"{v} in {', '.join(p)}" for v, p in versions.items())
-        print(f"warning: {identity} resolved differently ({found}): the shared build compiles it again on each switch")
+        print(f"warning: {identity} resolved differently ({found}): the shared build compiles it again on each switch", file=sys.stderr)
 PY
 }
 
