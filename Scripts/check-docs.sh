@@ -17,16 +17,16 @@ mkdir -p "$SYMBOL_GRAPH_DIR"
 work="$(mktemp -d "${TMPDIR:-/tmp}/check-docs.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 
+cd "$REPO_ROOT"  # one working folder for every build, as in test-all.sh
 descriptions=()
 for package in "${LAYER_PACKAGES[@]}"; do
-    dir="$REPO_ROOT/$package"
     if [ "$build" -eq 1 ]; then
         log "check-docs: building $package"
-        (cd "$dir" && swift build "${SWIFT_DEBUG_FLAGS[@]}")
+        swift build --package-path "$package" "${SWIFT_DEBUG_FLAGS[@]}"
     fi
     # The package's targets, so only its own library modules are checked (not swift-nio's).
     description="$work/$(basename "$package").json"
-    (cd "$dir" && swift package --scratch-path "$BUILD_DIR" describe --type json) >"$description" ||
+    swift package --package-path "$package" --scratch-path "$BUILD_DIR" describe --type json >"$description" ||
         die "could not describe $package"
     descriptions+=("$description")
 done

@@ -18,14 +18,18 @@ export RPC_INTEROP_PYTHON="${RPC_INTEROP_PYTHON:-$INTEROP_VENV/bin/python}"
 
 mkdir -p "$SYMBOL_GRAPH_DIR"
 
+# The builds run from one folder (--package-path, no cd): SwiftPM compiles a dependency's
+# plugins again whenever the environment differs from the last time, the working folder included.
+cd "$REPO_ROOT"
+
 build_start=$SECONDS
 for package in "${LAYER_PACKAGES[@]}" "${TEST_PACKAGES[@]}"; do
     log "build: $package (with tests)"
-    (cd "$REPO_ROOT/$package" && swift build --build-tests "${SWIFT_DEBUG_FLAGS[@]}")
+    swift build --package-path "$package" --build-tests "${SWIFT_DEBUG_FLAGS[@]}"
 done
 for package in "${BUILD_ONLY_PACKAGES[@]}"; do
     log "build: $package"
-    (cd "$REPO_ROOT/$package" && swift build "${SWIFT_DEBUG_FLAGS[@]}")
+    swift build --package-path "$package" "${SWIFT_DEBUG_FLAGS[@]}"
 done
 build_seconds=$((SECONDS - build_start))
 warn_on_diverging_pins "${LAYER_PACKAGES[@]}" "${TEST_PACKAGES[@]}" "${BUILD_ONLY_PACKAGES[@]}"
