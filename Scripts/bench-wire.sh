@@ -7,7 +7,8 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 package="$REPO_ROOT/Tests/Benchmarks"
-build_flags=(-c release --package-path "$package" --scratch-path "$package/.build")
+# The release scratch path every benchmark build shares (see lib.sh).
+build_flags=(--package-path "$package" "${SWIFT_RELEASE_FLAGS[@]}")
 
 log "bench-wire: building WireBenchmarks (release)"
 swift build "${build_flags[@]}" --product WireBenchmarks

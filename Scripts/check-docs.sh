@@ -1,21 +1,33 @@
 #!/usr/bin/env bash
-# Checks that every public symbol of every layer package has a doc comment.
+# Checks that every public symbol of every layer package's library modules has a doc comment.
+#
+# Reads the symbol graphs the compiler writes during the shared debug build (SYMBOL_GRAPH_DIR,
+# see lib.sh), so the check never compiles anything a second time. With --no-build (what
+# test-all.sh passes, right after that build) it only reads them; on its own it first runs the
+# shared debug build of each layer package, which compiles only what changed since the last one.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-folders=()
+build=1
+if [ "${1:-}" = "--no-build" ]; then
+    build=0
+fi
+
+mkdir -p "$SYMBOL_GRAPH_DIR"
+work="$(mktemp -d "${TMPDIR:-/tmp}/check-docs.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+
+cd "$REPO_ROOT"  # one working folder for every build, as in test-all.sh
+descriptions=()
 for package in "${LAYER_PACKAGES[@]}"; do
-    dir="$REPO_ROOT/$package"
-    # The command also tries the test-only umbrella modules SwiftPM makes up and reports those as
-    # failures; only a failure for one of the package's own modules counts.
-    out="$(cd "$dir" && swift package --scratch-path .build-docs dump-symbol-graph --minimum-access-level public 2>&1)" || true
-    if printf '%s\n' "$out" | grep "Failed to emit symbol graph for" | grep -qvE "PackageTests'|PackageDiscoveredTests'"; then
-        printf '%s\n' "$out"
-        die "could not extract the symbol graph of $package"
+    if [ "$build" -eq 1 ]; then
+        log "check-docs: building $package"
+        swift build --package-path "$package" "${SWIFT_DEBUG_FLAGS[@]}"
     fi
-    folder="$(printf '%s\n' "$out" | sed -n 's/^Files written to //p' | tail -n 1)"
-    [ -n "$folder" ] || folder="$(find "$dir/.build-docs" -type d -name symbolgraph | head -n 1)"
-    [ -d "$folder" ] || die "no symbol graph for $package"
-    folders+=("$folder")
+    # The package's targets, so only its own library modules are checked (not swift-nio's).
+    description="$work/$(basename "$package").json"
+    swift package --package-path "$package" --scratch-path "$BUILD_DIR" describe --type json >"$description" ||
+        die "could not describe $package"
+    descriptions+=("$description")
 done
-python3 "$REPO_ROOT/Scripts/check_docs.py" "${folders[@]}"
+python3 "$REPO_ROOT/Scripts/check_docs.py" "$SYMBOL_GRAPH_DIR" "${descriptions[@]}"

@@ -7,9 +7,12 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 "$REPO_ROOT/Scripts/bootstrap.sh" --system
 
+# The shared debug build (see lib.sh): after `make test-all` there is nothing left to compile.
 package="$REPO_ROOT/Packages/Managed"
+mkdir -p "$SYMBOL_GRAPH_DIR"
+cd "$REPO_ROOT"  # one working folder for every build, as in test-all.sh
 log "demo: building rpcdo-demo (the first build takes a few minutes)"
-(cd "$package" && swift build --product rpcdo-demo "${SWIFT_STRICT_FLAGS[@]}" -q)
-bin="$(cd "$package" && swift build --product rpcdo-demo "${SWIFT_STRICT_FLAGS[@]}" --show-bin-path)"
+swift build --package-path "$package" --product rpcdo-demo "${SWIFT_DEBUG_FLAGS[@]}" -q
+bin="$(swift build --package-path "$package" --product rpcdo-demo "${SWIFT_DEBUG_FLAGS[@]}" --show-bin-path)"
 log "demo: running"
 "$bin/rpcdo-demo"

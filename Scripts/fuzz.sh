@@ -25,6 +25,9 @@ transcript="$RPC_SHARED_DIR/conformance/capnweb/reference-wire-transcript.log"
 [ -d "$json_suite" ] || die "JSONTestSuite not found at $json_suite (set RPC_SHARED_DIR)"
 [ -f "$transcript" ] || die "Cap'n Web transcript not found at $transcript (set RPC_SHARED_DIR)"
 
+# Its own scratch path, not the shared debug one (lib.sh): the sanitizer flags differ, so sharing
+# would compile the Wire layer again on every switch between this build and the others, and the
+# package depends on no external package that sharing would save compiling.
 build_flags=(
     -c debug --package-path "$fuzz_dir" --scratch-path "$fuzz_dir/.build"
     -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library

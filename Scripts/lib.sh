@@ -44,6 +44,57 @@ INTEROP_WEBSOCKETS_VERSION="15.0.1"
 # Flags every build of our own code uses: no warnings allowed.
 SWIFT_STRICT_FLAGS=(-Xswiftc -warnings-as-errors)
 
+# Every debug build of every package above (tests, the doc check, `make demo`) shares one
+# scratch path, so swift-nio and the other external packages, and each layer package, are
+# compiled once however many packages depend on them. This is sound because:
+#   - every module name and every product name is unique across our packages (SwiftPM puts all
+#     modules of a scratch path in one folder, so two packages must never declare a target, an
+#     executable or a package of the same name);
+#   - every build passes exactly SWIFT_DEBUG_FLAGS, so a module compiled for one root package
+#     is up to date for the next (different flags would make SwiftPM compile it again);
+#   - the packages resolve their dependencies to the same versions (a fresh clone resolves them
+#     minutes apart; test-all.sh warns when the Package.resolved files disagree, as a version
+#     switch in the shared checkouts means compiling that dependency again).
+# `swift test` only runs the root package's own test bundle, so sharing the scratch path does
+# not mix the packages' tests.
+BUILD_DIR="$REPO_ROOT/.build"
+# The symbol graphs of every module the debug build compiles, emitted by the compiler during that
+# build; the doc check reads our own modules' graphs from here instead of building again.
+SYMBOL_GRAPH_DIR="$BUILD_DIR/symbolgraphs"
+SWIFT_DEBUG_FLAGS=(
+    --scratch-path "$BUILD_DIR"
+    "${SWIFT_STRICT_FLAGS[@]}"
+    -Xswiftc -emit-symbol-graph
+    -Xswiftc -emit-symbol-graph-dir -Xswiftc "$SYMBOL_GRAPH_DIR"
+    -Xswiftc -symbol-graph-minimum-access-level -Xswiftc public
+)
+
+# Release builds (the benchmarks) share their own scratch path, for the same reason.
+RELEASE_BUILD_DIR="$REPO_ROOT/.build-release"
+SWIFT_RELEASE_FLAGS=(-c release --scratch-path "$RELEASE_BUILD_DIR")
+
+# Warns when the packages given (folders relative to REPO_ROOT) resolved one dependency to
+# different revisions: they share the checkouts of BUILD_DIR, so each switch between them
+# compiles that dependency again. `swift package update` in each package brings them together.
+warn_on_diverging_pins() {
+    python3 - "$REPO_ROOT" "$@" <<'PY' || true
+import json, pathlib, sys
+root, packages = pathlib.Path(sys.argv[1]), sys.argv[2:]
+seen = {}
+for package in packages:
+    path = root / package / "Package.resolved"
+    if not path.is_file():
+        continue
+    for pin in json.loads(path.read_text()).get("pins", []):
+        state = pin.get("state", {})
+        seen.setdefault(pin["identity"], {}).setdefault(state.get("version") or state.get("revision"), []).append(package)
+for identity, versions in sorted(seen.items()):
+    if len(versions) > 1:
+        found = "; ".join(f"{v} in {', '.join(p)}" for v, p in versions.items())
+        print(f"warning: {identity} resolved differently ({found}): the shared build compiles it again on each switch", file=sys.stderr)
+PY
+}
+
 log() {
     printf '==> %s\n' "$*"
 }

@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
-# Runs every test: each layer package bottom-up, then the packages under Tests/.
-# Stops at the first failure.
+# Runs every test: builds every package (the layers bottom-up, then the packages under Tests/),
+# then runs the tests of each, then checks the doc comments. Stops at the first failure.
+#
+# Every build shares one scratch path (BUILD_DIR, see lib.sh): swift-nio and the other external
+# packages, and each layer package, are compiled once, by the first package that needs them;
+# the packages after it only compile their own modules. The compiler writes the symbol graphs
+# during that one build, so the doc check reads them instead of building again.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -11,17 +16,33 @@ export RPC_INTEROP_PYTHON="${RPC_INTEROP_PYTHON:-$INTEROP_VENV/bin/python}"
 
 [ -d "$RPC_SHARED_DIR/conformance" ] || die "conformance material not found at $RPC_SHARED_DIR (set RPC_SHARED_DIR)"
 
-for package in "${LAYER_PACKAGES[@]}" "${TEST_PACKAGES[@]}"; do
-    log "test: $package"
-    (cd "$REPO_ROOT/$package" && swift build --build-tests "${SWIFT_STRICT_FLAGS[@]}" && swift test "${SWIFT_STRICT_FLAGS[@]}")
-done
+mkdir -p "$SYMBOL_GRAPH_DIR"
 
+# The builds run from one folder (--package-path, no cd): SwiftPM compiles a dependency's
+# plugins again whenever the environment differs from the last time, the working folder included.
+cd "$REPO_ROOT"
+
+build_start=$SECONDS
+for package in "${LAYER_PACKAGES[@]}" "${TEST_PACKAGES[@]}"; do
+    log "build: $package (with tests)"
+    swift build --package-path "$package" --build-tests "${SWIFT_DEBUG_FLAGS[@]}"
+done
 for package in "${BUILD_ONLY_PACKAGES[@]}"; do
     log "build: $package"
-    (cd "$REPO_ROOT/$package" && swift build "${SWIFT_STRICT_FLAGS[@]}")
+    swift build --package-path "$package" "${SWIFT_DEBUG_FLAGS[@]}"
 done
+build_seconds=$((SECONDS - build_start))
+warn_on_diverging_pins "${LAYER_PACKAGES[@]}" "${TEST_PACKAGES[@]}" "${BUILD_ONLY_PACKAGES[@]}"
+
+test_start=$SECONDS
+for package in "${LAYER_PACKAGES[@]}" "${TEST_PACKAGES[@]}"; do
+    log "test: $package"
+    # Built just above with the same flags: nothing to build.
+    (cd "$REPO_ROOT/$package" && swift test --skip-build "${SWIFT_DEBUG_FLAGS[@]}")
+done
+test_seconds=$((SECONDS - test_start))
 
 log "docs: every public symbol has a doc comment"
-"$REPO_ROOT/Scripts/check-docs.sh"
+"$REPO_ROOT/Scripts/check-docs.sh" --no-build
 
-log "test-all: passed"
+log "test-all: passed (build ${build_seconds}s, tests ${test_seconds}s)"
