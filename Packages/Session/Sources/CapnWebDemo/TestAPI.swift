@@ -101,15 +101,20 @@ public final class TestAPI: RpcTarget {
         throw CancellationError()
     }
 
-    /// The first `count` Fibonacci numbers, starting `0, 1`.
+    /// The first `count` Fibonacci numbers, starting `0, 1`, as the reference computes them:
+    /// JavaScript numbers, each the double sum of the two before it.
+    ///
+    /// They are exact integers up to the 79th (index 78); from there on they are rounded
+    /// doubles, sent as JSON numbers the way `JSON.stringify` writes them
+    /// (`218922995834555200000` at index 99), and from index 1477 on they are `Infinity`,
+    /// sent as `["inf"]`.
     static func fibonacci(_ count: Int) -> [RpcPayload] {
         var result: [RpcPayload] = []
         result.reserveCapacity(count)
-        var (current, next): (Int64, Int64) = (0, 1)
+        var (current, next): (Double, Double) = (0, 1)
         for _ in 0..<count {
-            result.append(DemoNumber.payload(Double(current)))
-            let (sum, overflow) = current.addingReportingOverflow(next)
-            (current, next) = (next, overflow ? Int64.max : sum)
+            result.append(DemoNumber.payload(current))
+            (current, next) = (next, current + next)
         }
         return result
     }

@@ -7,7 +7,8 @@ internal import CapnWeb
 /// travel together and the whole command costs one round trip. The last value is printed as
 /// compact JSON with JavaScript literals (``RpcPayload/description``) on standard output; a
 /// readable stream prints as the array of its chunks. A rejection prints `Name: message` on
-/// standard error. See ``CallExitCode`` for the exit statuses.
+/// standard error. Control characters in anything the server sent are printed as escapes
+/// (``TerminalText``). See ``CallExitCode`` for the exit statuses.
 enum CallRunner {
     /// Runs the command and returns its exit status.
     static func run(_ options: CallOptions, output: CommandOutput) async -> Int32 {
@@ -59,7 +60,7 @@ enum CallRunner {
         _ statements: [CallStatement], options: CallOptions, holder: SessionHolder, output: CommandOutput
     ) async -> CallOutcome {
         let trace: (@Sendable (Bool, String) -> Void)? =
-            options.trace ? { @Sendable sent, text in output.standardError((sent ? "-> " : "<- ") + text + "\n") } : nil
+            options.trace ? { @Sendable sent, text in output.standardError(traceLine(sent: sent, frame: text)) } : nil
         if options.batch {
             return await CallConnection.batch(options, trace: trace) { main in
                 await evaluate(statements, on: main)
@@ -75,6 +76,12 @@ enum CallRunner {
         let outcome = await evaluate(statements, on: session.api)
         await session.close()
         return outcome
+    }
+
+    /// The line `--trace` writes for one frame: its direction, then the frame with its control
+    /// characters escaped (a frame is JSON, but one received may be anything).
+    static func traceLine(sent: Bool, frame: String) -> String {
+        (sent ? "-> " : "<- ") + TerminalText.escaped(frame) + "\n"
     }
 
     /// Sends every statement's calls, then awaits the last value and reads its streams.
@@ -97,19 +104,21 @@ enum CallRunner {
     }
 
     /// Prints the outcome and returns the exit status.
-    private static func report(_ outcome: CallOutcome, options: CallOptions, output: CommandOutput) -> Int32 {
+    static func report(_ outcome: CallOutcome, options: CallOptions, output: CommandOutput) -> Int32 {
         switch outcome {
+        // Everything the server chose is written with its control characters escaped
+        // (see ``TerminalText``), so that it cannot drive the terminal.
         case .value(let payload):
-            output.standardOutput(payload.description + "\n")
+            output.standardOutput(TerminalText.escaped(payload.description) + "\n")
             return CallExitCode.success
         case .rejected(let name, let message):
-            output.standardError("\(name): \(message)\n")
+            output.standardError(TerminalText.escaped("\(name): \(message)") + "\n")
             return CallExitCode.rejected
         case .invalid(let message):
-            output.standardError("error: \(message)\n")
+            output.standardError("error: " + TerminalText.escaped(message, keepingLineFeeds: true) + "\n")
             return CallExitCode.invalidExpression
         case .failed(let message):
-            output.standardError("error: \(message)\n")
+            output.standardError("error: " + TerminalText.escaped(message, keepingLineFeeds: true) + "\n")
             return CallExitCode.failed
         case .timedOut:
             output.standardError("error: timed out: no answer within \(Deadline.text(options.timeout))\n")

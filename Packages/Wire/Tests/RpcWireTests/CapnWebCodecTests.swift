@@ -27,8 +27,8 @@ struct CapnWebRoundTripCase: Sendable, CustomTestStringConvertible {
               .push([.undefined, .infinity, .negativeInfinity, .nan])),
         .init("bigint", #"["push",[[["bigint","-5"],["bigint","0"],["bigint","123456789012345678901234567890"]]]]"#,
               .push([.bigint("-5"), .bigint("0"), .bigint("123456789012345678901234567890")])),
-        .init("dates", #"["push",[[["date",5],["date",1.5],["date",-86400000],["date",null]]]]"#,
-              .push([.date(5), .date(1.5), .date(-86_400_000), .date(nil)])),
+        .init("dates", #"["push",[[["date",5],["date",8640000000000000],["date",-86400000],["date",null]]]]"#,
+              .push([.date(5), .date(8.64e15), .date(-86_400_000), .date(nil)])),
         .init("bytes without marker", #"["push",["bytes","AQID"]]"#, .push(.bytes([1, 2, 3]))),
         .init("empty bytes", #"["push",["bytes",""]]"#, .push(.bytes([]))),
         .init("bytes ending in byte 61", #"["push",["bytes","AT0"]]"#, .push(.bytes([1, 61]))),
@@ -251,6 +251,54 @@ struct CapnWebCodecTests {
             String(decoding: try codec.encode(message), as: UTF8.self)
                 == #"["push",[[["inf"],["-inf"],["nan"],["date",null],["date",null],["date",0]]]]"#)
         #expect(try codec.decode(JSONValue.array(["push", .double(.infinity)])) == .push(.infinity))
+    }
+
+    @Test("a date beyond ±8.64e15 ms decodes as the invalid date and a fraction is cut off, as in JavaScript")
+    func datesClipLikeJavaScript() throws {
+        let cases: [(text: String, time: Double?)] = [
+            ("1e300", nil), ("-1e300", nil), ("8640000000000001", nil), ("-8640000000000001", nil),
+            ("8640000000000000", 8.64e15), ("-8640000000000000", -8.64e15), ("8.64e15", 8.64e15),
+            ("9007199254740993", nil), ("1.9", 1), ("-1.9", -1), ("-0", 0), ("-0.5", 0), ("null", nil),
+        ]
+        for testCase in cases {
+            // The fast reader takes the message alone; inside an object the full decoder does.
+            for text in [
+                #"["push",["date",\#(testCase.text)]]"#, #"["push",{"k":["date",\#(testCase.text)],"s":"\n"}]"#,
+            ] {
+                let decoded = try codec.decode(text)
+                let expected: CapnWebMessage =
+                    text.contains("{") ? .push(["k": .date(testCase.time), "s": "\n"]) : .push(.date(testCase.time))
+                #expect(decoded == expected, "\(text)")
+                if case .push(.date(let time?)) = decoded {
+                    #expect(time.sign == .plus || time != 0, "negative zero in \(text)")
+                }
+            }
+        }
+        #expect(CapnWebDate.timeClip(.nan) == nil)
+        #expect(CapnWebDate.timeClip(.infinity) == nil)
+        #expect(CapnWebDate.timeClip(nil) == nil)
+    }
+
+    @Test("a date the reference would hold as invalid is written as [\"date\",null]")
+    func invalidDatesEncodeAsNull() throws {
+        let message = CapnWebMessage.push([.date(1e300), .date(-8.640000000000001e15), .date(8.64e15), .date(-1.9)])
+        #expect(
+            String(decoding: try codec.encode(message), as: UTF8.self)
+                == #"["push",[[["date",null],["date",null],["date",8640000000000000],["date",-1]]]]"#)
+        let tree = try codec.encodeToJSON(.push(.date(1e300)))
+        #expect(tree == (try JSONParser().parse(#"["push",["date",null]]"#)))
+    }
+
+    @Test("a string holding a lone surrogate escape decodes with U+FFFD in its place, unless the codec rejects it")
+    func loneSurrogateStrings() throws {
+        let text = #"["push",["pipeline",0,["echo"],["a\ud800b",{"\udfff":"\ud83d\ude00"}]]]"#
+        let decoded = try codec.decode(text)
+        #expect(decoded == .push(.pipeline(0, path: ["echo"], arguments: ["a\u{FFFD}b", ["\u{FFFD}": "😀"]])))
+        #expect(try codec.decode(Array(text.utf8)) == decoded)
+        #expect(CapnWebCodec.Configuration.default.loneSurrogates == .replaceWithReplacementCharacter)
+        let strict = CapnWebCodec(configuration: .init(loneSurrogates: .reject))
+        let error = #expect(throws: WireError.self) { try strict.decode(text) }
+        #expect(error?.code == .loneSurrogate)
     }
 
     @Test("arguments without a path are written with an empty path")

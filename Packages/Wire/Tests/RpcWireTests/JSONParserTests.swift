@@ -254,6 +254,37 @@ struct JSONParserTests {
         }
     }
 
+    @Test("With replaceWithReplacementCharacter each unpaired surrogate escape becomes U+FFFD and pairs still decode")
+    func loneSurrogatesReplaced() throws {
+        let parser = JSONParser(configuration: .init(loneSurrogates: .replaceWithReplacementCharacter))
+        let cases: [(json: String, decoded: String)] = [
+            (#""\ud800""#, "\u{FFFD}"), (#""\ud800x""#, "\u{FFFD}x"), (#""\ud800\n""#, "\u{FFFD}\n"),
+            (#""\ud800\u0041""#, "\u{FFFD}A"), (#""\udc00""#, "\u{FFFD}"), (#""\ud800\ud800""#, "\u{FFFD}\u{FFFD}"),
+            (#""\uDFFF\uD800""#, "\u{FFFD}\u{FFFD}"), (#""ab\uDBFF""#, "ab\u{FFFD}"),
+            (#""\ud800\ud83d\ude00!""#, "\u{FFFD}😀!"), (#""\ud83d\ude00""#, "😀"),
+            (#""\udbff\udfff\udfff""#, "\u{10FFFF}\u{FFFD}"),
+        ]
+        for testCase in cases {
+            #expect(try parser.parse(testCase.json) == .string(testCase.decoded), "\(testCase.json)")
+            // The same escape inside a longer string and as an object key.
+            let padded = "\"" + String(repeating: "p", count: 20) + testCase.json.dropFirst()
+            #expect(try parser.parse(padded) == .string(String(repeating: "p", count: 20) + testCase.decoded))
+            let object = try parser.parse("{" + testCase.json + ":1}")
+            #expect(object.objectValue?.keys.first == testCase.decoded, "\(testCase.json) as a key")
+        }
+        // What follows an unpaired escape is still checked as usual.
+        let configuration = JSONParser.Configuration(loneSurrogates: .replaceWithReplacementCharacter)
+        #expect(parseFailure(#""\ud800\u12G4""#, configuration: configuration)?.code == .invalidEscape)
+        #expect(parseFailure(#""\ud800\x""#, configuration: configuration)?.code == .invalidEscape)
+        #expect(parseFailure(#""\ud800"#, configuration: configuration)?.code == .unexpectedEndOfInput)
+        #expect(parseFailure(#""\ud800\"#, configuration: configuration)?.code == .unexpectedEndOfInput)
+        // Raw surrogate bytes are never UTF-8, whatever the policy.
+        #expect(parseFailure(bytes: bytes("\"", [0xED, 0xA0, 0x80], "\""), configuration: configuration)?.code == .invalidUTF8)
+        // The default is still strict.
+        #expect(JSONParser.Configuration.default.loneSurrogates == .reject)
+        #expect(parseFailure(#""\ud800""#)?.code == .loneSurrogate)
+    }
+
     @Test("Escapes JSON does not define are rejected")
     func invalidEscapes() {
         for text in [#""\x""#, #""\U0041""#, #""\'""#, #""\a""#, #""\u12""#, #""\u12G4""#, #""\u""#, #""\ """#] {

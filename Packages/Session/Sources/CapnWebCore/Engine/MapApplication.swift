@@ -1,7 +1,9 @@
 internal import RpcWire
 
 /// Runs a recorded `map` on a settled value: once per element of an array, not at all on
-/// `null` or `undefined`, once on anything else.
+/// `null` or `undefined`, once on anything else. A recording without instructions makes the
+/// map reject with `Error: Invalid empty mapper function.` whenever it would run, as the
+/// reference's does; the session goes on.
 ///
 /// Each instruction's result becomes a variable; references to variables stay promises inside
 /// the result (so a peer sees them as `promise` exports, as the reference implementation
@@ -28,6 +30,11 @@ enum MapApplication {
     }
 
     private static func runOnce(_ recording: MapRecording, input: RpcPayload) throws(RpcErrorValue) -> RpcPayload {
+        // As the reference: a mapper without instructions has no result; the map rejects, but
+        // only when it runs (an empty array, null or undefined map to themselves).
+        guard !recording.instructions.isEmpty else {
+            throw RpcErrorValue(name: "Error", message: "Invalid empty mapper function.")
+        }
         var variables: [RpcStub] = [stub(for: input)]
         var last: RpcPayload = .undefined
         for instruction in recording.instructions {

@@ -101,10 +101,8 @@ enum PayloadJSONConversion {
         case .bigint(let text):
             if let integer = Int64(text) { return .integer(integer) }
             return .string(text)
-        case .date(let milliseconds?):
-            return milliseconds.isFinite ? .double(milliseconds) : .null
-        case .date(nil):
-            return .null
+        case .date(let milliseconds):
+            return CapnWebDate.timeClip(milliseconds).map(JSONValue.double) ?? .null
         case .error(let value):
             return try json(from: value, table: table)
         case .url(let text):

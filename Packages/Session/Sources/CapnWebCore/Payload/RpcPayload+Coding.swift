@@ -204,7 +204,11 @@ extension RpcPayload {
         switch self {
         case .integer(let integer): return Double(integer)
         case .double(let number): return number
-        case .date(let milliseconds?) where milliseconds.isFinite: return milliseconds
+        case .date(let milliseconds):
+            guard let time = CapnWebDate.timeClip(milliseconds) else {
+                throw mismatch(Double.self, expected: "a number")
+            }
+            return time
         case .string("Infinity"): return .infinity
         case .string("-Infinity"): return -.infinity
         case .string("NaN"): return .nan

@@ -12,7 +12,7 @@ extension RpcPayload: CustomStringConvertible {
     /// | `undefined`, non-finite numbers | `undefined`, `NaN`, `Infinity`, `-Infinity` |
     /// | negative zero | `-0` |
     /// | bigint | `12n` |
-    /// | date | `new Date(5)`; the invalid date (or a non-finite time) `new Date(NaN)` |
+    /// | date | `new Date(5)`; the invalid date (or a time JavaScript cannot hold: not finite or beyond ±8.64e15) `new Date(NaN)` |
     /// | bytes | `new Uint8Array([1,2,3])`, `new Int16Array([-1])`, `new Uint8Array([1]).buffer`, `new DataView(new Uint8Array([1]).buffer)` |
     /// | error | `new TypeError("msg")`; another name or extra properties: `Object.assign(new Error("msg"),{"name":"NotFound","code":7})` |
     /// | URL, headers | `new URL("https://a.b/")`, `new Headers([["a","1"]])` |
@@ -63,7 +63,9 @@ enum PayloadText {
         case .bigint(let digits):
             text += digits + "n"
         case .date(let milliseconds):
-            let time = milliseconds.flatMap { $0.isFinite ? $0 : nil } ?? .nan
+            // The time as given (`new Date(t)` cuts a fraction off itself), or NaN when no
+            // JavaScript date can have it.
+            let time = milliseconds.flatMap { CapnWebDate.timeClip($0) == nil ? nil : $0 } ?? .nan
             text += "new Date(" + numberText(time) + ")"
         case .bytes(let bytes, let type):
             appendBytes(bytes, type: type ?? .uint8Array, to: &text)

@@ -32,6 +32,10 @@ public enum RpcPayload: Sendable {
     /// An arbitrary-precision integer as decimal text, e.g. `"-5"`.
     case bigint(String)
     /// A JavaScript `Date` as milliseconds since 1970; `nil` is the invalid date.
+    ///
+    /// A time JavaScript cannot hold (not finite, or beyond ±8.64e15 ms) is the invalid date
+    /// too: it is sent as `["date", null]`, and one received arrives as `nil`. A received time
+    /// has its fraction cut off, as `new Date(t)` does (see `CapnWebDate.timeClip(_:)`).
     case date(Double?)
     /// Binary data; `type` names the JavaScript view (`nil` is `Uint8Array`).
     case bytes([UInt8], type: CapnWebBytesType? = nil)

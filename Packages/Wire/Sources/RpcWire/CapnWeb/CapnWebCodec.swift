@@ -26,6 +26,13 @@ public struct CapnWebCodec: Sendable {
         /// The largest encoded message accepted by the byte and string decoders, in bytes
         /// (default 32 MiB).
         public var maxMessageSize: Int
+        /// How a string's `\u` escape of a lone UTF-16 surrogate (`"\ud800"`) is decoded
+        /// (default ``JSONParser/Configuration/LoneSurrogatePolicy/replaceWithReplacementCharacter``).
+        ///
+        /// JavaScript strings may hold lone surrogates and the reference peer sends and accepts
+        /// them, so by default such an escape becomes U+FFFD REPLACEMENT CHARACTER (a Swift
+        /// `String` cannot hold a lone surrogate) instead of failing the whole message.
+        public var loneSurrogates: JSONParser.Configuration.LoneSurrogatePolicy
 
         /// Creates a configuration.
         ///
@@ -33,17 +40,21 @@ public struct CapnWebCodec: Sendable {
         ///   - maxDepth: The deepest nesting of arrays and objects in one message.
         ///   - maxBigIntDigits: The most digits a `bigint` may have, not counting its sign.
         ///   - maxMessageSize: The largest encoded message accepted, in bytes.
+        ///   - loneSurrogates: How a `\u` escape of a lone surrogate is decoded.
         public init(
             maxDepth: Int = 256,
             maxBigIntDigits: Int = 16_384,
-            maxMessageSize: Int = 32 * 1024 * 1024
+            maxMessageSize: Int = 32 * 1024 * 1024,
+            loneSurrogates: JSONParser.Configuration.LoneSurrogatePolicy = .replaceWithReplacementCharacter
         ) {
             self.maxDepth = maxDepth
             self.maxBigIntDigits = maxBigIntDigits
             self.maxMessageSize = maxMessageSize
+            self.loneSurrogates = loneSurrogates
         }
 
-        /// The default limits: depth 256, 16384 bigint digits, 32 MiB.
+        /// The default limits: depth 256, 16384 bigint digits, 32 MiB; lone surrogates become
+        /// U+FFFD.
         public static var `default`: Configuration { Configuration() }
     }
 
@@ -57,12 +68,13 @@ public struct CapnWebCodec: Sendable {
         self.configuration = configuration
     }
 
-    /// The JSON parser configured with this codec's size and depth limits.
+    /// The JSON parser configured with this codec's size and depth limits and surrogate policy.
     var parser: JSONParser {
         JSONParser(
             configuration: JSONParser.Configuration(
                 maxDepth: configuration.maxDepth,
-                maxInputSize: configuration.maxMessageSize))
+                maxInputSize: configuration.maxMessageSize,
+                loneSurrogates: configuration.loneSurrogates))
     }
 
     /// The error for a message larger than the configured limit.

@@ -46,7 +46,10 @@ public enum CapnWebExpression: Sendable, Hashable {
     /// followed by digits).
     case bigint(String)
     /// `["date", MILLISECONDS]`: a JavaScript `Date` as milliseconds since the Unix epoch; `nil`
-    /// (or a non-finite number) is the invalid date, written `["date", null]`.
+    /// is the invalid date, written `["date", null]`. Decoding applies JavaScript's rules
+    /// (``CapnWebDate/timeClip(_:)``): a time that is not finite or lies beyond ±8.64e15 is the
+    /// invalid date and a fraction is cut off; encoding writes such a time the same way, so
+    /// `.date(1e300)` is sent as `["date", null]`.
     case date(Double?)
     /// `["bytes", BASE64]` or `["bytes", BASE64, TYPE]`: binary data. Without a type marker the
     /// bytes are a `Uint8Array`.

@@ -13,7 +13,8 @@
 ///   can hold it. A number too large for a `Double` fails with
 ///   ``WireError/Code/numberOutOfRange``; one too small becomes zero.
 /// - Strings must be well-formed UTF-8, may not contain raw control characters, and may use
-///   only the escapes JSON defines; a `\u` escape naming half of a surrogate pair must be paired.
+///   only the escapes JSON defines; a `\u` escape naming half of a surrogate pair must be paired,
+///   unless ``Configuration/loneSurrogates`` lets it become U+FFFD.
 /// - Repeated object keys follow ``Configuration/duplicateKeys``.
 ///
 /// Every failure is a ``WireError`` whose ``WireError/location`` gives the byte offset, line

@@ -202,9 +202,9 @@ struct CapnWebDecoder {
             case .null:
                 return .date(nil)
             case .integer(let integer):
-                return .date(Double(integer))
+                return .date(CapnWebDate.timeClip(Double(integer)))
             case .double(let double):
-                return .date(double)
+                return .date(CapnWebDate.timeClip(double))
             default:
                 enter(.index(1))
                 throw failure(

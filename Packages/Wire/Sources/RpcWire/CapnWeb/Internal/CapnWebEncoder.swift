@@ -119,7 +119,8 @@ struct CapnWebEncoder<Output: CapnWebOutput> {
             closeArray()
         case .date(let milliseconds):
             try openTagged("date")
-            if let milliseconds, milliseconds.isFinite {
+            // As the reference writes a `Date`: its clipped time, or null for the invalid date.
+            if let milliseconds = CapnWebDate.timeClip(milliseconds) {
                 if let integral = CapnWebNumbers.exactInteger(milliseconds) {
                     output.integer(integral)
                 } else {

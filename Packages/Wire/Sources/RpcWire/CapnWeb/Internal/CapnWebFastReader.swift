@@ -156,8 +156,8 @@ struct CapnWebFastReader {
             skipWhitespace()
             if literal("null") { return .date(nil) }
             switch number() {
-            case .integer(let value)?: return .date(Double(value))
-            case .double(let value)?: return .date(value)
+            case .integer(let value)?: return .date(CapnWebDate.timeClip(Double(value)))
+            case .double(let value)?: return .date(CapnWebDate.timeClip(value))
             case nil: return nil
             }
         case .pipeline, .import:

@@ -19,6 +19,8 @@ struct JSONReader: ~Copyable {
     private var depth = 0
     private let maxDepth: Int
     private let rejectsDuplicateKeys: Bool
+    /// Whether an unpaired surrogate escape becomes U+FFFD instead of an error.
+    private let replacesLoneSurrogates: Bool
     /// Decoded bytes of the last string read that contained escapes; allocated on the first
     /// such string and grown geometrically.
     private var scratch: UnsafeMutablePointer<UInt8>? = nil
@@ -56,6 +58,7 @@ struct JSONReader: ~Copyable {
         end = input.count
         maxDepth = configuration.maxDepth
         rejectsDuplicateKeys = configuration.duplicateKeys == .reject
+        replacesLoneSurrogates = configuration.loneSurrogates == .replaceWithReplacementCharacter
         // Members take about half of the workspace, element values the rest.
         let memberStride = MemoryLayout<PendingMember>.stride
         let valueStride = MemoryLayout<JSONValue>.stride
@@ -853,7 +856,14 @@ struct JSONReader: ~Copyable {
         let unit = try readHex4(at: backslash &+ 2)
         var next = backslash &+ 6
         var scalar = unit
-        if unit & 0xF800 == 0xD800 {
+        if unit & 0xF800 == 0xD800, replacesLoneSurrogates {
+            if unit < 0xDC00, let low = pairedLowSurrogate(at: next) {
+                scalar = 0x1_0000 &+ ((unit &- 0xD800) &<< 10) &+ (low &- 0xDC00)
+                next &+= 6
+            } else {
+                scalar = 0xFFFD
+            }
+        } else if unit & 0xF800 == 0xD800 {
             guard unit < 0xDC00 else {
                 try ParseDiagnostics.loneSurrogate(unit, at: backslash, in: input)
             }
@@ -878,6 +888,18 @@ struct JSONReader: ~Copyable {
         }
         written &+= Self.storeUTF8(scalar, at: UnsafeMutableRawPointer(target + written))
         return next
+    }
+
+    /// The low surrogate of a `\uXXXX` escape starting at `position`, or nil when there is
+    /// no complete escape there or it names anything else; never fails, so that whatever is
+    /// there is read (and reported) as the next part of the string.
+    @inline(__always)
+    private func pairedLowSurrogate(at position: Int) -> UInt32? {
+        guard end &- position >= 6, base[position] == UInt8(ascii: "\\"),
+            base[position &+ 1] == UInt8(ascii: "u"),
+            let low = Self.hexValue(of: load32(at: position &+ 2)), low & 0xFC00 == 0xDC00
+        else { return nil }
+        return low
     }
 
     /// The value of the four hexadecimal digits at `position`.
