@@ -13,13 +13,9 @@ LAYER_PACKAGES=(
 )
 
 # The layering `make check-layers` enforces: each layer names exactly the package before it in
-# this list, or the one written after `=` (two layers may stand on the same one).
-LAYER_SPECS=(
-    Packages/Wire
-    Packages/Transport
-    Packages/Session
-    Packages/Managed
-)
+# LAYER_PACKAGES. Two layers standing on the same one are written with the one below after `=`
+# here (for example `Packages/Tinyvex=Packages/Managed` after `Packages/Actors`).
+LAYER_SPECS=("${LAYER_PACKAGES[@]}")
 
 # Packages under Tests/ whose tests `make test-all` runs after the layers (cross-package and
 # interop tests).

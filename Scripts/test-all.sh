@@ -16,6 +16,9 @@ export RPC_INTEROP_PYTHON="${RPC_INTEROP_PYTHON:-$INTEROP_VENV/bin/python}"
 
 [ -d "$RPC_SHARED_DIR/conformance" ] || die "conformance material not found at $RPC_SHARED_DIR (set RPC_SHARED_DIR)"
 
+log "layers: each package names only the layer below"
+"$REPO_ROOT/Scripts/check-layers.sh"
+
 mkdir -p "$SYMBOL_GRAPH_DIR"
 
 # The builds run from one folder (--package-path, no cd): SwiftPM compiles a dependency's
