@@ -34,6 +34,7 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
             case invalidUTF8
             case keepaliveTimeout
             case readTimeout
+            case peerNotReading
             case httpStatus
             case requestTooLarge
             case cancelled
@@ -101,6 +102,9 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         /// A frame or request body that had begun to arrive did not finish within the read
         /// timeout: the peer stalled in the middle of it.
         public static let readTimeout = Code(.readTimeout)
+        /// The peer did not read what was sent to it, and the bytes waiting for it passed the
+        /// connection's hard limit.
+        public static let peerNotReading = Code(.peerNotReading)
         /// An HTTP request was answered with a status other than 200; see ``httpStatus``.
         public static let httpStatus = Code(.httpStatus)
         /// A request body is larger than the server accepts (HTTP 413).

@@ -52,6 +52,11 @@ public struct TransportServerConfiguration: Sendable {
     /// How many bytes may wait to be written to one connection before
     /// ``WebSocketTransport/send(_:)`` suspends. Default 8 MiB.
     public var outboundBufferLimit: Int
+    /// The bytes that may wait for a client that does not read what it is sent; past them the
+    /// connection is aborted with ``RpcTransport/TransportError/Code/peerNotReading``. Above
+    /// ``outboundBufferLimit`` the client's frames are no longer read until it catches up, so a
+    /// peer that only sends and never reads cannot make this side hold more. Default 64 MiB.
+    public var maxPendingOutboundBytes: Int
     /// Keepalive pings on each accepted WebSocket connection, run by the
     /// ``RpcTransport/KeepaliveScheduler`` until it closes. By default a ping every 30 seconds,
     /// answered within 10: a peer that answers may stay idle as long as it likes, one that has
@@ -97,6 +102,7 @@ public struct TransportServerConfiguration: Sendable {
         maxOutboundFrameSize: Int = 1024 * 1024,
         writeCoalescingLimit: Int = 4 * 1024,
         outboundBufferLimit: Int = 8 * 1024 * 1024,
+        maxPendingOutboundBytes: Int = 64 * 1024 * 1024,
         keepalive: WebSocketKeepalive? = WebSocketKeepalive(),
         closeTimeout: Duration = .seconds(5),
         frameReadTimeout: Duration = .seconds(30),
@@ -118,6 +124,7 @@ public struct TransportServerConfiguration: Sendable {
         self.maxOutboundFrameSize = maxOutboundFrameSize
         self.writeCoalescingLimit = writeCoalescingLimit
         self.outboundBufferLimit = outboundBufferLimit
+        self.maxPendingOutboundBytes = maxPendingOutboundBytes
         self.keepalive = keepalive
         self.closeTimeout = closeTimeout
         self.frameReadTimeout = frameReadTimeout
@@ -140,6 +147,8 @@ public struct TransportServerConfiguration: Sendable {
             maxOutboundFrameSize: maxOutboundFrameSize,
             writeCoalescingLimit: max(writeCoalescingLimit, 1),
             outboundBufferLimit: outboundBufferLimit,
+            // Never below what one message of the largest size needs on top of the buffer.
+            maxPendingOutboundBytes: max(maxPendingOutboundBytes, outboundBufferLimit + maxMessageSize),
             keepalive: keepalive,
             closeTimeout: TimeAmount(closeTimeout),
             frameReadTimeout: TimeAmount(frameReadTimeout)

@@ -43,6 +43,10 @@ public struct WebSocketClientConfiguration: Sendable {
     /// How many bytes may wait to be written before ``WebSocketTransport/send(_:)`` suspends.
     /// Default 8 MiB.
     public var outboundBufferLimit: Int
+    /// The bytes that may wait for a server that does not read what it is sent; past them the
+    /// connection is aborted with ``RpcTransport/TransportError/Code/peerNotReading``. Default
+    /// 64 MiB.
+    public var maxPendingOutboundBytes: Int
     /// Keepalive pings, run by the ``RpcTransport/KeepaliveScheduler`` until the connection
     /// closes; `nil` (the default) sends none.
     public var keepalive: WebSocketKeepalive?
@@ -67,6 +71,7 @@ public struct WebSocketClientConfiguration: Sendable {
         maxOutboundFrameSize: Int = 1024 * 1024,
         writeCoalescingLimit: Int = 4 * 1024,
         outboundBufferLimit: Int = 8 * 1024 * 1024,
+        maxPendingOutboundBytes: Int = 64 * 1024 * 1024,
         keepalive: WebSocketKeepalive? = nil,
         closeTimeout: Duration = .seconds(5),
         frameReadTimeout: Duration = .seconds(30)
@@ -83,6 +88,7 @@ public struct WebSocketClientConfiguration: Sendable {
         self.maxOutboundFrameSize = maxOutboundFrameSize
         self.writeCoalescingLimit = writeCoalescingLimit
         self.outboundBufferLimit = outboundBufferLimit
+        self.maxPendingOutboundBytes = maxPendingOutboundBytes
         self.keepalive = keepalive
         self.closeTimeout = closeTimeout
         self.frameReadTimeout = frameReadTimeout
@@ -97,6 +103,8 @@ public struct WebSocketClientConfiguration: Sendable {
             maxOutboundFrameSize: maxOutboundFrameSize,
             writeCoalescingLimit: max(writeCoalescingLimit, 1),
             outboundBufferLimit: outboundBufferLimit,
+            // Never below what one message of the largest size needs on top of the buffer.
+            maxPendingOutboundBytes: max(maxPendingOutboundBytes, outboundBufferLimit + maxMessageSize),
             keepalive: keepalive,
             closeTimeout: TimeAmount(closeTimeout),
             frameReadTimeout: TimeAmount(frameReadTimeout)

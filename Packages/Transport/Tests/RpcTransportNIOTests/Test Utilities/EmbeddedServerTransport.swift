@@ -20,6 +20,7 @@ enum EmbeddedServerTransport {
             maxOutboundFrameSize: 1 << 20,
             writeCoalescingLimit: writeCoalescingLimit,
             outboundBufferLimit: 1 << 20,
+            maxPendingOutboundBytes: 1 << 22,
             keepalive: nil,
             closeTimeout: .seconds(1),
             frameReadTimeout: frameReadTimeout

@@ -115,8 +115,32 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        shared.setWritable(context.channel.isWritable)
+        let writable = context.channel.isWritable
+        shared.setWritable(writable)
+        // Backpressure on a client: while it is not reading what the server owes it, its own
+        // frames (new requests) are not read either. Only the server pauses, so two peers that
+        // both write more than they read can never end up waiting for each other.
+        if settings.role == .server {
+            try? context.channel.syncOptions?.setOption(.autoRead, value: writable)
+        }
         context.fireChannelWritabilityChanged()
+    }
+
+    /// Aborts the connection when the bytes waiting for the peer passed the hard limit: a peer
+    /// that stopped reading while this side still had answers for it. Checked after each flush,
+    /// and only while the channel is above its outbound buffer limit, so the common path costs
+    /// one flag read.
+    private func enforceOutboundLimit() {
+        guard let context, !context.channel.isWritable,
+            let pending = try? context.channel.syncOptions?.getOption(.bufferedWritableBytes),
+            pending > settings.maxPendingOutboundBytes
+        else { return }
+        abort(
+            TransportError(
+                code: .peerNotReading,
+                message: "the peer has not read \(pending) bytes sent to it (the limit is \(settings.maxPendingOutboundBytes))",
+                closeCode: .policyViolation),
+            initiatedLocally: true)
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -538,6 +562,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         needsFlush = false
         writeCoalesced(context: context)
         context.flush()
+        enforceOutboundLimit()
     }
 
     /// Passes the gathered small frames down the pipeline, ahead of anything written after.

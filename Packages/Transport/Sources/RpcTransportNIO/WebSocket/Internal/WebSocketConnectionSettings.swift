@@ -21,8 +21,11 @@ struct WebSocketConnectionSettings: Sendable {
     /// Bytes of small frames gathered before they are written and flushed without waiting for
     /// the end of the read burst or event-loop tick that produced them.
     var writeCoalescingLimit: Int
-    /// Bytes that may wait to be written before `send` suspends.
+    /// Bytes that may wait to be written before `send` suspends and the peer's frames stop
+    /// being read.
     var outboundBufferLimit: Int
+    /// Bytes that may wait for a peer that does not read before the connection is aborted.
+    var maxPendingOutboundBytes: Int
     /// Pings and their timeout; `nil` for none.
     var keepalive: WebSocketKeepalive?
     /// How long the close handshake may take before the connection is cut.
