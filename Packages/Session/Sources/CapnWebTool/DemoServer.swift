@@ -32,7 +32,9 @@ enum DemoServer {
             }
         }
         do {
-            try await withRpcServer(host: options.host, port: options.port, tls: tls, main: { TestAPI() }) { server in
+            try await withRpcServer(
+                host: options.host, port: options.port, tls: tls, deflate: options.deflate ? .default : nil,
+                main: { TestAPI() }) { server in
                 let url = server.webSocketURL.absoluteString
                 output.standardOutput("READY \(url)\n")
                 onReady(url, server.batchURL.absoluteString)

@@ -34,6 +34,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("tls-key"), help: "The PEM private key file of --tls-cert.")
     var tlsKey: String?
 
+    @Flag(name: .customLong("no-deflate"), help: "Refuse permessage-deflate (by default it is used with clients that offer it).")
+    var noDeflate = false
+
     func validate() throws {
         guard demo else {
             throw ValidationError("only '--demo' is supported: 'capnweb serve --demo'")
@@ -47,7 +50,8 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let options = ServeOptions(host: host, port: port, tlsCertificate: tlsCertificate, tlsKey: tlsKey)
+        let options = ServeOptions(
+            host: host, port: port, tlsCertificate: tlsCertificate, tlsKey: tlsKey, deflate: !noDeflate)
         let status = await DemoServer.run(options, output: .process) {
             _ = await TerminationSignal.wait()
             Self.startShutdownWatchdog()

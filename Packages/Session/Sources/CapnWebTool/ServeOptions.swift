@@ -8,12 +8,18 @@ struct ServeOptions: Sendable {
     var tlsCertificate: String?
     /// The PEM private key file of ``tlsCertificate``.
     var tlsKey: String?
+    /// Whether permessage-deflate is used with clients that offer it.
+    var deflate = true
 
     /// Creates options.
-    init(host: String = "127.0.0.1", port: Int = 8787, tlsCertificate: String? = nil, tlsKey: String? = nil) {
+    init(
+        host: String = "127.0.0.1", port: Int = 8787, tlsCertificate: String? = nil, tlsKey: String? = nil,
+        deflate: Bool = true
+    ) {
         self.host = host
         self.port = port
         self.tlsCertificate = tlsCertificate
         self.tlsKey = tlsKey
+        self.deflate = deflate
     }
 }

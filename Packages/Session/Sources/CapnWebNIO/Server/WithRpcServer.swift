@@ -17,6 +17,8 @@ public import CapnWebCore
 ///   - host: The address to listen on (default `127.0.0.1`).
 ///   - port: The port; 0 (the default) picks a free one, read it from ``RpcServer/port``.
 ///   - tls: TLS settings; `nil` (the default) for plaintext.
+///   - deflate: permessage-deflate, used with each WebSocket client that offers it (as browsers
+///     and node's `ws` do); `nil` refuses it. Default ``RpcTransportNIO/PerMessageDeflateConfiguration/default``.
 ///   - configuration: The sessions' call timeout and limits.
 ///   - main: Makes the main object of each connection and each batch.
 ///   - body: What to do while the server runs.
@@ -26,20 +28,21 @@ public func withRpcServer<T>(
     host: String = "127.0.0.1",
     port: Int = 0,
     tls: TLSServerConfiguration? = nil,
+    deflate: PerMessageDeflateConfiguration? = .default,
     configuration: Configuration = Configuration(),
     main: @escaping @Sendable () -> any RpcTarget,
     isolation: isolated (any Actor)? = #isolation,
     _ body: (RpcServer) async throws -> T
 ) async throws -> T {
     try await withRpcServer(
-        host: host, port: port, tls: tls, configuration: configuration, admit: nil,
+        host: host, port: port, tls: tls, deflate: deflate, configuration: configuration, admit: nil,
         main: { _ in main() }, isolation: isolation, body)
 }
 
 /// Runs a Cap'n Web server that admits each WebSocket connection and HTTP batch with `admit`
 /// before reading any of its messages, and makes each main object from what it knows about
 /// the request (path, headers, peer); otherwise like
-/// ``withRpcServer(host:port:tls:configuration:main:isolation:_:)``.
+/// ``withRpcServer(host:port:tls:deflate:configuration:main:isolation:_:)``.
 ///
 /// ```swift
 /// try await withRpcServer(
@@ -59,6 +62,8 @@ public func withRpcServer<T>(
 ///   - host: The address to listen on (default `127.0.0.1`).
 ///   - port: The port; 0 (the default) picks a free one, read it from ``RpcServer/port``.
 ///   - tls: TLS settings; `nil` (the default) for plaintext.
+///   - deflate: permessage-deflate, used with each WebSocket client that offers it (as browsers
+///     and node's `ws` do); `nil` refuses it. Default ``RpcTransportNIO/PerMessageDeflateConfiguration/default``.
 ///   - configuration: The sessions' call timeout and limits.
 ///   - main: Makes the main object of each admitted connection and batch.
 ///   - body: What to do while the server runs.
@@ -68,13 +73,14 @@ public func withRpcServer<T>(
     host: String = "127.0.0.1",
     port: Int = 0,
     tls: TLSServerConfiguration? = nil,
+    deflate: PerMessageDeflateConfiguration? = .default,
     configuration: Configuration = Configuration(),
     admit: (@Sendable (RpcConnectionInfo) async -> RpcAdmission)? = nil,
     main: @escaping @Sendable (RpcConnectionInfo) -> any RpcTarget,
     isolation: isolated (any Actor)? = #isolation,
     _ body: (RpcServer) async throws -> T
 ) async throws -> T {
-    var serverConfiguration = TransportServerConfiguration(address: .host(host, port: port), tls: tls)
+    var serverConfiguration = TransportServerConfiguration(address: .host(host, port: port), tls: tls, deflate: deflate)
     serverConfiguration.maxMessageSize = max(serverConfiguration.maxMessageSize, configuration.limits.maxMessageSize)
     // Any message the limits allow may come as one frame (the reference sends one per message).
     serverConfiguration.maxFrameSize = max(serverConfiguration.maxFrameSize, serverConfiguration.maxMessageSize)
