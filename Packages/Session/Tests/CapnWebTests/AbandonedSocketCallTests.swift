@@ -26,6 +26,31 @@ final class SocketHangCounter: RpcTarget {
 
 @Suite("Abandoned calls over WebSocket")
 struct AbandonedSocketCallTests {
+    @Test("cancelling the task awaiting a call over a WebSocket cancels the server's running target")
+    func cancelledAwaitCancelsTheTarget() async throws {
+        let api = SocketHangCounter()
+        try await withRpcServer(main: { api }) { server in
+            try await withRpcSession(to: server.webSocketURL) { session in
+                let waiting = Task {
+                    let _: String = try await session.api.hang()
+                }
+                try await waitUntil("the server to run the call") { api.running == 1 }
+                waiting.cancel()
+                let outcome = await waiting.result
+                guard case .failure(let error) = outcome, case .cancelled? = error as? RpcError else {
+                    Issue.record("expected cancelled, got \(outcome)")
+                    return
+                }
+                try await waitUntil("the server's target to end") { api.running == 0 }
+                #expect(api.startedCount == 1)
+                #expect(await waitUntil { session.getStats() == RpcStats(imports: 1, exports: 1) })
+                #expect(await waitUntil {
+                    server.sessions.allSatisfy { $0.getStats() == RpcStats(imports: 1, exports: 1) }
+                })
+            }
+        }
+    }
+
     @Test("calls still running when a WebSocket peer goes away are cancelled and their sessions freed")
     func runningCallsEndWithTheConnection() async throws {
         let api = SocketHangCounter()

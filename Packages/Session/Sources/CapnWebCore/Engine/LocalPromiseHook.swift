@@ -21,6 +21,12 @@ final class LocalPromiseHook: StubHook {
             case .answer(let core, let id): core.answer(id, settlement)
             }
         }
+
+        /// Whether this listener sends the settlement to the peer as export `id` of `core`.
+        func answers(_ id: Int64, of core: SessionCore) -> Bool {
+            guard case .answer(let listening, let answered) = self else { return false }
+            return listening === core && answered == id
+        }
     }
 
     private struct State {
@@ -81,6 +87,24 @@ final class LocalPromiseHook: StubHook {
     /// has ended.
     func cancelRunning() {
         state.withLock { $0.task }?.cancel()
+    }
+
+    /// The peer released export `id` of `core`, which is this promise, before its answer was
+    /// sent: that answer is no longer wanted. When nothing else waits for the value either (no
+    /// call pipelined on it, no other export of it, no local code awaiting it), the task
+    /// computing it is cancelled; otherwise it runs on for them.
+    func abandon(answering id: Int64, of core: SessionCore) {
+        let task: Task<Void, any Error>? = state.withLock { state in
+            guard state.settlement == nil else { return nil }
+            if let first = state.firstListener, first.answers(id, of: core) {
+                state.firstListener = state.moreListeners.isEmpty ? nil : state.moreListeners.removeFirst()
+            } else if let index = state.moreListeners.firstIndex(where: { $0.answers(id, of: core) }) {
+                state.moreListeners.remove(at: index)
+            }
+            guard state.firstListener == nil, state.moreListeners.isEmpty else { return nil }
+            return state.task
+        }
+        task?.cancel()
     }
 
     /// Resolves with `value`. A value that is itself a bare promise stub is followed, so only

@@ -181,6 +181,7 @@ extension SessionCore {
 
     private func receiveRelease(_ id: Int64, _ count: Int64) throws {
         var idle: [CheckedContinuation<Void, Never>] = []
+        var unanswered = false
         let removed = try locked { state -> Result<ExportEntry?, ProtocolViolation> in
             guard state.ended == nil else { return .success(nil) }
             guard var entry = state.exports[id] else {
@@ -193,16 +194,27 @@ extension SessionCore {
             entry.refcount -= count
             if entry.refcount == 0 {
                 // Released before its answer was sent: it never will be.
-                if state.unanswered.remove(id) != nil, state.unanswered.isEmpty {
-                    idle = state.idleWaiters
-                    state.idleWaiters = []
+                if state.unanswered.remove(id) != nil {
+                    unanswered = true
+                    if state.unanswered.isEmpty {
+                        idle = state.idleWaiters
+                        state.idleWaiters = []
+                    }
                 }
                 return .success(state.exports.removeValue(forKey: id))
             }
             state.exports[id] = entry
             return .success(nil)
         }.get()
-        if let removed { dropAfterBurst(removed.hook) }
+        if let removed {
+            // The peer asked for the answer and then gave it up (the JS client disposing a
+            // pending promise, a Swift caller's task cancelled): the call's task is cancelled
+            // unless something else here still waits for its value.
+            if unanswered, let promise = removed.hook as? LocalPromiseHook {
+                promise.abandon(answering: id, of: self)
+            }
+            dropAfterBurst(removed.hook)
+        }
         for waiter in idle { waiter.resume() }
     }
 

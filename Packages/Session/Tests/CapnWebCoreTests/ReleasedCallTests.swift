@@ -1,0 +1,189 @@
+import Synchronization
+import Testing
+import RpcTransport
+import RpcTransportTesting
+@testable import CapnWebCore
+
+/// A main object for release tests. `hang` suspends until its task is cancelled; `gate`
+/// suspends until the test opens it (or its task is cancelled) and then answers `{"n": 7}`;
+/// `echo` answers its argument at once. It counts the `hang` and `gate` calls running and the
+/// ones cancelled.
+final class ReleaseAPI: RpcTarget {
+    private struct Counts {
+        var running = 0
+        var started = 0
+        var cancelled = 0
+        var open = false
+    }
+
+    private let counts = Mutex(Counts())
+
+    var running: Int { counts.withLock { $0.running } }
+    var started: Int { counts.withLock { $0.started } }
+    var cancelled: Int { counts.withLock { $0.cancelled } }
+
+    /// Lets every `gate` call answer.
+    func open() {
+        counts.withLock { $0.open = true }
+    }
+
+    func call(_ method: String, with arguments: RpcArguments) async throws -> RpcPayload {
+        switch method {
+        case "echo":
+            return arguments.value(at: 0)
+        case "hang", "gate":
+            counts.withLock {
+                $0.running += 1
+                $0.started += 1
+            }
+            defer { counts.withLock { $0.running -= 1 } }
+            do {
+                if method == "hang" {
+                    while true { try await Task.sleep(for: .seconds(3600)) }
+                }
+                while !counts.withLock({ $0.open }) {
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+            } catch {
+                counts.withLock { $0.cancelled += 1 }
+                throw error
+            }
+            return .object([.init("n", .integer(7))])
+        default:
+            throw RpcErrorValue.notAFunction(method)
+        }
+    }
+}
+
+@Suite("Released calls")
+struct ReleasedCallTests {
+    /// A server on one end of an in-memory pair, with a raw peer on the other.
+    private static func rawPair() -> (server: RpcSession<Any>, serverEnd: InMemoryTransport, peer: RawPeer, api: ReleaseAPI) {
+        let (a, b) = InMemoryTransport.makePair()
+        let api = ReleaseAPI()
+        let server = RpcSession<Any>.start(transport: b, main: api)
+        return (server, b, RawPeer(a), api)
+    }
+
+    /// Sends `echo(text)` as push `id` with its pull and waits for the answer: every frame sent
+    /// before it has been handled by then.
+    private static func roundTrip(_ peer: RawPeer, id: Int, _ text: String) async throws {
+        try peer.send(#"["push",["pipeline",0,["echo"],["\#(text)"]]]"#)
+        try peer.send(#"["pull",\#(id)]"#)
+        #expect(await peer.expect([#"["resolve",\#(id),"\#(text)"]"#]) == [])
+    }
+
+    @Test("cancelling the task awaiting a call releases its result and cancels the server's running target")
+    func cancelledAwaitCancelsTheTarget() async throws {
+        let (a, b) = InMemoryTransport.makePair()
+        let api = ReleaseAPI()
+        let server = RpcSession<Any>.start(transport: b, main: api)
+        let client = RpcSession<Any>.start(transport: a)
+        let waiting = Task {
+            let _: String = try await client.api.hang()
+        }
+        try await waitUntil("the server to run the call") { api.running == 1 }
+        waiting.cancel()
+        let outcome = await waiting.result
+        guard case .failure(let error) = outcome, case .cancelled? = error as? RpcError else {
+            Issue.record("expected cancelled, got \(outcome)")
+            return
+        }
+        try await waitUntil("the server's target to end") { api.running == 0 }
+        #expect(api.cancelled == 1)
+        let echoed: String = try await client.api.echo("still here")
+        #expect(echoed == "still here")
+        await expectSettledStats(client, server)
+        await client.close()
+        await server.close()
+    }
+
+    @Test("a peer releasing a pulled call before its answer cancels the running target, frees the export, and the session goes on")
+    func rawReleaseCancelsTheTarget() async throws {
+        let (server, serverEnd, peer, api) = Self.rawPair()
+        try peer.send(#"["push",["pipeline",0,["hang"],[]]]"#)
+        try peer.send(#"["pull",1]"#)
+        try await waitUntil("the server to run the call") { api.running == 1 }
+        #expect(server.getStats() == RpcStats(imports: 1, exports: 2))
+        try peer.send(#"["release",1,1]"#)
+        try await waitUntil("the server's target to end") { api.running == 0 }
+        #expect(api.cancelled == 1)
+        #expect(server.getStats() == RpcStats(imports: 1, exports: 1))
+        try await Self.roundTrip(peer, id: 2, "later")
+        try peer.send(#"["release",2,1]"#)
+        await server.drain()
+        // The cancelled call is never answered.
+        #expect(await peer.leftovers(markedBy: serverEnd) == [])
+        await expectSettledStats(server)
+        await server.close()
+    }
+
+    @Test("a released call that a pipelined call still waits on runs on, and the pipelined call gets its answer")
+    func pipelinedCallKeepsTheReleasedCallRunning() async throws {
+        let (server, serverEnd, peer, api) = Self.rawPair()
+        try peer.send(#"["push",["pipeline",0,["gate"],[]]]"#)
+        try peer.send(#"["pull",1]"#)
+        try peer.send(#"["push",["pipeline",1,["n"]]]"#)
+        try peer.send(#"["pull",2]"#)
+        try await waitUntil("the server to run the call") { api.running == 1 }
+        try peer.send(#"["release",1,1]"#)
+        try await Self.roundTrip(peer, id: 3, "after the release")
+        #expect(api.running == 1)
+        #expect(api.cancelled == 0)
+        api.open()
+        #expect(await peer.expect([#"["resolve",2,7]"#]) == [])
+        #expect(api.cancelled == 0)
+        try peer.send(#"["release",2,1]"#)
+        try peer.send(#"["release",3,1]"#)
+        await server.drain()
+        // The released call itself is not answered.
+        #expect(await peer.leftovers(markedBy: serverEnd) == [])
+        await expectSettledStats(server)
+        await server.close()
+    }
+
+    @Test("a call the peer never pulled runs on when released, so a call made for its effect is not cut short")
+    func unpulledReleasedCallRunsOn() async throws {
+        let (server, serverEnd, peer, api) = Self.rawPair()
+        try peer.send(#"["push",["pipeline",0,["gate"],[]]]"#)
+        try await waitUntil("the server to run the call") { api.running == 1 }
+        try peer.send(#"["release",1,1]"#)
+        try await Self.roundTrip(peer, id: 2, "after the release")
+        #expect(api.running == 1)
+        #expect(server.getStats() == RpcStats(imports: 1, exports: 2))
+        api.open()
+        try await waitUntil("the call to finish") { api.running == 0 }
+        #expect(api.cancelled == 0)
+        try peer.send(#"["release",2,1]"#)
+        await server.drain()
+        #expect(await peer.leftovers(markedBy: serverEnd) == [])
+        await expectSettledStats(server)
+        await server.close()
+    }
+
+    @Test("a release that leaves the export's refcount above zero does not cancel the call; the last one does")
+    func partialReleaseKeepsTheCallRunning() async throws {
+        let (server, serverEnd, peer, api) = Self.rawPair()
+        try peer.send(#"["push",["pipeline",0,["hang"],[]]]"#)
+        try peer.send(#"["pull",1]"#)
+        try await waitUntil("the server to run the call") { api.running == 1 }
+        // As if the ID had been introduced to the peer twice (this exporter never re-uses an ID,
+        // but the protocol allows it): the peer holds two references.
+        let core = try #require(server.connection.currentCore())
+        core.state.withLock { $0.exports[1]?.refcount = 2 }
+        try peer.send(#"["release",1,1]"#)
+        try await Self.roundTrip(peer, id: 2, "after one release")
+        #expect(api.running == 1)
+        #expect(api.cancelled == 0)
+        // The main entry, the call's and the echo's.
+        #expect(server.getStats() == RpcStats(imports: 1, exports: 3))
+        try peer.send(#"["release",1,1]"#)
+        try await waitUntil("the server's target to end") { api.running == 0 }
+        #expect(api.cancelled == 1)
+        try peer.send(#"["release",2,1]"#)
+        await server.drain()
+        #expect(await peer.leftovers(markedBy: serverEnd) == [])
+        await expectSettledStats(server)
+        await server.close()
+    }
+}
