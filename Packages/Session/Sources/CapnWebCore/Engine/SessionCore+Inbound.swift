@@ -23,7 +23,7 @@ extension SessionCore {
             return
         }
         do {
-            try receive(consume message)
+            try receive(consume message, size: frame.bytes.count)
         } catch let violation as ProtocolViolation {
             abort(violation.message)
         } catch {
@@ -31,13 +31,14 @@ extension SessionCore {
         }
     }
 
-    /// Processes one decoded message; its parts are moved out of it, not copied.
-    func receive(_ message: consuming CapnWebMessage) throws {
+    /// Processes one decoded message, `size` bytes long on the wire; its parts are moved out of
+    /// it, not copied.
+    func receive(_ message: consuming CapnWebMessage, size: Int = 0) throws {
         switch consume message {
         case .push(let expression):
-            try receivePush(expression, isStream: false)
+            try receivePush(expression, isStream: false, size: size)
         case .stream(let expression):
-            try receivePush(expression, isStream: true)
+            try receivePush(expression, isStream: true, size: size)
         case .pull(let id):
             try receivePull(id)
         case .resolve(let id, let value):
@@ -68,11 +69,22 @@ extension SessionCore {
 
     // MARK: push and stream
 
-    private func receivePush(_ expression: CapnWebExpression, isStream: Bool) throws {
+    /// A push the peer has not pulled yet holds what its message carried (and its result) until
+    /// it pulls or releases it: `size` counts toward ``RpcLimits/maxUnpulledBytes``, so a peer that
+    /// pushes large values and never pulls them cannot grow the session without bound. A
+    /// `stream` message is answered without a pull and does not count.
+    private func receivePush(_ expression: CapnWebExpression, isStream: Bool, size: Int) throws {
+        let held = isStream ? 0 : size
         let outcome = locked { state -> Result<(Int64, PushPlan), ProtocolViolation>? in
             guard state.ended == nil else { return nil }
             guard state.exports.count < limits.maxTableEntries else {
                 return .failure(ProtocolViolation(message: "export table is full (\(limits.maxTableEntries) entries)"))
+            }
+            guard state.unpulledBytes + held <= limits.maxUnpulledBytes else {
+                return .failure(
+                    ProtocolViolation(
+                        message: "pushes whose results were never pulled hold \(state.unpulledBytes + held) bytes "
+                            + "(the limit is \(limits.maxUnpulledBytes))"))
             }
             let id = state.nextPeerID
             state.nextPeerID += 1
@@ -88,7 +100,8 @@ extension SessionCore {
         let stored = locked { state -> Bool in
             guard state.ended == nil else { return false }
             state.exports[id] = ExportEntry(
-                hook: hook, refcount: 1, pulled: isStream, dropAfterAnswer: isStream)
+                hook: hook, refcount: 1, pulled: isStream, dropAfterAnswer: isStream, unpulledBytes: held)
+            state.unpulledBytes += held
             if isStream { state.unanswered.insert(id) }
             return true
         }
@@ -107,6 +120,8 @@ extension SessionCore {
             }
             guard !entry.pulled else { return .success(nil) }
             entry.pulled = true
+            state.unpulledBytes -= entry.unpulledBytes
+            entry.unpulledBytes = 0
             state.exports[id] = entry
             state.unanswered.insert(id)
             return .success(entry.hook)
@@ -201,6 +216,7 @@ extension SessionCore {
                         state.idleWaiters = []
                     }
                 }
+                state.unpulledBytes -= entry.unpulledBytes
                 return .success(state.exports.removeValue(forKey: id))
             }
             state.exports[id] = entry

@@ -36,6 +36,9 @@ final class SessionCore: Sendable {
         var dropAfterAnswer = false
         /// For a pipe the peer opened, its readable end, handed out once.
         var pipe: RpcReadableStream?
+        /// The size of the push that made this entry while its result is neither pulled nor
+        /// released: what it counts toward ``RpcLimits/maxUnpulledBytes``.
+        var unpulledBytes = 0
     }
 
     struct State {
@@ -44,6 +47,8 @@ final class SessionCore: Sendable {
         var nextImportID: Int64 = 1
         var nextExportID: Int64 = -1
         var nextPeerID: Int64 = 1
+        /// The bytes of the pushes whose results the peer has neither pulled nor released.
+        var unpulledBytes = 0
         var outbox: [CapnWebMessage] = []
         /// An emptied outbox buffer kept for the next round (see `flushOutbox`).
         var spareOutbox: [CapnWebMessage] = []
@@ -292,6 +297,7 @@ final class SessionCore: Sendable {
             // Only the main entries remain, as after a clean release of everything.
             state.imports = [0: ImportEntry(hook: nil, owner: nil, introductions: 1, pulled: false, permanent: true)]
             state.exports = [0: ExportEntry(hook: ErrorHook(rejection), refcount: 1)]
+            state.unpulledBytes = 0
             state.outbox = []
             state.idleWaiters = []
             state.endWaiters = []

@@ -13,6 +13,10 @@ public struct RpcLimits: Sendable, Hashable {
     public var maxTableEntries: Int
     /// Most writes a stream keeps unacknowledged before the writer waits (default 64).
     public var streamWindow: Int
+    /// Most bytes of pushes whose results the peer has neither pulled nor released, held at
+    /// once (default 64 MiB): a peer that sends large values and never asks for the results
+    /// cannot grow the session past it. Exceeding it aborts the session.
+    public var maxUnpulledBytes: Int
 
     /// Creates limits; every argument has the safe default.
     public init(
@@ -20,13 +24,15 @@ public struct RpcLimits: Sendable, Hashable {
         maxBigIntDigits: Int = 16384,
         maxMessageSize: Int = 32 * 1024 * 1024,
         maxTableEntries: Int = 100_000,
-        streamWindow: Int = 64
+        streamWindow: Int = 64,
+        maxUnpulledBytes: Int = 64 * 1024 * 1024
     ) {
         self.maxDepth = maxDepth
         self.maxBigIntDigits = maxBigIntDigits
         self.maxMessageSize = maxMessageSize
         self.maxTableEntries = maxTableEntries
         self.streamWindow = streamWindow
+        self.maxUnpulledBytes = maxUnpulledBytes
     }
 
     /// The defaults.

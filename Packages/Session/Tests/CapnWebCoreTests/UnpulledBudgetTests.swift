@@ -1,0 +1,54 @@
+import Testing
+import RpcTransport
+import RpcTransportTesting
+@testable import CapnWebCore
+
+@Suite("Bytes held for results nobody pulled")
+struct UnpulledBudgetTests {
+    /// A push of `echo` with a string argument of `length` characters.
+    static func echoPush(_ length: Int) -> String {
+        #"["push",["pipeline",0,["echo"],[""# + String(repeating: "x", count: length) + #""]]]"#
+    }
+
+    static var limits: Configuration {
+        var configuration = Configuration()
+        configuration.limits.maxUnpulledBytes = 64 * 1024
+        return configuration
+    }
+
+    @Test("a peer that pushes large values and never pulls them is aborted at the byte budget")
+    func unpulledPushesAbort() async throws {
+        let (a, b) = InMemoryTransport.makePair()
+        let server = RpcSession<Any>.start(transport: b, main: FaultAPI(), configuration: Self.limits)
+        let peer = RawPeer(a)
+        for _ in 0..<100 { try? peer.send(Self.echoPush(1000)) }
+        let abort = try await waitFor("the abort") { peer.takeAll().first { $0.hasPrefix(#"["abort""#) } }
+        #expect(abort.contains("never pulled"))
+        #expect(abort.contains("65536"))
+        try await waitUntil("the server's session to end") { server.getStats() == RpcStats(imports: 1, exports: 1) }
+        await server.close()
+    }
+
+    @Test("pulled and released pushes give their bytes back, so a long session stays within the budget")
+    func pulledPushesDoNotCount() async throws {
+        let (a, b) = InMemoryTransport.makePair()
+        let server = RpcSession<Any>.start(transport: b, main: FaultAPI(), configuration: Self.limits)
+        let peer = RawPeer(a)
+        // 200 pushes of 1 KB (three times the budget), each pulled or released at once.
+        for id in 1...200 {
+            try peer.send(Self.echoPush(1000))
+            if id % 2 == 0 {
+                try peer.send(#"["pull",\#(id)]"#)
+            } else {
+                try peer.send(#"["release",\#(id),1]"#)
+            }
+        }
+        try peer.send(#"["push",["pipeline",0,["square"],[3]]]"#)
+        try peer.send(#"["pull",201]"#)
+        _ = try await waitFor("the last answer") { peer.takeAll().first { $0.hasPrefix(#"["resolve",201,"#) } }
+        try peer.send(#"["release",201,1]"#)
+        for id in stride(from: 2, through: 200, by: 2) { try peer.send(#"["release",\#(id),1]"#) }
+        try await waitUntil("the server's tables to empty") { server.getStats() == RpcStats(imports: 1, exports: 1) }
+        await server.close()
+    }
+}
