@@ -20,12 +20,20 @@ enum CallRunner {
             output.standardError("error: \(message)\n")
             return CallExitCode.invalidExpression
         }
+        // One deadline for the whole command, the close included.
+        let deadline = ContinuousClock.now + options.timeout
         let holder = SessionHolder()
-        let outcome = await Deadline.run(options.timeout) {
+        let outcome = await Deadline.run(until: deadline) {
             await evaluate(statements, options: options, holder: holder, output: output)
         } onTimeout: {
-            await holder.close()
+            // The deadline has passed: the connection is cut, not closed with a handshake, and
+            // the calls still waiting fail at once.
+            await holder.close(by: deadline)
         }
+        // The outcome is decided before the session closes, so a peer that ignores the close
+        // cannot turn an answer into a timeout; the close waits for its handshake only until
+        // the deadline.
+        await holder.close(by: deadline)
         return report(outcome ?? .timedOut, options: options, output: output)
     }
 
@@ -55,7 +63,7 @@ enum CallRunner {
         }
     }
 
-    /// Connects, evaluates, awaits and reads: everything the timeout covers.
+    /// Connects, evaluates, awaits and reads; the session is left to `holder` to close.
     private static func evaluate(
         _ statements: [CallStatement], options: CallOptions, holder: SessionHolder, output: CommandOutput
     ) async -> CallOutcome {
@@ -73,9 +81,7 @@ enum CallRunner {
             return .failed("cannot connect to \(options.url): \(error)")
         }
         await holder.hold(session)
-        let outcome = await evaluate(statements, on: session.api)
-        await session.close()
-        return outcome
+        return await evaluate(statements, on: session.api)
     }
 
     /// The line `--trace` writes for one frame: its direction, then the frame with its control
