@@ -24,7 +24,7 @@ enum CallRunner {
         let deadline = ContinuousClock.now + options.timeout
         let holder = SessionHolder()
         let outcome = await Deadline.run(until: deadline) {
-            await evaluate(statements, options: options, holder: holder, output: output)
+            await evaluate(statements, options: options, deadline: deadline, holder: holder, output: output)
         } onTimeout: {
             // The deadline has passed: the connection is cut, not closed with a handshake, and
             // the calls still waiting fail at once.
@@ -65,7 +65,8 @@ enum CallRunner {
 
     /// Connects, evaluates, awaits and reads; the session is left to `holder` to close.
     private static func evaluate(
-        _ statements: [CallStatement], options: CallOptions, holder: SessionHolder, output: CommandOutput
+        _ statements: [CallStatement], options: CallOptions, deadline: ContinuousClock.Instant,
+        holder: SessionHolder, output: CommandOutput
     ) async -> CallOutcome {
         let trace: (@Sendable (Bool, String) -> Void)? =
             options.trace ? { @Sendable sent, text in output.standardError(traceLine(sent: sent, frame: text)) } : nil
@@ -78,6 +79,8 @@ enum CallRunner {
         do {
             session = try await CallConnection.open(options, trace: trace)
         } catch {
+            // The connect timeout is the command's: a connect that ran out of it is a timeout.
+            if ContinuousClock.now >= deadline { return .timedOut }
             return .failed("cannot connect to \(options.url): \(error)")
         }
         await holder.hold(session)

@@ -39,6 +39,16 @@ struct CallDeadlineTests {
         }
     }
 
+    @Test("a server that never answers the WebSocket upgrade times out with status 124")
+    func silentUpgrade() async throws {
+        try await SilentTCPServer.run { port in
+            let run = try await callSquare("ws://127.0.0.1:\(port)/ws")
+            #expect(run.status == CallExitCode.timedOut)
+            #expect(run.standardOutput == "")
+            #expect(run.standardError == "error: timed out: no answer within 1 second\n")
+        }
+    }
+
     @Test("an answer is printed with status 0 even when the server ignores the close frame")
     func answerThenIgnoreClose() async throws {
         try await HostileWebSocketServer.run(answer: { frame in

@@ -115,6 +115,26 @@ final class HostileWebSocketServer: Sendable {
     }
 }
 
+/// A TCP server on 127.0.0.1 that accepts connections and never says anything, not even the
+/// answer to a WebSocket upgrade.
+enum SilentTCPServer {
+    /// Starts the server, runs `body` with its port and stops listening afterwards.
+    static func run<T>(_ body: (Int) async throws -> T) async throws -> T {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in channel.eventLoop.makeSucceededVoidFuture() }
+            .bind(host: "127.0.0.1", port: 0)
+            .get()
+        do {
+            let result = try await body(channel.localAddress?.port ?? 0)
+            try? await channel.close()
+            return result
+        } catch {
+            try? await channel.close()
+            throw error
+        }
+    }
+}
+
 /// A bounded wait ran out of time.
 struct TimeLimitExceeded: Error, CustomStringConvertible {
     var description: String
