@@ -101,7 +101,10 @@ let package = Package(
                 "CapnWebDemo",
                 "CapnWebTool",
                 .product(name: "RpcTransportTesting", package: "Transport"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings

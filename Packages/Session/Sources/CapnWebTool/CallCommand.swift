@@ -14,8 +14,9 @@ struct CallCommand: AsyncParsableCommand {
 
             The last value prints as JSON with JavaScript literals on standard output (a stream \
             prints as the array of its chunks). Exit status: 0 success, 1 rejected \
-            ('Name: message' on standard error), 2 bad expression, 3 connection failure, \
-            124 timeout.
+            ('Name: message' on standard error), 2 bad expression, 3 connection failure \
+            (the server aborted or sent a bad frame), 124 timeout. An answer that arrived \
+            counts however the close goes; the close is cut short at the timeout.
             """
     )
 
@@ -25,7 +26,7 @@ struct CallCommand: AsyncParsableCommand {
     @Flag(help: "Write every frame to standard error: '-> ' sent, '<- ' received.")
     var trace = false
 
-    @Option(help: "How long to wait for the result, in seconds, connecting included.")
+    @Option(help: "How long the whole command may take, in seconds, connecting and closing included.")
     var timeout: Double = 30
 
     @Option(

@@ -20,12 +20,20 @@ enum CallRunner {
             output.standardError("error: \(message)\n")
             return CallExitCode.invalidExpression
         }
+        // One deadline for the whole command, the close included.
+        let deadline = ContinuousClock.now + options.timeout
         let holder = SessionHolder()
-        let outcome = await Deadline.run(options.timeout) {
-            await evaluate(statements, options: options, holder: holder, output: output)
+        let outcome = await Deadline.run(until: deadline) {
+            await evaluate(statements, options: options, deadline: deadline, holder: holder, output: output)
         } onTimeout: {
-            await holder.close()
+            // The deadline has passed: the connection is cut, not closed with a handshake, and
+            // the calls still waiting fail at once.
+            await holder.close(by: deadline)
         }
+        // The outcome is decided before the session closes, so a peer that ignores the close
+        // cannot turn an answer into a timeout; the close waits for its handshake only until
+        // the deadline.
+        await holder.close(by: deadline)
         return report(outcome ?? .timedOut, options: options, output: output)
     }
 
@@ -55,9 +63,10 @@ enum CallRunner {
         }
     }
 
-    /// Connects, evaluates, awaits and reads: everything the timeout covers.
+    /// Connects, evaluates, awaits and reads; the session is left to `holder` to close.
     private static func evaluate(
-        _ statements: [CallStatement], options: CallOptions, holder: SessionHolder, output: CommandOutput
+        _ statements: [CallStatement], options: CallOptions, deadline: ContinuousClock.Instant,
+        holder: SessionHolder, output: CommandOutput
     ) async -> CallOutcome {
         let trace: (@Sendable (Bool, String) -> Void)? =
             options.trace ? { @Sendable sent, text in output.standardError(traceLine(sent: sent, frame: text)) } : nil
@@ -70,12 +79,12 @@ enum CallRunner {
         do {
             session = try await CallConnection.open(options, trace: trace)
         } catch {
+            // The connect timeout is the command's: a connect that ran out of it is a timeout.
+            if ContinuousClock.now >= deadline { return .timedOut }
             return .failed("cannot connect to \(options.url): \(error)")
         }
         await holder.hold(session)
-        let outcome = await evaluate(statements, on: session.api)
-        await session.close()
-        return outcome
+        return await evaluate(statements, on: session.api)
     }
 
     /// The line `--trace` writes for one frame: its direction, then the frame with its control

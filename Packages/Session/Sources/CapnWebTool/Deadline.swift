@@ -1,30 +1,40 @@
 /// Runs an operation with a time limit.
 enum Deadline {
-    /// Runs `operation`, unless `limit` passes first: then runs `onTimeout` (which should make
-    /// the operation end, e.g. by closing its connection), cancels the operation and returns
-    /// `nil` once it has ended.
+    /// Runs `operation`, unless `deadline` passes first: then runs `onTimeout` (which should make
+    /// the operation end, e.g. by cutting its connection), cancels the operation and returns
+    /// `nil` without waiting for it, so that nothing the operation still waits on (a connect, a
+    /// close handshake) can hold the caller past the deadline.
     static func run<Value: Sendable>(
-        _ limit: Duration,
+        until deadline: ContinuousClock.Instant,
         _ operation: @escaping @Sendable () async -> Value,
         onTimeout: @escaping @Sendable () async -> Void
     ) async -> Value? {
-        await withTaskGroup(of: Value?.self) { group in
-            group.addTask { await operation() }
-            group.addTask {
-                do {
-                    try await Task.sleep(for: limit)
-                } catch {
-                    return nil
-                }
-                return nil
-            }
-            let first = await group.next() ?? nil
-            if first == nil {
-                await onTimeout()
-            }
-            group.cancelAll()
-            return first
+        let (first, continuation) = AsyncStream<Value?>.makeStream(bufferingPolicy: .bufferingOldest(1))
+        let work = Task {
+            continuation.yield(await operation())
         }
+        let timer = Task {
+            try? await Task.sleep(until: deadline, clock: .continuous)
+            continuation.yield(nil)
+        }
+        var winner: Value?? = nil
+        for await value in first {
+            winner = value
+            break
+        }
+        continuation.finish()
+        timer.cancel()
+        guard let value = winner ?? nil else {
+            await onTimeout()
+            work.cancel()
+            return nil
+        }
+        return value
+    }
+
+    /// How long is left until `deadline`; zero once it has passed.
+    static func remaining(until deadline: ContinuousClock.Instant) -> Duration {
+        max(.zero, deadline - ContinuousClock.now)
     }
 
     /// `0.5 seconds`, `30 seconds`, `1 second`.

@@ -56,6 +56,17 @@ public actor RpcSession<API> {
         await connection.close()
     }
 
+    /// Ends the session like ``close()``, but waits at most `limit` for the peer's half of the
+    /// close handshake: a peer that does not answer the close has its connection cut then (at
+    /// once for `.zero`), so that closing cannot outlast a deadline of the caller's.
+    ///
+    /// ```swift
+    /// await session.close(within: .milliseconds(200))
+    /// ```
+    public func close(within limit: Duration) async {
+        await connection.close(within: limit)
+    }
+
     /// The sizes of the current connection's tables.
     ///
     /// After the connection has ended its tables hold only the main entries, so an ended

@@ -251,18 +251,36 @@ final class SessionConnection: Sendable {
     }
 
     /// Stops reconnecting, shuts the current engine down and finishes every state stream.
-    func close() async {
+    ///
+    /// - Parameter limit: How long to wait for the peer's half of the close handshake; then the
+    ///   connection is cut (``RpcTransport/MessageTransport/abort(_:)``), at once for `.zero`.
+    ///   `nil` waits as long as the transport's own close timeout.
+    func close(within limit: Duration? = nil) async {
         let core = state.withLock { state -> SessionCore? in
             state.closed = true
             return state.core
         }
         let reason = "RPC session was shut down by disposing the main stub"
         if let reconnecting {
-            await reconnecting.close { _ in await core?.shutdown(reason: reason) }
+            await reconnecting.close { transport in
+                guard let limit else {
+                    await core?.shutdown(reason: reason)
+                    return
+                }
+                // The engine may have ended already (an abort, a bad message) with its
+                // transport still closing: the limit holds for that close too.
+                core?.end(.failed(.connectionLost(RpcErrorValue(message: reason))))
+                await Self.close(transport, reason: reason, within: limit)
+            }
             return
         }
         if let core {
-            await core.shutdown(reason: reason)
+            if let limit {
+                core.end(.failed(.connectionLost(RpcErrorValue(message: reason))))
+                await Self.close(core.transport, reason: reason, within: limit)
+            } else {
+                await core.shutdown(reason: reason)
+            }
         }
         let observers = state.withLock { state in
             state.connectionState = .disconnected(nil)
@@ -271,6 +289,31 @@ final class SessionConnection: Sendable {
         for observer in observers {
             observer.yield(.disconnected(nil))
             observer.finish()
+        }
+    }
+
+    /// Closes `transport` with a close handshake, but cuts the connection once `limit` has
+    /// passed without the peer's answer (at once for `.zero` or less).
+    static func close(_ transport: any MessageTransport, reason: String, within limit: Duration) async {
+        let cut = TransportError(
+            code: .closed, message: "the peer did not finish the close handshake in time", closeCode: .applicationError)
+        guard limit > .zero else {
+            await transport.abort(cut)
+            return
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await transport.close(code: .applicationError, reason: reason)
+            }
+            group.addTask {
+                // Woken early once the handshake has finished (the transport is closed then);
+                // a closer whose own task is cancelled cuts the connection at once.
+                try? await Task.sleep(for: limit)
+                guard !transport.state.isClosed else { return }
+                await transport.abort(cut)
+            }
+            await group.next()
+            group.cancelAll()
         }
     }
 }
