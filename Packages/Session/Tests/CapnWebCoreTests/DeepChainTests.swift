@@ -1,4 +1,3 @@
-import Foundation
 import Synchronization
 import Testing
 import RpcTransport
@@ -48,20 +47,13 @@ extension MemoryHeavyTests {
             return tail
         }
 
-        /// Runs `body` on a thread of its own with a 1 MiB stack, off the cooperative pool (whose
-        /// few threads the other tests need meanwhile): a chain settled one link inside another
-        /// would overflow that stack within a few thousand links.
-        static func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-            await withCheckedContinuation { continuation in
-                let thread = Thread { continuation.resume(returning: body()) }
-                thread.stackSize = 1 << 20
-                thread.start()
-            }
-        }
+        /// The stack of the thread the chains are settled on: a chain settled one link inside
+        /// another would overflow it within a few thousand links.
+        static let smallStack = 1 << 20
 
         @Test("a million member reads pipelined on a promise settle, link after link, when it resolves")
-        func millionLinksResolve() async {
-            let settlement = await Self.onOwnThread { () -> Settlement? in
+        func millionLinksResolve() async throws {
+            let settlement = try await onOwnThread(stackSize: Self.smallStack) { () -> Settlement? in
                 let head = LocalPromiseHook()
                 let tail = Self.chain(on: head, links: Self.links)
                 head.settle(.success(.undefined))
@@ -74,8 +66,8 @@ extension MemoryHeavyTests {
         }
 
         @Test("a million member reads and calls pipelined on a promise are rejected, link after link, when it rejects")
-        func millionLinksReject() async {
-            let settlement = await Self.onOwnThread { () -> Settlement? in
+        func millionLinksReject() async throws {
+            let settlement = try await onOwnThread(stackSize: Self.smallStack) { () -> Settlement? in
                 let head = LocalPromiseHook()
                 var tail: any StubHook = head
                 for index in 0..<Self.links {
@@ -115,15 +107,13 @@ extension MemoryHeavyTests {
         /// Sends, from a thread of its own, `gate()` and `links` member reads each pipelined on the
         /// one before, then pulls the last.
         static func send(chainOf links: Int, to peer: RawPeer) async throws {
-            try await onOwnThread { () -> Result<Void, any Error> in
-                Result {
-                    try peer.send(#"["push",["pipeline",0,["gate"],[]]]"#)
-                    for id in 1...links {
-                        try peer.send(#"["push",["pipeline",\#(id),["next"]]]"#)
-                    }
-                    try peer.send(#"["pull",\#(links + 1)]"#)
+            try await onOwnThread {
+                try peer.send(#"["push",["pipeline",0,["gate"],[]]]"#)
+                for id in 1...links {
+                    try peer.send(#"["push",["pipeline",\#(id),["next"]]]"#)
                 }
-            }.get()
+                try peer.send(#"["pull",\#(links + 1)]"#)
+            }
         }
 
         /// Builds a chain of `links` pipelined member reads on the answer of `gate()` over a raw

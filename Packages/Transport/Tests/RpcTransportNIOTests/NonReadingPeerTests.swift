@@ -11,13 +11,19 @@ import Darwin
 #endif
 
 /// A WebSocket client on a non-blocking POSIX socket that upgrades, sends masked frames, and
-/// never reads a byte.
-final class NonReadingClient {
+/// never reads a byte after the upgrade's answer.
+final class NonReadingClient: @unchecked Sendable {
+    // `@unchecked`: its one stored property is a descriptor, used from one thread at a time.
     private let fd: Int32
 
     init(port: Int) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TransportError(code: .ioError, message: "socket failed") }
+        // Small kernel buffers on this side, so that what the kernel holds for it is far below
+        // what the test sends, whatever the system's buffer sizes.
+        var size: Int32 = 32 * 1024
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -32,7 +38,26 @@ final class NonReadingClient {
             "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
         _ = try send(Array(upgrade.utf8))
+        try readUpgradeAnswer()
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    }
+
+    /// Reads the server's answer to the upgrade, up to the end of its head (the only bytes this
+    /// client ever reads), so that frames are sent once the connection is a WebSocket.
+    private func readUpgradeAnswer() throws {
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var head: [UInt8] = []
+        var byte: UInt8 = 0
+        while !head.suffix(4).elementsEqual([13, 10, 13, 10]) {
+            guard recv(fd, &byte, 1, 0) == 1 else {
+                throw TransportError(code: .ioError, message: "no answer to the upgrade")
+            }
+            head.append(byte)
+        }
+        guard String(decoding: head, as: UTF8.self).hasPrefix("HTTP/1.1 101") else {
+            throw TransportError(code: .ioError, message: "upgrade refused: \(String(decoding: head, as: UTF8.self))")
+        }
     }
 
     deinit {
@@ -101,13 +126,18 @@ struct NonReadingPeerTests {
     @Test("a server stops reading a client that does not read its answers, and goes on answering others")
     func nonReaderIsPaused() async throws {
         try await Self.withServer(copies: 1, maxPendingOutboundBytes: 1 << 30) { port, received, closures in
-            let stalled = try NonReadingClient(port: port)
             let frame = TestFrame.encode(opcode: 0x2, payload: [UInt8](repeating: 1, count: 60 * 1024))
-            var sent = 0
-            while sent < 1000, try stalled.send(frame) { sent += 1 }
+            // The blocking client runs on a thread of its own, off the pool the server's tasks
+            // need.
+            let (stalled, sent) = try await onOwnThread { () -> (NonReadingClient, Int) in
+                let client = try NonReadingClient(port: port)
+                var sent = 0
+                while sent < 1000, try client.send(frame) { sent += 1 }
+                return (client, sent)
+            }
             // The client could not get 1000 frames (60 MB) out: the server stopped reading them
             // (a server that read on would have taken them all, holding their answers).
-            #expect(sent < 1000)
+            #expect(sent < 1000, "the server read \(received.count) of \(sent) frames")
             #expect(received.count <= sent)
             // Another client is answered meanwhile.
             let other = try await WebSocketClient.connect(to: "ws://127.0.0.1:\(port)/")
@@ -122,10 +152,13 @@ struct NonReadingPeerTests {
 
     @Test("a connection whose pending answers pass the hard limit is aborted with peerNotReading")
     func nonReaderIsAbortedAtTheLimit() async throws {
-        try await Self.withServer(copies: 16, maxPendingOutboundBytes: 512 * 1024) { port, _, closures in
-            let stalled = try NonReadingClient(port: port)
+        try await Self.withServer(copies: 64, maxPendingOutboundBytes: 512 * 1024) { port, _, closures in
             let frame = TestFrame.encode(opcode: 0x2, payload: [UInt8](repeating: 1, count: 60 * 1024))
-            for _ in 0..<8 { _ = try stalled.send(frame, stall: .milliseconds(100)) }
+            let stalled = try await onOwnThread { () -> NonReadingClient in
+                let client = try NonReadingClient(port: port)
+                for _ in 0..<8 { _ = try client.send(frame, stall: .milliseconds(100)) }
+                return client
+            }
             let closure = try await waitFor("the stalled connection's end") { closures.all.first }
             #expect(closure.error?.code == .peerNotReading)
             #expect(closure.code == .policyViolation)

@@ -41,6 +41,11 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     private var reader: WebSocketFrameReader
     private var eventHandler: (@Sendable (TransportEvent) -> Void)?
     private var backlog: [TransportEvent] = []
+    /// The bytes of the messages in ``backlog``; past ``WebSocketConnectionSettings/outboundBufferLimit``
+    /// the peer's frames are not read until a handler is installed.
+    private var backlogBytes = 0
+    /// Whether reading is paused because nobody has started the transport yet.
+    private var pausedUntilStart = false
     private var phase: Phase = .open
     private var pendingClosure: TransportClosure?
 
@@ -120,7 +125,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         // Backpressure on a client: while it is not reading what the server owes it, its own
         // frames (new requests) are not read either. Only the server pauses, so two peers that
         // both write more than they read can never end up waiting for each other.
-        if settings.role == .server {
+        if settings.role == .server, !pausedUntilStart {
             try? context.channel.syncOptions?.setOption(.autoRead, value: writable)
         }
         context.fireChannelWritabilityChanged()
@@ -694,19 +699,35 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     func install(_ handler: @escaping @Sendable (TransportEvent) -> Void) {
         let earlier = backlog
         backlog = []
+        backlogBytes = 0
         for event in earlier {
             handler(event)
         }
         if phase != .finished {
             eventHandler = handler
         }
+        if pausedUntilStart {
+            pausedUntilStart = false
+            // A server that is itself waiting for its client to read stays paused.
+            if let channel = context?.channel, settings.role == .client || channel.isWritable {
+                try? channel.syncOptions?.setOption(.autoRead, value: true)
+            }
+        }
     }
 
     private func emit(_ event: TransportEvent) {
         if let eventHandler {
             eventHandler(event)
-        } else {
-            backlog.append(event)
+            return
+        }
+        backlog.append(event)
+        if case .message(let message) = event {
+            backlogBytes += message.bytes.count
+        }
+        // Nobody reads the events yet: hold a bounded amount of them, not all the peer sends.
+        if !pausedUntilStart, backlogBytes > settings.outboundBufferLimit, let channel = context?.channel {
+            pausedUntilStart = true
+            try? channel.syncOptions?.setOption(.autoRead, value: false)
         }
     }
 
