@@ -116,7 +116,8 @@ struct ProxySyntaxExamples {
             server.resetTraffic()
 
             // The userId is extracted on the SERVER, not the client
-            let authed = client.api.authenticate(token: token)
+            // Adapted: in async code a ref held without awaiting it is written with its type.
+            let authed: RpcRef<Any> = client.api.authenticate(token: token)
 
             // Adapted: the result type is written.
             let profile: Profile = try await client.api.profiles.forUser(

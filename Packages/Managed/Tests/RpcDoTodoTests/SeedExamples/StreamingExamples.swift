@@ -76,8 +76,9 @@ struct StreamingExamples {
             let client = try RpcClient(url: url)
             try await client.connect()
 
-            // Adapted: `join` is not awaited here: the room is a ref that later calls pipeline on.
-            let chat = client.api.chat.join(room: "general")
+            // Adapted: `join` is not awaited here: the room is a ref that later calls pipeline on
+            // (held with its type, since in async code an untyped call is awaited).
+            let chat: RpcRef<Any> = client.api.chat.join(room: "general")
 
             // Start receiving in background
             // Adapted: RpcDo yields streams from calls, so `messages` is called; the task reports
