@@ -94,9 +94,8 @@ struct StreamingExamples {
             }
 
             // Send messages
-            // Adapted: `.resolved()` sends a call whose answer is not used.
-            try await chat.send(text: "Hello everyone!").resolved()
-            try await chat.send(text: "How's it going?").resolved()
+            try await chat.send(text: "Hello everyone!")
+            try await chat.send(text: "How's it going?")
 
             #expect(try await receiver.value == ["Hello everyone!", "How's it going?"])
             server.store.finishStreams()
