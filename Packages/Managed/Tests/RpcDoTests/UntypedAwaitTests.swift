@@ -74,26 +74,34 @@ struct UntypedAwaitTests {
             #expect(slow == .string("done"))
             try await client.api.increment().idempotent()
             #expect(server.service.calls("increment") == 1)
-            let squares = try await client.api.list(n: 3).map { x in client.api.square(n: x) }
-            #expect(squares == .array([.int(1), .int(4), .int(9)]))
-            #expect(server.service.calls("square") == 3)
+            let names = try await client.api.users.list().map { user in client.api.users.profileName(id: user.id) }
+            #expect(names == .array([.string("Profile of 1"), .string("Profile of 2"), .string("Profile of 3")]))
+            #expect(server.service.calls("users.profileName") == 3)
+            let squares: [Int] = try await client.api.list(n: 3).map { x in client.api.square(n: x) }
+            #expect(squares == [1, 4, 9])
             #expect(server.service.calls("list") == 2)
         }
     }
 
-    @Test("member reads and subscripts used as arguments stay refs, resolved on the server")
+    @Test("member reads, subscripts and calls used as arguments stay refs, resolved on the server")
     func argumentsStayRefs() async throws {
         try await ClientFeatureTests.withClient { client, server in
             let argument: RpcArgument = client.api.users.get(id: "5").id
             #expect((argument as? RpcRef<Any>)?.expressionString == #".users.get(id: "5").id"#)
             let element: RpcArgument = client.api.list(n: 3)[2]
             #expect((element as? RpcRef<Any>)?.expressionString == ".list(n: 3)[2]")
+            let call: RpcArgument = await client.api.echo("5")
+            #expect((call as? RpcRef<Any>)?.expressionString == #".echo("5")"#)
             #expect(server.service.calls("users.get") == 0)
+            #expect(server.service.calls("echo") == 0)
 
             let name = try await client.api.users.profileName(id: client.api.users.get(id: "5").id)
             #expect(name == .string("Profile of 5"))
             let square = try await client.api.square(n: client.api.list(n: 3)[2])
             #expect(square == .int(9))
+            let echoed = try await client.api.users.profileName(id: client.api.echo("6"))
+            #expect(echoed == .string("Profile of 6"))
+            #expect(server.service.calls("echo") == 1)
         }
     }
 

@@ -29,7 +29,7 @@ public typealias RpcArgument = (any Sendable)?
 /// | `let s: AsyncThrowingStream<Event, any Error> = try await api.events.subscribe()` | the stream |
 /// | `let ref: RpcRef<Any> = api.users.get(id: "1").profile` (or `RpcRef<Profile>`) | a ref, nothing sent |
 /// | `api.users.get(id: "1").profile` (the base of a further read or call) | a ref |
-/// | `api.profiles.forUser(userId: authed.currentUser.id)` (a member read or subscript as an argument) | a ref, resolved on the server |
+/// | `api.profiles.forUser(userId: authed.currentUser.id)`, `api.f(x: api.g())` (as an argument) | a ref, resolved on the server |
 /// | `.map { user in client.api.profiles.forUser(userId: user.id) }` (what a map returns) | a ref |
 ///
 /// In async code an expression with no expected type is the answer, so it must be awaited:
@@ -38,8 +38,9 @@ public typealias RpcArgument = (any Sendable)?
 /// (`let ref: RpcRef<Any> = …`); in synchronous code a call with no expected type is a ref.
 /// Swift chooses among overloads before it looks at `await`, so one untyped expression cannot be
 /// a ref when it is not awaited and the answer when it is: the answer wins, so that no awaited
-/// call is silently dropped. A call used as an argument in async code is sent first and its
-/// answer passed; write `api.g() as RpcRef<Any>` to pass it as a ref instead.
+/// call is silently dropped. An untyped map whose transform passes its argument straight into
+/// a call (`{ x in api.square(n: x) }`) competes with `Optional.map` and does not compile: write
+/// its type. docs/managed.md has the reasons.
 ///
 /// Labels are kept in ``expressionString`` but dropped on the wire: `get(id: "1")` sends
 /// `["1"]`. Members named like `RpcRef`'s own (`map`, `timeout`, `idempotent`, `resolved`)
@@ -321,6 +322,12 @@ public struct RpcRef<T>: Sendable {
 
 extension RpcRef: RefExpressible {
     var refExpression: RefExpression { expression }
+}
+
+extension RpcRef: RpcArgumentCalls, ArgumentCallBuilding {
+    func argumentCall(_ arguments: KeyValuePairs<String, RpcArgument>) -> RpcRef<Any> {
+        dynamicallyCall(withKeywordArguments: arguments)
+    }
 }
 
 extension RpcRef: CustomStringConvertible {
