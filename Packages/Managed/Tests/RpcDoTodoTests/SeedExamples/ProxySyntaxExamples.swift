@@ -150,6 +150,31 @@ struct ProxySyntaxExamples {
         }
     }
 
+    @Test("a bare try await client.api.users.delete(id:) is sent, and its error surfaces")
+    func bareDelete() async throws {
+        try await withDemoServer { url, server in
+            let client = try RpcClient(url: url)
+            try await client.connect()
+            server.resetTraffic()
+
+            try await client.api.users.delete(id: "123")
+            #expect(server.traffic.pulls == 1)
+            let missing = await #expect(throws: RpcError.self) {
+                let user = try await client.api.users.get(id: "123")
+                Issue.record("user 123 should be gone, got \(user)")
+            }
+            #expect(missing.map { if case .notFound = $0 { true } else { false } } == true)
+
+            // Deleting it again fails, and the bare statement throws.
+            let again = await #expect(throws: RpcError.self) {
+                try await client.api.users.delete(id: "123")
+            }
+            #expect(again.map { if case .notFound = $0 { true } else { false } } == true)
+            #expect(server.traffic.pulls == 3)
+            await client.disconnect()
+        }
+    }
+
     @Test("awaiting a typed ref and its member; expressionString shows the chain")
     func rpcRefType() async throws {
         try await withDemoServer { url, _ in
