@@ -35,7 +35,9 @@ public typealias RpcArgument = (any Sendable)?
 /// In async code an expression with no expected type is the answer, so it must be awaited:
 /// `let ref = api.users.get(id: "1").profile` without `await` does not compile there ("expression
 /// is 'async' but is not marked with 'await'"). To hold a ref without sending, write its type
-/// (`let ref: RpcRef<Any> = …`); in synchronous code a call with no expected type is a ref.
+/// (`let ref: RpcRef<Any> = …`). In synchronous code a call with no expected type is a ref, but
+/// a final member read or subscript is still the answer (Swift does not rank subscripts by
+/// context), so it does not compile there either: write its type too.
 /// Swift chooses among overloads before it looks at `await`, so one untyped expression cannot be
 /// a ref when it is not awaited and the answer when it is: the answer wins, so that no awaited
 /// call is silently dropped. An untyped map whose transform passes its argument straight into
