@@ -28,7 +28,7 @@ struct RpcRefTests {
     @Test("expressionString shows members, calls with labels and subscripts")
     func expressionString() throws {
         let client = try RpcClient(url: "ws://127.0.0.1:1/rpc")
-        let ref = client.api.users.get(id: "123").profile.displayName
+        let ref: RpcRef<Any> = client.api.users.get(id: "123").profile.displayName
         #expect(ref.expressionString == ".users.get(id: \"123\").profile.displayName")
         #expect(client.api.users.all[0].expressionString == ".users.all[0]")
         #expect(client.api.users["abc-123"].list(limit: 10, true).expressionString == ".users[\"abc-123\"].list(limit: 10, true)")

@@ -32,9 +32,11 @@ struct RefArgument: Sendable {
         self.value = value
     }
 
-    /// Converts a Swift argument: a ref, an ``RpcValue`` or any `Encodable` value.
-    init(label: String, value: any Sendable) {
+    /// Converts a Swift argument: a ref, an ``RpcValue`` or any `Encodable` value; `nil` is
+    /// sent as `null`.
+    init(label: String, value argument: RpcArgument) {
         self.label = label
+        let value: any Sendable = argument ?? RpcValue.null
         if let ref = value as? any RefExpressible {
             self.value = .ref(ref.refExpression)
             return

@@ -76,9 +76,10 @@ struct ErrorHandlingExamples {
             try await client.connect()
             let badToken = "expired"
 
-            let authed = client.api.authenticate(token: badToken)  // Will fail
-            let user = authed.currentUser                           // Broken ref
-            let profile = user.profile                              // Also broken
+            // Adapted: in async code a ref held without awaiting it is written with its type.
+            let authed: RpcRef<Any> = client.api.authenticate(token: badToken)  // Will fail
+            let user: RpcRef<Any> = authed.currentUser                           // Broken ref
+            let profile: RpcRef<Any> = user.profile                              // Also broken
 
             // Awaiting any broken ref throws the original error
             do {

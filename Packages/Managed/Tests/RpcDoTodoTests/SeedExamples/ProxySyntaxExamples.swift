@@ -39,20 +39,19 @@ struct ProxySyntaxExamples {
             let bearerToken = "secret"
 
             // Call methods with arguments
-            // Adapted: result types are written.
-            let user: User = try await client.api.users.create(
+            let user = try await client.api.users.create(
                 name: "Alice",
                 email: "alice@example.com"
             )
-            #expect(user.name == "Alice")
+            #expect(try user.decoded(as: User.self).name == "Alice")
 
             // Chain method calls with property access
-            let posts: [Post] = try await client.api
+            let posts = try await client.api
                 .users.authenticate(token: bearerToken)
                 .currentUser
                 .posts
                 .list(limit: 10)
-            #expect(posts.count == 3)
+            #expect(try posts.decoded(as: [Post].self).count == 3)
             await client.disconnect()
         }
     }
@@ -64,11 +63,10 @@ struct ProxySyntaxExamples {
             try await client.connect()
 
             // Access array elements or dictionary keys
-            // Adapted: result types are written.
-            let firstUser: User = try await client.api.users.all[0]
-            let userById: User = try await client.api.users["abc-123"]
-            #expect(firstUser.id == "123")
-            #expect(userById.name == "Bob Chen")
+            let firstUser = try await client.api.users.all[0]
+            let userById = try await client.api.users["abc-123"]
+            #expect(try firstUser.decoded(as: User.self).id == "123")
+            #expect(try userById.decoded(as: User.self).name == "Bob Chen")
             await client.disconnect()
         }
     }
@@ -116,7 +114,8 @@ struct ProxySyntaxExamples {
             server.resetTraffic()
 
             // The userId is extracted on the SERVER, not the client
-            let authed = client.api.authenticate(token: token)
+            // Adapted: in async code a ref held without awaiting it is written with its type.
+            let authed: RpcRef<Any> = client.api.authenticate(token: token)
 
             // Adapted: the result type is written.
             let profile: Profile = try await client.api.profiles.forUser(
@@ -130,20 +129,48 @@ struct ProxySyntaxExamples {
         }
     }
 
-    @Test("async let runs independent pipelines concurrently")
+    @Test("async let with no result types runs independent pipelines concurrently, each sent")
     func parallelPipelines() async throws {
-        try await withDemoServer { url, _ in
+        try await withDemoServer { url, server in
             let client = try RpcClient(url: url)
             try await client.connect()
+            server.resetTraffic()
 
-            // Adapted: `async let` needs the result types.
-            async let user: User = client.api.users.current
-            async let notifications: [Notification] = client.api.notifications.unread(limit: 10)
-            async let stats: DashboardStats = client.api.analytics.dashboard
+            async let user = client.api.users.current
+            async let notifications = client.api.notifications.unread(limit: 10)
+            async let stats = client.api.analytics.dashboard
 
             // All three pipelines execute concurrently
             let (u, n, s) = try await (user, notifications, stats)
-            #expect(u.id == "123" && n.count == 2 && s.todos == 3)
+            #expect(server.traffic.pulls == 3)
+            #expect(try u.decoded(as: User.self).id == "123")
+            #expect(try n.decoded(as: [Notification].self).count == 2)
+            #expect(try s.decoded(as: DashboardStats.self).todos == 3)
+            await client.disconnect()
+        }
+    }
+
+    @Test("a bare try await client.api.users.delete(id:) is sent, and its error surfaces")
+    func bareDelete() async throws {
+        try await withDemoServer { url, server in
+            let client = try RpcClient(url: url)
+            try await client.connect()
+            server.resetTraffic()
+
+            try await client.api.users.delete(id: "123")
+            #expect(server.traffic.pulls == 1)
+            let missing = await #expect(throws: RpcError.self) {
+                let user = try await client.api.users.get(id: "123")
+                Issue.record("user 123 should be gone, got \(user)")
+            }
+            #expect(missing.map { if case .notFound = $0 { true } else { false } } == true)
+
+            // Deleting it again fails, and the bare statement throws.
+            let again = await #expect(throws: RpcError.self) {
+                try await client.api.users.delete(id: "123")
+            }
+            #expect(again.map { if case .notFound = $0 { true } else { false } } == true)
+            #expect(server.traffic.pulls == 3)
             await client.disconnect()
         }
     }
@@ -162,10 +189,9 @@ struct ProxySyntaxExamples {
             #expect(user.email == "alice@example.com")
 
             // Or use in an async context
-            // Adapted: the member's type is written before printing it.
-            let name: String = try await ref.name  // Implicitly creates Ref<String> and awaits
-            print(name)
-            #expect(name == "Alice Martin")
+            print(try await ref.name)  // Implicitly creates Ref<String> and awaits
+            let name = try await ref.name
+            #expect(name == .string("Alice Martin"))
 
             // Expression Debugging
             let debugRef: RpcRef<Any> = client.api.users.get(id: "123").profile.displayName

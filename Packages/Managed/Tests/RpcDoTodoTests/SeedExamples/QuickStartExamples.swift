@@ -28,9 +28,9 @@ struct QuickStartExamples {
         }
     }
 
-    @Test("connect, call echo through the proxy, and disconnect")
+    @Test("connect, call echo through the proxy with no result type, and disconnect")
     func connectToAServer() async throws {
-        try await withDemoServer { url, _ in
+        try await withDemoServer { url, server in
             // Create and connect the client
             let client = try RpcClient(url: url)
             try await client.connect()
@@ -39,9 +39,10 @@ struct QuickStartExamples {
             let api = client.api
 
             // Make calls using natural Swift syntax
-            // Adapted: the result type is written (Swift cannot infer it from nothing).
-            let result: String = try await api.echo(message: "Hello, RpcDo!")
-            #expect(result == "Hello, RpcDo!")
+            server.resetTraffic()
+            let result = try await api.echo(message: "Hello, RpcDo!")
+            #expect(result == .string("Hello, RpcDo!"))
+            #expect(server.traffic.pulls == 1)
 
             // Disconnect Gracefully
             await client.disconnect()
@@ -54,12 +55,11 @@ struct QuickStartExamples {
         try await withDemoServer { url, server in
             let result = try await RpcClient.withConnection(to: url) { client in
                 // Client is connected here
-                // Adapted: the result type is written.
-                let user: User = try await client.api.users.get(id: "123")
+                let user = try await client.api.users.get(id: "123")
                 return user
                 // Client disconnects automatically, even on error
             }
-            #expect(result.name == "Alice Martin")
+            #expect(try result.decoded(as: User.self).name == "Alice Martin")
             #expect(await waitUntil { server.sessions.isEmpty })
         }
     }

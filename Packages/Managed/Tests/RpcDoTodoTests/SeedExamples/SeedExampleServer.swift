@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import RpcDo
 import RpcDoTodo
 
 // The seed's examples talk to "wss://api.example.com"; here they talk to the demo server, a
@@ -17,5 +18,12 @@ func withDemoServer(
 ) async throws {
     try await TodoServer.withServer(store: store) { server in
         try await body(server.webSocketURL.absoluteString, server)
+    }
+}
+
+extension RpcValue {
+    /// The value decoded as a seed model, for checking what an untyped await returned.
+    func decoded<T: Decodable>(as type: T.Type) throws -> T {
+        try JSONDecoder().decode(T.self, from: JSONEncoder().encode(self))
     }
 }

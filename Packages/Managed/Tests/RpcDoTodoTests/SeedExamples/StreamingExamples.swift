@@ -76,8 +76,9 @@ struct StreamingExamples {
             let client = try RpcClient(url: url)
             try await client.connect()
 
-            // Adapted: `join` is not awaited here: the room is a ref that later calls pipeline on.
-            let chat = client.api.chat.join(room: "general")
+            // Adapted: `join` is not awaited here: the room is a ref that later calls pipeline on
+            // (held with its type, since in async code an untyped call is awaited).
+            let chat: RpcRef<Any> = client.api.chat.join(room: "general")
 
             // Start receiving in background
             // Adapted: RpcDo yields streams from calls, so `messages` is called; the task reports
@@ -93,9 +94,8 @@ struct StreamingExamples {
             }
 
             // Send messages
-            // Adapted: `.resolved()` sends a call whose answer is not used.
-            try await chat.send(text: "Hello everyone!").resolved()
-            try await chat.send(text: "How's it going?").resolved()
+            try await chat.send(text: "Hello everyone!")
+            try await chat.send(text: "How's it going?")
 
             #expect(try await receiver.value == ["Hello everyone!", "How's it going?"])
             server.store.finishStreams()

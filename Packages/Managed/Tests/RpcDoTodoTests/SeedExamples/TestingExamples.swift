@@ -131,8 +131,7 @@ struct TestingExamples {
             #expect(updated.name == "Updated Name")
 
             // Delete user
-            // Adapted: `.resolved()` sends a call whose answer is not used.
-            try await client.api.users.delete(id: user.id).resolved()
+            try await client.api.users.delete(id: user.id)
 
             // Verify deletion
             do {

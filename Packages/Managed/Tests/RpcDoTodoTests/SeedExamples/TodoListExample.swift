@@ -107,15 +107,14 @@ final class TodoViewModel {
 
     @MainActor
     func delete(_ todo: Todo) async throws {
-        // Adapted: the seed's bare `try await` has no result type to await; `.resolved()` sends it.
-        try await client.api.todos.delete(id: todo.id).resolved()
+        try await client.api.todos.delete(id: todo.id)
         todos.removeAll { $0.id == todo.id }
     }
 
     @MainActor
     func clearCompleted() async throws {
         let completedIds = todos.filter { $0.completed }.map { $0.id }
-        try await client.api.todos.deleteMany(ids: completedIds).resolved()
+        try await client.api.todos.deleteMany(ids: completedIds)
         todos.removeAll { $0.completed }
     }
 

@@ -12,8 +12,7 @@ import Testing
 // Seed: "SwiftUI Integration", the two `@Observable` view models (the views are left out).
 // Adapted: `import SwiftUI` became `import Observation`; the classes are `@MainActor` so that
 // Swift 6 accepts their tasks and `@MainActor` methods; `error.localizedDescription` became
-// `"\(error)"`; `Error` is written `any Error`; calls whose answer is not used end in
-// `.resolved()`.
+// `"\(error)"`; `Error` is written `any Error`.
 
 @MainActor
 @Observable
@@ -55,7 +54,7 @@ final class UserListViewModel {
 
     @MainActor
     func deleteUser(_ user: User) async throws {
-        try await client.api.users.delete(id: user.id).resolved()
+        try await client.api.users.delete(id: user.id)
         users.removeAll { $0.id == user.id }
     }
 }
@@ -126,7 +125,7 @@ final class NotificationViewModel {
 
     @MainActor
     func markAllRead() async throws {
-        try await client.api.notifications.markAllRead().resolved()
+        try await client.api.notifications.markAllRead()
 
         for i in notifications.indices {
             notifications[i].isRead = true

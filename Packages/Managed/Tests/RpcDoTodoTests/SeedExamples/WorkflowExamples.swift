@@ -31,8 +31,7 @@ struct OnboardingWorkflows {
         )
 
         // Step 4: Send welcome email
-        // Adapted: `.resolved()` sends a call whose answer is not used.
-        try await client.api.emails.sendWelcome(userId: user.id).resolved()
+        try await client.api.emails.sendWelcome(userId: user.id)
 
         return OnboardingResult(user: user, profile: profile)
     }
