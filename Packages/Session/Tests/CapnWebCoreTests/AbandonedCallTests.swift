@@ -43,4 +43,23 @@ struct AbandonedCallTests {
         try await waitUntil("the server's tables to empty") { server.getStats() == RpcStats(imports: 1, exports: 1) }
         await server.close()
     }
+
+    @Test("a call the peer released while it ran, never pulled, is cancelled when the session ends")
+    func releasedRunningCallsEndWithTheSession() async throws {
+        let (a, b) = InMemoryTransport.makePair()
+        let api = HangCounter()
+        let server = RpcSession<Any>.start(transport: b, main: api)
+        let peer = RawPeer(a)
+        try peer.send(#"["push",["pipeline",0,["hang"],[]]]"#)
+        try peer.send(#"["release",1,1]"#)
+        try await waitUntil("the call to start") { api.startedCount == 1 }
+        try await waitUntil("the release to take the call out of the table") {
+            server.getStats() == RpcStats(imports: 1, exports: 1)
+        }
+        // Released but not cancelled: a call made for its effect runs on while the session does.
+        #expect(api.running == 1)
+        await a.close()
+        try await waitUntil("the released call to end with the session") { api.running == 0 }
+        await server.close()
+    }
 }

@@ -119,6 +119,20 @@ extension MemoryHeavyTests {
             await expectSettledStats(client, server)
         }
 
+        @Test("a promise's ID introduced again as a stub before it settles aborts the session")
+        func promiseIDReusedAsStub() async throws {
+            let (a, b) = InMemoryTransport.makePair()
+            let server = RpcSession<Any>.start(transport: b, main: FaultAPI())
+            let peer = FaultPeer(a)
+            try peer.send(#"["push",["pipeline",0,["echo"],[["promise",-2]]]]"#)
+            try peer.send(#"["push",["pipeline",0,["echo"],[["export",-2]]]]"#)
+            try await waitUntil("the session's end") { peer.closure != nil }
+            #expect(peer.closure?.code == .applicationError)
+            #expect(peer.frames.contains { $0.hasPrefix(#"["abort""#) && $0.contains("ID -2 names a promise") })
+            await expectSettledStats(server)
+            await server.close()
+        }
+
         @Test("malformed and hostile frames abort the session with close code 3000 and an abort message", arguments: [
             "not json",
             #"["bogus", 1]"#,

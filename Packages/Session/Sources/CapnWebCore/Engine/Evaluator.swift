@@ -179,6 +179,11 @@ struct Evaluator {
     private func importStub(_ id: Int64, state: inout SessionCore.State) throws(ProtocolViolation) -> ImportHook {
         if var entry = state.imports[id] {
             guard !entry.permanent else { return core.mainImport() }
+            // A promise's ID stays the promise's until it settles: introducing it again as a
+            // stub would reuse its entry for a stub, and the promise could then never settle.
+            guard entry.resolution == nil else {
+                throw ProtocolViolation(message: "ID \(id) names a promise and cannot be introduced again as a stub")
+            }
             entry.introductions += 1
             if let hook = entry.hook {
                 state.imports[id] = entry

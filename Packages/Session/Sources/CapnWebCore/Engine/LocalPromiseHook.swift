@@ -83,6 +83,11 @@ final class LocalPromiseHook: StubHook {
         }
     }
 
+    /// Whether a task is still computing the value.
+    var isRunning: Bool {
+        state.withLock { $0.task != nil }
+    }
+
     /// Cancels the task computing the value, if it still runs: the session that asked for it
     /// has ended.
     func cancelRunning() {

@@ -226,8 +226,9 @@ extension SessionCore {
             // The peer asked for the answer and then gave it up (the JS client disposing a
             // pending promise, a Swift caller's task cancelled): the call's task is cancelled
             // unless something else here still waits for its value.
-            if unanswered, let promise = removed.hook as? LocalPromiseHook {
-                promise.abandon(answering: id, of: self)
+            if let promise = removed.hook as? LocalPromiseHook {
+                if unanswered { promise.abandon(answering: id, of: self) }
+                if promise.isRunning { keepUntilEnd(promise) }
             }
             dropAfterBurst(removed.hook)
         }

@@ -49,6 +49,11 @@ final class SessionCore: Sendable {
         var nextPeerID: Int64 = 1
         /// The bytes of the pushes whose results the peer has neither pulled nor released.
         var unpulledBytes = 0
+        /// Calls the peer released while they still ran, kept so that the session's end cancels
+        /// them too (see ``keepUntilEnd(_:)``).
+        var releasedRunning: [LocalPromiseHook] = []
+        /// The size of ``releasedRunning`` at which the calls that finished are dropped from it.
+        var releasedRunningPurgeAt = 16
         var outbox: [CapnWebMessage] = []
         /// An emptied outbox buffer kept for the next round (see `flushOutbox`).
         var spareOutbox: [CapnWebMessage] = []
@@ -318,6 +323,9 @@ final class SessionCore: Sendable {
         for entry in old.exports.values {
             (entry.hook as? LocalPromiseHook)?.cancelRunning()
         }
+        for promise in old.releasedRunning {
+            promise.cancelRunning()
+        }
         for entry in old.imports.values {
             entry.resolution?.settle(.failure(rejection))
         }
@@ -327,6 +335,23 @@ final class SessionCore: Sendable {
         for handler in old.brokenHandlers { handler(error) }
         _ = consume old
         dropReleasedHooks()
+    }
+
+    /// Keeps a call the peer released while it still runs (one it never pulled, or whose value
+    /// something else here still waits for), so that the session's end cancels it like the calls
+    /// still in the table: no task the session started outlives it. Finished calls are dropped
+    /// from the list whenever it has doubled since the last time.
+    func keepUntilEnd(_ promise: LocalPromiseHook) {
+        let ended = state.withLock { state -> Bool in
+            guard state.ended == nil else { return true }
+            state.releasedRunning.append(promise)
+            if state.releasedRunning.count >= state.releasedRunningPurgeAt {
+                state.releasedRunning.removeAll { !$0.isRunning }
+                state.releasedRunningPurgeAt = max(16, state.releasedRunning.count * 2)
+            }
+            return false
+        }
+        if ended { promise.cancelRunning() }
     }
 
     /// Aborts after a local fatal error: sends `["abort", error]`, closes the transport with
