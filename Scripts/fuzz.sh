@@ -105,8 +105,11 @@ run_target() {
     local corpus="$work/corpus/$target" out="$artifacts/$target"
     local log_file="$out/last-run.log"
     mkdir -p "$corpus" "$out"
+    # Inputs that once failed (Tests/Fuzz/Regressions/<target>) run at the start, with the seeds.
+    local inputs=("$corpus" "$seeds")
+    if [ -d "$fuzz_dir/Regressions/$target" ]; then inputs+=("$fuzz_dir/Regressions/$target"); fi
     local status=0
-    "$bin_dir/$target" "$corpus" "$seeds" \
+    "$bin_dir/$target" "${inputs[@]}" \
         -dict="$dict" \
         -max_total_time="$FUZZ_SECONDS" \
         -max_len="$FUZZ_MAX_LEN" \

@@ -29,7 +29,7 @@ import Musl
 /// The last check stands in for LeakSanitizer, which the fuzz script turns off for this target:
 /// the session's tasks and queues free memory on other threads after an input returns, so
 /// libFuzzer's per-input leak check (which runs whenever the mallocs and frees of one input do
-/// not balance) would fire on almost every input and cut the speed tenfold. A reference cycle
+/// not balance) would fire on almost every input and cut the speed twentyfold. A reference cycle
 /// through the engine keeps the transport it holds, or the session, alive, which this sees.
 enum SessionRun {
     /// How long the calls the frames started may take to be answered before the connection is
