@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
-# Fuzzes the Wire layer with libFuzzer and AddressSanitizer:
+# Fuzzes with libFuzzer and AddressSanitizer:
 #   FuzzJSONParser      JSON parser and serializer (parse, write, parse back, canonical form)
 #   FuzzCapnWebDecoder  Cap'n Web codec (decode, encode, decode back, tree encoder)
+#   FuzzCapnWebSession  a server session fed the input's lines as frames (it ends, its tables
+#                       empty, every object of its API freed)
 # Each target runs for FUZZ_SECONDS (default 60) from a temporary corpus seeded with the
-# JSONTestSuite parsing cases and every message of the reference Cap'n Web transcript.
+# JSONTestSuite parsing cases and every message of the reference Cap'n Web transcript; the
+# session target's seeds are the transcript's client frames, one connection's calls at a time.
 # Inputs that crash, hang or exhaust memory are saved in Tests/Fuzz/artifacts/<target>/ with the
 # run's log; the script exits non-zero if any target found one.
 #
 # Environment: FUZZ_SECONDS (per target), FUZZ_MAX_LEN (largest generated input, default 16384),
-# RPC_SHARED_DIR (conformance material, default ../shared beside the checkout).
+# FUZZ_TARGETS (the targets to run, separated by spaces; default all three), RPC_SHARED_DIR
+# (conformance material, default ../shared beside the checkout).
 # Reproduce an artifact: Tests/Fuzz/.build/debug/<target> <artifact>
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -17,6 +21,19 @@ FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
 FUZZ_MAX_LEN="${FUZZ_MAX_LEN:-16384}"
 [[ "$FUZZ_SECONDS" =~ ^[1-9][0-9]*$ ]] || die "FUZZ_SECONDS must be a positive number of seconds"
 [[ "$FUZZ_MAX_LEN" =~ ^[1-9][0-9]*$ ]] || die "FUZZ_MAX_LEN must be a positive number of bytes"
+
+# Each target with the seeds and the dictionary it uses (Seeds/<kind>, Dictionaries/<kind>.dict).
+all_targets=("FuzzJSONParser:json" "FuzzCapnWebDecoder:capnweb" "FuzzCapnWebSession:session")
+FUZZ_TARGETS="${FUZZ_TARGETS:-${all_targets[*]%%:*}}"
+specs=()
+for target in $FUZZ_TARGETS; do
+    found=""
+    for spec in "${all_targets[@]}"; do
+        if [ "${spec%%:*}" = "$target" ]; then found="$spec"; fi
+    done
+    [ -n "$found" ] || die "unknown fuzz target $target (known: ${all_targets[*]%%:*})"
+    specs+=("$found")
+done
 
 fuzz_dir="$REPO_ROOT/Tests/Fuzz"
 artifacts="$fuzz_dir/artifacts"
@@ -52,16 +69,47 @@ cp "$json_suite"/*.json "$work/seeds/json/"
 sed -nE -e 's/^\[ws#[0-9]+\] (<-|->) //p;t' -e '/^\["/p' "$transcript" |
     awk -v dir="$work/seeds/capnweb" '{ file = sprintf("%s/message-%04d", dir, NR); printf "%s", $0 > file; close(file) }'
 cp "$work/seeds/capnweb"/* "$work/seeds/json/"
-log "fuzz: $(ls "$work/seeds/json" | wc -l | tr -d ' ') JSON seeds, $(ls "$work/seeds/capnweb" | wc -l | tr -d ' ') Cap'n Web seeds; ${FUZZ_SECONDS}s per target"
+
+# Session seeds: the client's frames of each WebSocket connection of the transcript, one frame a
+# line, cut after each call (a push on the main object following a release starts the next
+# call). Each seed holds the connection from its start up to the end of one call, so the IDs
+# it uses are the ones a fresh session gives; the HTTP batch request is one more seed. The
+# client's answers to the server's own calls (a resolve or reject of a positive ID) are left
+# out: the fuzz target's peer sends those itself.
+mkdir -p "$work/seeds/session"
+awk -v dir="$work/seeds/session" '
+    function save(name, text,   file) { file = dir "/" name; printf "%s", text > file; close(file) }
+    function end_call() { if (call_open) { calls++; save(sprintf("connection-%d-call-%03d", connection, calls), frames) } call_open = 0 }
+    /^\[ws#[0-9]+\] open/ { end_call(); connection++; frames = ""; last = ""; next }
+    /^\[batch [^]]*\] request:/ { end_call(); in_batch = 1; batch = ""; next }
+    /^\[batch [^]]*\] response/ { if (in_batch) save("batch-request", batch); in_batch = 0; next }
+    in_batch && /^\["/ { batch = batch $0 "\n"; next }
+    /^\[ws#[0-9]+\] <- / {
+        frame = $0; sub(/^\[ws#[0-9]+\] <- /, "", frame)
+        if (frame ~ /^\["(resolve|reject)",[0-9]/) next
+        if (frame ~ /^\["push",\["pipeline",0,/ && last ~ /^\["release"/) end_call()
+        frames = frames frame "\n"; last = frame; call_open = 1
+    }
+    END { end_call() }
+' "$transcript"
+log "fuzz: $(ls "$work/seeds/json" | wc -l | tr -d ' ') JSON seeds, $(ls "$work/seeds/capnweb" | wc -l | tr -d ' ') Cap'n Web seeds, $(ls "$work/seeds/session" | wc -l | tr -d ' ') session seeds; ${FUZZ_SECONDS}s per target"
 
 # Runs one target; prints its summary line and returns non-zero if it found a failing input.
 run_target() {
     local target="$1" seeds="$2" dict="$3"
+    # The session target checks leaks itself (see its SessionRun): its sessions free memory on
+    # other threads after an input returns, which would set off libFuzzer's leak check on
+    # almost every input.
+    local extra=()
+    [ "$target" != "FuzzCapnWebSession" ] || extra+=(-detect_leaks=0)
     local corpus="$work/corpus/$target" out="$artifacts/$target"
     local log_file="$out/last-run.log"
     mkdir -p "$corpus" "$out"
+    # Inputs that once failed (Tests/Fuzz/Regressions/<target>) run at the start, with the seeds.
+    local inputs=("$corpus" "$seeds")
+    if [ -d "$fuzz_dir/Regressions/$target" ]; then inputs+=("$fuzz_dir/Regressions/$target"); fi
     local status=0
-    "$bin_dir/$target" "$corpus" "$seeds" \
+    "$bin_dir/$target" "${inputs[@]}" \
         -dict="$dict" \
         -max_total_time="$FUZZ_SECONDS" \
         -max_len="$FUZZ_MAX_LEN" \
@@ -69,6 +117,7 @@ run_target() {
         -timeout=10 \
         -print_final_stats=1 \
         -artifact_prefix="$out/" \
+        ${extra[@]+"${extra[@]}"} \
         >"$log_file" 2>&1 || status=$?
 
     local runs coverage features corpus_size rate
@@ -95,7 +144,7 @@ run_target() {
 
 failed=0
 summaries=()
-for spec in "FuzzJSONParser:json" "FuzzCapnWebDecoder:capnweb"; do
+for spec in "${specs[@]}"; do
     target="${spec%%:*}" kind="${spec##*:}"
     log "fuzz: $target"
     if line="$(run_target "$target" "$work/seeds/$kind" "$fuzz_dir/Dictionaries/$kind.dict")"; then

@@ -16,9 +16,11 @@ let fuzzLinkerSettings: [LinkerSetting] = [
 
 let package = Package(
     name: "Fuzz",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     dependencies: [
         .package(path: "../../Packages/Wire"),
+        .package(path: "../../Packages/Transport"),
+        .package(path: "../../Packages/Session"),
     ],
     targets: [
         // Entry point shared by the fuzz executables, and the checks they have in common.
@@ -36,6 +38,20 @@ let package = Package(
         .executableTarget(
             name: "FuzzCapnWebDecoder",
             dependencies: ["FuzzSupport"],
+            swiftSettings: strictSettings,
+            linkerSettings: fuzzLinkerSettings
+        ),
+        // A server session fed the input's frames over an in-memory pair; spans the Wire,
+        // Transport and Session layers.
+        .executableTarget(
+            name: "FuzzCapnWebSession",
+            dependencies: [
+                "FuzzSupport",
+                .product(name: "RpcWire", package: "Wire"),
+                .product(name: "RpcTransport", package: "Transport"),
+                .product(name: "RpcTransportInMemory", package: "Transport"),
+                .product(name: "CapnWebCore", package: "Session"),
+            ],
             swiftSettings: strictSettings,
             linkerSettings: fuzzLinkerSettings
         ),

@@ -105,7 +105,9 @@ public final class InMemoryTransport: PingableTransport, Sendable {
         // Installed on the delivery queue so that the backlog goes out before anything newer.
         queue.async { [self] in
             let backlog = self.storage.withLock { state -> [TransportEvent] in
-                state.handler = handler
+                // A closed end delivers nothing more: it keeps no handler (which would hold
+                // whoever installed it).
+                if !state.lifecycle.isClosed { state.handler = handler }
                 defer { state.pending = [] }
                 return state.pending
             }
@@ -184,6 +186,7 @@ public final class InMemoryTransport: PingableTransport, Sendable {
     /// already sent to it, with the same code and reason.
     public func close(code: CloseCode, reason: String) async {
         let closure = TransportClosure(code: code, reason: reason, initiatedLocally: true)
+        let peer = self.peer
         guard finish(closure), let peer else { return }
         // The close frame travels behind the messages already sent, as on a socket.
         peer.queue.async {
@@ -195,6 +198,7 @@ public final class InMemoryTransport: PingableTransport, Sendable {
     /// drop (1006), after the messages already sent to it.
     public func abort(_ error: TransportError) async {
         let closure = TransportClosure(code: error.closeCode ?? .abnormal, reason: "", initiatedLocally: true, error: error)
+        let peer = self.peer
         guard finish(closure), let peer else { return }
         let lost = TransportError(code: .closed, message: "connection lost", closeCode: .abnormal)
         peer.queue.async {
@@ -321,6 +325,7 @@ public final class InMemoryTransport: PingableTransport, Sendable {
     public func disconnect() {
         let error = TransportError(code: .closed, message: "connection lost", closeCode: .abnormal)
         let closure = TransportClosure(code: .abnormal, reason: "", initiatedLocally: false, error: error)
+        let peer = self.peer
         finish(closure)
         peer?.finish(closure)
     }
@@ -378,6 +383,10 @@ public final class InMemoryTransport: PingableTransport, Sendable {
     }
 
     /// Moves this end to `closed` once; returns whether it did.
+    ///
+    /// A closed end lets go of its handler and of its peer, so that neither a protocol engine
+    /// holding the transport (whose handler holds the engine) nor the pair (each end holding the
+    /// other) stays alive in a cycle once both ends are closed.
     @discardableResult
     private func finish(_ closure: TransportClosure) -> Bool {
         let outcome = self.storage.withLock {
@@ -391,12 +400,14 @@ public final class InMemoryTransport: PingableTransport, Sendable {
                 state.pending.append(.closed(closure))
             }
             defer {
+                state.handler = nil
                 state.sendWaiters = [:]
                 state.pingWaiters = [:]
             }
             return (state.handler, Array(state.sendWaiters.values), Array(state.pingWaiters.values), state.observers.removeAll())
         }
         guard let outcome else { return false }
+        peerBox.withLock { $0 = nil }
         for waiter in outcome.waiters {
             waiter.resume()
         }

@@ -95,6 +95,31 @@ struct InMemoryTransportTests {
         #expect(client.state.isClosed && server.state.isClosed)
     }
 
+    @Test("once both ends are closed, the pair and what its handlers hold are freed")
+    func closedPairIsFreed() async throws {
+        /// Stands for a protocol engine: it holds its transport, whose handler holds it.
+        final class Owner: Sendable {
+            let transport: InMemoryTransport
+            init(_ transport: InMemoryTransport) { self.transport = transport }
+        }
+        weak var weakClient: InMemoryTransport?
+        weak var weakServer: InMemoryTransport?
+        weak var weakOwner: Owner?
+        do {
+            let (client, server) = InMemoryTransport.makePair()
+            let owner = Owner(server)
+            server.start { event in _ = owner }
+            client.start { _ in }
+            try client.enqueue(.text("x"))
+            await client.close()
+            try await waitUntil("the server end to close") { server.state.isClosed }
+            (weakClient, weakServer, weakOwner) = (client, server, owner)
+        }
+        try await waitUntil("the pair and its owner to be freed") {
+            weakClient == nil && weakServer == nil && weakOwner == nil
+        }
+    }
+
     @Test("dropped messages never arrive and the rest keep their order")
     func dropFault() async throws {
         let (client, server) = InMemoryTransport.makePair()
