@@ -58,6 +58,40 @@ extension RpcSession {
         try await connect(to: url, configuration: configure())
     }
 
+    /// Connects to a Cap'n Web server over WebSocket, the URL given as text.
+    ///
+    /// ```swift
+    /// let session = try await RpcSession<TodoAPI>.connect(to: "wss://api.example.com")
+    /// ```
+    ///
+    /// - Throws: ``RpcError/invalidArgument(_:)`` for text that is not a URL, and as
+    ///   ``connect(to:configure:)-(_,((inout Configuration)->Void)?)``.
+    public static func connect(
+        to url: String,
+        configure: ((inout Configuration) -> Void)? = nil
+    ) async throws(RpcError) -> RpcSession<API> {
+        try await connect(to: try parsedURL(url), configure: configure)
+    }
+
+    /// Connects to a Cap'n Web server over WebSocket, the URL given as text and the
+    /// configuration in the builder form.
+    ///
+    /// - Throws: As ``connect(to:configure:)-(String,_)``.
+    public static func connect(
+        to url: String,
+        @ConfigurationBuilder configure: () -> Configuration
+    ) async throws(RpcError) -> RpcSession<API> {
+        try await connect(to: try parsedURL(url), configuration: configure())
+    }
+
+    /// `text` as a URL.
+    static func parsedURL(_ text: String) throws(RpcError) -> URL {
+        guard let url = URL(string: text) else {
+            throw .invalidArgument("'\(text)' is not a URL")
+        }
+        return url
+    }
+
     /// Connects to a Cap'n Web server over WebSocket with a complete configuration.
     ///
     /// - Throws: As ``connect(to:configure:)-(_,((inout Configuration)->Void)?)``.
@@ -70,5 +104,34 @@ extension RpcSession {
             configuration: configuration,
             executor: EventLoopTaskExecutor(connector.eventLoop),
             connector: { () async throws -> any MessageTransport in try await connector.connect() })
+    }
+}
+
+extension RpcSession where API == Any {
+    /// Connects to a Cap'n Web server over WebSocket with an untyped API, whose members are
+    /// reached dynamically (`session.api.users.get(id: 123)`).
+    ///
+    /// ```swift
+    /// let session = try await RpcSession.connect(to: "wss://api.example.com")
+    /// ```
+    ///
+    /// - Throws: As ``RpcSession/connect(to:configure:)-(String,_)``.
+    public static func connect(
+        to url: String,
+        configure: ((inout Configuration) -> Void)? = nil
+    ) async throws(RpcError) -> RpcSession<Any> {
+        try await RpcSession<Any>.connect(to: try parsedURL(url), configure: configure)
+    }
+
+    /// Connects to a Cap'n Web server over WebSocket with an untyped API.
+    ///
+    /// - Throws: As ``RpcSession/connect(to:configure:)-(_,((inout Configuration)->Void)?)``.
+    public static func connect(
+        to url: URL,
+        configure: ((inout Configuration) -> Void)? = nil
+    ) async throws(RpcError) -> RpcSession<Any> {
+        var configuration = Configuration()
+        configure?(&configuration)
+        return try await RpcSession<Any>.connect(to: url, configuration: configuration)
     }
 }

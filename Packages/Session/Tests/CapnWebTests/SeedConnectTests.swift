@@ -1,0 +1,40 @@
+import Foundation
+import Testing
+import RpcTransportTesting
+import CapnWeb
+
+@Suite("Connecting as seed 001's Quick Start writes it")
+struct SeedConnectTests {
+    @Test("RpcSession.connect(to:) with a string and no type gives an untyped session that calls the server")
+    func untypedStringConnect() async throws {
+        try await withRpcServer(main: { Squarer() }) { server in
+            // As the seed writes it: `let session = try await RpcSession.connect(to: "wss://…")`.
+            let session = try await RpcSession.connect(to: server.webSocketURL.absoluteString)
+            let untyped: RpcSession<Any> = session
+            let n: Int = try await untyped.api.square(12)
+            #expect(n == 144)
+            try await waitUntil("the client's tables to empty") { session.getStats() == RpcStats(imports: 1, exports: 1) }
+            await session.close()
+            try await waitUntil("the server to forget the session") { server.sessions.isEmpty }
+        }
+    }
+
+    @Test("a typed session connects with a string URL, and text that is no URL is an invalid argument")
+    func typedStringConnect() async throws {
+        try await withRpcServer(main: { Squarer() }) { server in
+            let session = try await RpcSession<Squarer>.connect(to: server.webSocketURL.absoluteString) { config in
+                config.timeout = .seconds(5)
+            }
+            let n: Int = try await session.api.square(3)
+            #expect(n == 9)
+            try await waitUntil("the client's tables to empty") { session.getStats() == RpcStats(imports: 1, exports: 1) }
+            await session.close()
+            await #expect {
+                _ = try await RpcSession.connect(to: "ws://exa mple.com:bad port/")
+            } throws: { error in
+                guard case .invalidArgument = error as? RpcError else { return false }
+                return true
+            }
+        }
+    }
+}
