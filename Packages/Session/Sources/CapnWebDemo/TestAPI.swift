@@ -1,4 +1,5 @@
 public import CapnWebCore
+import Synchronization
 
 /// The conformance test API (`TEST-API.md`): the main object `capnweb serve --demo` exposes,
 /// with the same behaviour as the reference peer behind the wire transcript.
@@ -11,7 +12,20 @@ public import CapnWebCore
 /// `TypeError`.
 public final class TestAPI: RpcTarget {
     /// Creates the API.
+    /// How many `hang()` calls have started, and how many of them still run.
+    private let hangs = Mutex((started: 0, running: 0))
+
     public init() {}
+
+    /// How many `hang()` calls this object has started.
+    public var hangsStarted: Int {
+        hangs.withLock { $0.started }
+    }
+
+    /// How many `hang()` calls of this object still run (a call ends when its task is cancelled).
+    public var hangsRunning: Int {
+        hangs.withLock { $0.running }
+    }
 
     /// Runs the API's methods that do not suspend, on the thread that delivers the call.
     public func callImmediately(_ method: String, with arguments: RpcArguments) throws -> RpcPayload? {
@@ -57,7 +71,7 @@ public final class TestAPI: RpcTarget {
             let function = Ref<Any>(try arguments.stub(0))
             return try await function.call([arguments.value(at: 1)]).payload()
         case "hang":
-            try await Self.hang()
+            try await hang()
             return .undefined
         case "delayed":
             let milliseconds = try Self.number(arguments, 0, default: 0)
@@ -96,7 +110,12 @@ public final class TestAPI: RpcTarget {
 
     /// Suspends until the calling task is cancelled (for example when the session ends), then
     /// throws `CancellationError`.
-    private static func hang() async throws {
+    private func hang() async throws {
+        hangs.withLock {
+            $0.started += 1
+            $0.running += 1
+        }
+        defer { hangs.withLock { $0.running -= 1 } }
         await CancellationWait.untilCancelled()
         throw CancellationError()
     }

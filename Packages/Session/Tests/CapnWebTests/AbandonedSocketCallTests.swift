@@ -1,48 +1,29 @@
 import Foundation
-import Synchronization
 import Testing
 import RpcTransportTesting
 @testable import CapnWebCore
 import CapnWeb
-
-/// A main object whose `hang` calls suspend until cancelled, counting the ones still running.
-final class SocketHangCounter: RpcTarget {
-    private let live = Mutex(0)
-    private let started = Mutex(0)
-
-    var running: Int { live.withLock { $0 } }
-    var startedCount: Int { started.withLock { $0 } }
-
-    func call(_ method: String, with arguments: RpcArguments) async throws -> RpcPayload {
-        guard method == "hang" else { throw RpcErrorValue.notAFunction(method) }
-        live.withLock { $0 += 1 }
-        started.withLock { $0 += 1 }
-        defer { live.withLock { $0 -= 1 } }
-        while true {
-            try await Task.sleep(for: .seconds(3600))
-        }
-    }
-}
+import CapnWebDemo
 
 @Suite("Abandoned calls over WebSocket")
 struct AbandonedSocketCallTests {
     @Test("cancelling the task awaiting a call over a WebSocket cancels the server's running target")
     func cancelledAwaitCancelsTheTarget() async throws {
-        let api = SocketHangCounter()
+        let api = TestAPI()
         try await withRpcServer(main: { api }) { server in
             try await withRpcSession(to: server.webSocketURL) { session in
                 let waiting = Task {
                     let _: String = try await session.api.hang()
                 }
-                try await waitUntil("the server to run the call") { api.running == 1 }
+                try await waitUntil("the server to run the call") { api.hangsRunning == 1 }
                 waiting.cancel()
                 let outcome = await waiting.result
                 guard case .failure(let error) = outcome, case .cancelled? = error as? RpcError else {
                     Issue.record("expected cancelled, got \(outcome)")
                     return
                 }
-                try await waitUntil("the server's target to end") { api.running == 0 }
-                #expect(api.startedCount == 1)
+                try await waitUntil("the server's target to end") { api.hangsRunning == 0 }
+                #expect(api.hangsStarted == 1)
                 #expect(await waitUntil { session.getStats() == RpcStats(imports: 1, exports: 1) })
                 #expect(await waitUntil {
                     server.sessions.allSatisfy { $0.getStats() == RpcStats(imports: 1, exports: 1) }
@@ -53,7 +34,7 @@ struct AbandonedSocketCallTests {
 
     @Test("calls still running when a WebSocket peer goes away are cancelled and their sessions freed")
     func runningCallsEndWithTheConnection() async throws {
-        let api = SocketHangCounter()
+        let api = TestAPI()
         try await withRpcServer(main: { api }) { server in
             for round in 1...3 {
                 let transport = try await WebSocketClient.connect(to: server.webSocketURL.absoluteString)
@@ -63,9 +44,9 @@ struct AbandonedSocketCallTests {
                     try transport.enqueue(.text(#"["push",["pipeline",0,["hang"],[]]]"#))
                     try transport.enqueue(.text(#"["pull",\#(id)]"#))
                 }
-                try await waitUntil("every call of round \(round) to start") { api.startedCount == calls * round }
+                try await waitUntil("every call of round \(round) to start") { api.hangsStarted == calls * round }
                 await transport.close()
-                try await waitUntil("every call of round \(round) to end") { api.running == 0 }
+                try await waitUntil("every call of round \(round) to end") { api.hangsRunning == 0 }
                 try await waitUntil("the server to forget the session") { server.sessions.isEmpty }
             }
         }
