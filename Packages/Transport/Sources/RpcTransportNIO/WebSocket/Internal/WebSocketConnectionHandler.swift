@@ -120,15 +120,20 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        let writable = context.channel.isWritable
-        shared.setWritable(writable)
-        // Backpressure on a client: while it is not reading what the server owes it, its own
-        // frames (new requests) are not read either. Only the server pauses, so two peers that
-        // both write more than they read can never end up waiting for each other.
-        if settings.role == .server, !pausedUntilStart {
-            try? context.channel.syncOptions?.setOption(.autoRead, value: writable)
-        }
+        shared.setWritable(context.channel.isWritable)
+        updateReading()
         context.fireChannelWritabilityChanged()
+    }
+
+    /// Reads the peer's frames only while they have somewhere to go: not before the transport is
+    /// started past a bounded backlog (``pausedUntilStart``), and on a server not while the client
+    /// is not reading what it is owed (the channel is above its outbound buffer limit), so that
+    /// its new requests wait until it catches up. Only a server pauses for the second reason, so
+    /// two peers that both write more than they read can never end up waiting for each other.
+    private func updateReading() {
+        guard let channel = context?.channel else { return }
+        let read = !pausedUntilStart && (settings.role == .client || channel.isWritable)
+        try? channel.syncOptions?.setOption(.autoRead, value: read)
     }
 
     /// Aborts the connection when the bytes waiting for the peer passed the hard limit: a peer
@@ -708,10 +713,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         }
         if pausedUntilStart {
             pausedUntilStart = false
-            // A server that is itself waiting for its client to read stays paused.
-            if let channel = context?.channel, settings.role == .client || channel.isWritable {
-                try? channel.syncOptions?.setOption(.autoRead, value: true)
-            }
+            updateReading()
         }
     }
 
@@ -725,9 +727,9 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
             backlogBytes += message.bytes.count
         }
         // Nobody reads the events yet: hold a bounded amount of them, not all the peer sends.
-        if !pausedUntilStart, backlogBytes > settings.outboundBufferLimit, let channel = context?.channel {
+        if !pausedUntilStart, backlogBytes > settings.outboundBufferLimit {
             pausedUntilStart = true
-            try? channel.syncOptions?.setOption(.autoRead, value: false)
+            updateReading()
         }
     }
 
