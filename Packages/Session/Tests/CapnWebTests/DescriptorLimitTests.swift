@@ -70,17 +70,7 @@ struct DescriptorLimitTests {
         // accept only as many as its descriptors allow.
         var sockets: [Int32] = []
         for _ in 0..<200 {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(server.port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            _ = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            sockets.append(fd)
+            sockets.append(try connectedSocket(port: server.port))
         }
         // Spinning on failed accepts costs a whole core; pausing costs next to nothing.
         let before = server.cpuSeconds

@@ -39,11 +39,10 @@ final class NetCounter: RpcTarget {
     }
 }
 
-/// Sends one raw HTTP/1.1 request to 127.0.0.1:`port` and returns the status code and body.
-func rawHTTP(port: Int, method: String, path: String, body: String = "") throws -> (status: Int, body: String) {
+/// A blocking TCP socket connected to 127.0.0.1:`port`.
+func connectedSocket(port: Int) throws -> Int32 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw RawHTTPError(reason: "socket failed") }
-    defer { close(fd) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -53,7 +52,17 @@ func rawHTTP(port: Int, method: String, path: String, body: String = "") throws 
             connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
         }
     }
-    guard connected == 0 else { throw RawHTTPError(reason: "connect failed") }
+    guard connected == 0 else {
+        close(fd)
+        throw RawHTTPError(reason: "connect failed")
+    }
+    return fd
+}
+
+/// Sends one raw HTTP/1.1 request to 127.0.0.1:`port` and returns the status code and body.
+func rawHTTP(port: Int, method: String, path: String, body: String = "") throws -> (status: Int, body: String) {
+    let fd = try connectedSocket(port: port)
+    defer { close(fd) }
     var timeout = timeval(tv_sec: 5, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     let request =
