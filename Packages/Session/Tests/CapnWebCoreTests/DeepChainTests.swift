@@ -104,9 +104,17 @@ extension MemoryHeavyTests {
         /// entry, beside the main one and the `gate()` call).
         static let peerLinks = RpcLimits.default.maxTableEntries - 2
 
-        /// Sends, from a thread of its own, `gate()` and `links` member reads each pipelined on the
-        /// one before, then pulls the last.
-        static func send(chainOf links: Int, to peer: RawPeer) async throws {
+        /// A server session over an in-memory pair, and a raw peer that has sent (from a thread of
+        /// its own) `gate()`, ``peerLinks`` member reads each pipelined on the one before, and a
+        /// pull of the last; returned once the server runs the `gate()` call.
+        private static func startChain() async throws -> (
+            client: InMemoryTransport, api: GateAPI, server: RpcSession<Any>, peer: RawPeer
+        ) {
+            let (a, b) = InMemoryTransport.makePair()
+            let api = GateAPI()
+            let server = RpcSession<Any>.start(transport: b, main: api)
+            let peer = RawPeer(a)
+            let links = peerLinks
             try await onOwnThread {
                 try peer.send(#"["push",["pipeline",0,["gate"],[]]]"#)
                 for id in 1...links {
@@ -114,47 +122,35 @@ extension MemoryHeavyTests {
                 }
                 try peer.send(#"["pull",\#(links + 1)]"#)
             }
-        }
-
-        /// Builds a chain of `links` pipelined member reads on the answer of `gate()` over a raw
-        /// peer, then settles it with `settle`, and checks the last link's answer and the session's
-        /// end.
-        private func wireChain(links: Int, settle: (GateAPI, InMemoryTransport) async -> Void) async throws -> String {
-            let (a, b) = InMemoryTransport.makePair()
-            let api = GateAPI()
-            let server = RpcSession<Any>.start(transport: b, main: api)
-            let peer = RawPeer(a)
-            try await Self.send(chainOf: links, to: peer)
             try await waitUntil("the server to take the gate call", timeout: .seconds(120)) { api.calls.count == 1 }
-            await settle(api, a)
-            let answer = try await waitFor("the chain's answer", timeout: .seconds(120)) { () -> String? in
-                peer.takeAll().first { $0.hasPrefix("[\"resolve\",\(links + 1),") || $0.hasPrefix("[\"reject\",\(links + 1),") }
-            }
-            await server.close()
-            #expect(server.getStats() == RpcStats(imports: 1, exports: 1))
-            return answer
+            return (a, api, server, peer)
         }
 
         @Test("the longest chain the table limit lets a peer pipeline resolves without exhausting the stack")
         func peerChainResolves() async throws {
-            let answer = try await wireChain(links: Self.peerLinks) { api, _ in api.open() }
-            #expect(answer.hasPrefix(#"["resolve",\#(Self.peerLinks + 1),"#))
+            let chain = try await Self.startChain()
+            chain.api.open()
+            let last = Self.peerLinks + 1
+            let answer = try await waitFor("the chain's answer", timeout: .seconds(120)) { () -> String? in
+                chain.peer.takeAll().first { $0.hasPrefix("[\"resolve\",\(last),") || $0.hasPrefix("[\"reject\",\(last),") }
+            }
+            #expect(answer.hasPrefix(#"["resolve",\#(last),"#))
+            await chain.server.close()
+            #expect(chain.server.getStats() == RpcStats(imports: 1, exports: 1))
         }
 
         @Test("the longest chain the table limit lets a peer pipeline is rejected without exhausting the stack when the peer goes away")
         func peerChainDisconnects() async throws {
-            let links = Self.peerLinks
-            let (a, b) = InMemoryTransport.makePair()
-            let api = GateAPI()
-            let server = RpcSession<Any>.start(transport: b, main: api)
-            let peer = RawPeer(a)
-            try await Self.send(chainOf: links, to: peer)
-            try await waitUntil("the server to take the gate call", timeout: .seconds(120)) { api.calls.count == 1 }
-            try await waitUntil("the server to hold the whole chain", timeout: .seconds(120)) { server.getStats().exports == links + 2 }
-            await a.close()
-            try await waitUntil("the server's session to end", timeout: .seconds(120)) { server.getStats() == RpcStats(imports: 1, exports: 1) }
-            await server.close()
-            api.open()
+            let chain = try await Self.startChain()
+            try await waitUntil("the server to hold the whole chain", timeout: .seconds(120)) {
+                chain.server.getStats().exports == Self.peerLinks + 2
+            }
+            await chain.client.close()
+            try await waitUntil("the server's session to end", timeout: .seconds(120)) {
+                chain.server.getStats() == RpcStats(imports: 1, exports: 1)
+            }
+            await chain.server.close()
+            chain.api.open()
         }
     }
 }
