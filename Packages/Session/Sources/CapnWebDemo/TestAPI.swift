@@ -11,10 +11,10 @@ import Synchronization
 /// Reading a member that does not exist gives `undefined`; calling one rejects with a
 /// `TypeError`.
 public final class TestAPI: RpcTarget {
-    /// Creates the API.
     /// How many `hang()` calls have started, and how many of them still run.
     private let hangs = Mutex((started: 0, running: 0))
 
+    /// Creates the API.
     public init() {}
 
     /// How many `hang()` calls this object has started.
