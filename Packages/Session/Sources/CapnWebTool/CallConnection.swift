@@ -13,7 +13,7 @@ enum CallConnection {
         _ options: CallOptions, trace: (@Sendable (Bool, String) -> Void)?
     ) async throws(RpcError) -> RpcSession<Any> {
         guard let url = URL(string: options.url) else {
-            throw .invalidArgument("'\(options.url)' is not a URL")
+            throw .invalidTarget("'\(options.url)' is not a URL")
         }
         return try await RpcSession<Any>.connect(to: url) { configuration in
             configure(&configuration, options: options, trace: trace)

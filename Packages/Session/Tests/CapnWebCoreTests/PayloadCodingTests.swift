@@ -60,8 +60,8 @@ struct PayloadCodingTests {
         return message
     }
 
-    private func invalidArgument(_ body: () throws -> Void) -> String? {
-        guard case .invalidArgument(let message)? = failure(body) else { return nil }
+    private func locallyRejected(_ body: () throws -> Void) -> String? {
+        guard case .remote(type: "TypeError", let message)? = failure(body) else { return nil }
         return message
     }
 
@@ -390,10 +390,10 @@ struct PayloadCodingTests {
         #expect(notStub?.contains("callback") == true)
     }
 
-    @Test("values that cannot be encoded fail with invalidArgument naming the coding path")
+    @Test("values that cannot be encoded are rejected locally with a TypeError naming the coding path")
     func encodingFailures() throws {
         struct Big: Encodable { var values: [UInt64] }
-        let message = invalidArgument { _ = try RpcPayload(encoding: Big(values: [1, .max])) }
+        let message = locallyRejected { _ = try RpcPayload(encoding: Big(values: [1, .max])) }
         #expect(message?.contains("values[1]") == true, "\(message ?? "no error")")
     }
 

@@ -314,13 +314,15 @@ struct NetworkSessionTests {
         #expect(seenHeaders.all == ["1", "2", "1", "2"])
     }
 
-    @Test("bad URLs fail with invalidArgument and unreachable servers with connectionLost")
+    @Test("bad URLs fail with the transport's invalidTarget and unreachable servers with connectFailed, both as connectionLost")
     func badURLs() async throws {
         let http = try #require(URL(string: "http://127.0.0.1:1/"))
         await #expect {
             _ = try await RpcSession<Any>.connect(to: http)
         } throws: { error in
-            if case .invalidArgument = error as? RpcError { return true }
+            if case .connectionLost(let underlying as TransportError) = error as? RpcError {
+                return underlying.code == .invalidTarget
+            }
             return false
         }
         // A port that was free a moment ago: nothing listens there any more.
@@ -329,7 +331,9 @@ struct NetworkSessionTests {
         await #expect {
             _ = try await RpcSession<Any>.batch(url: ws) { _ in 1 }
         } throws: { error in
-            if case .invalidArgument = error as? RpcError { return true }
+            if case .connectionLost(let underlying as TransportError) = error as? RpcError {
+                return underlying.code == .invalidTarget
+            }
             return false
         }
         await #expect {

@@ -19,7 +19,7 @@ struct SeedConnectTests {
         }
     }
 
-    @Test("a typed session connects with a string URL, and text that is no URL is an invalid argument")
+    @Test("a typed session connects with a string URL, and text that is no URL fails with the transport's invalidTarget")
     func typedStringConnect() async throws {
         try await withRpcServer(main: { Squarer() }) { server in
             let session = try await RpcSession<Squarer>.connect(to: server.webSocketURL.absoluteString) { config in
@@ -32,8 +32,8 @@ struct SeedConnectTests {
             await #expect {
                 _ = try await RpcSession.connect(to: "ws://exa mple.com:bad port/")
             } throws: { error in
-                guard case .invalidArgument = error as? RpcError else { return false }
-                return true
+                guard case .connectionLost(let underlying as TransportError) = error as? RpcError else { return false }
+                return underlying.code == .invalidTarget
             }
         }
     }

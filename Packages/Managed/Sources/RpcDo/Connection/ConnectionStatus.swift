@@ -11,7 +11,7 @@ public final class ConnectionStatus: Observable, Sendable {
     private let registrar = ObservationRegistrar()
     private let storage: Mutex<ConnectionState>
 
-    init(_ state: ConnectionState = .idle) {
+    init(_ state: ConnectionState = .connecting) {
         storage = Mutex(state)
     }
 

@@ -20,8 +20,8 @@
 /// }
 /// ```
 ///
-/// States are published as ``stateUpdates()`` and as the observable ``status``: `idle`, then
-/// `connecting`, `connected`, `reconnecting(attempt:)` after a loss, and `disconnected` when
+/// States are published as ``stateUpdates()`` and as the observable ``status``: `connecting`
+/// (from creation until the first connection opens), `connected`, `reconnecting(attempt:)` after a loss, and `disconnected` when
 /// closed (`nil`) or given up (the last error). Headers changed with ``updateHeader(_:value:)``
 /// are passed to the factory on the next (re)connect.
 ///
@@ -177,7 +177,7 @@ public final class ManagedConnection: Sendable {
         connection.offlineWaitCount
     }
 
-    /// Whether the connection is started and still trying (not idle, closed or given up).
+    /// Whether the connection is started and still trying (not yet started, closed or given up).
     var isRunning: Bool {
         connection.isRunning
     }

@@ -30,11 +30,15 @@ enum ErrorMapping {
     static func map(_ error: CapnWeb.RpcError) -> RpcError {
         switch error {
         case .remote(let type, let message): byName(type, message: message)
+        // A URL or setting the session could not use is reported by Cap'n Web as a connection
+        // that was never made, with the transport's error; RpcDo has a case for it.
+        case .connectionLost(let underlying as TransportError)
+        where underlying.code == .invalidTarget || underlying.code == .tlsConfigurationInvalid:
+            .invalidArgument(underlying.message)
         case .connectionLost(let underlying): .connectionLost(underlying.map { "\($0)" })
         case .timeout: .timeout
         case .cancelled: .cancelled
         case .invalidResponse(let detail): .invalidResponse(detail)
-        case .invalidArgument(let detail): .invalidArgument(detail)
         }
     }
 

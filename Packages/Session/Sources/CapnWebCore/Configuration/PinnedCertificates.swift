@@ -4,6 +4,7 @@ public import RpcTransport
 /// server must present one of them or a certificate they issued.
 ///
 /// ```swift
+/// TLS { PinnedCertificates(bundle: .main, named: "api-cert") }   // `import CapnWeb`
 /// TLS { PinnedCertificates(files: "api-cert.pem") }
 /// ```
 public struct PinnedCertificates: TLSComponent {

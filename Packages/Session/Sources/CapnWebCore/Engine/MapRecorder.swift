@@ -120,7 +120,7 @@ final class RecordedHook: StubHook {
     var isPromise: Bool { true }
 
     private var misuse: ErrorHook {
-        ErrorHook(.failed(.invalidArgument("a value from a map callback was used outside the callback")))
+        ErrorHook(.failed(.rejectedLocally("a value from a map callback was used outside the callback")))
     }
 
     func call(_ path: [CapnWebPathKey], _ arguments: [RpcPayload]) -> any StubHook { misuse }

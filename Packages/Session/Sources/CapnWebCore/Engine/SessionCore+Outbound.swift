@@ -29,7 +29,7 @@ extension SessionCore {
                 entry.permanent || entry.owner == ObjectIdentifier(target)
             else { return .local }
             guard state.imports.count < limits.maxTableEntries else {
-                return .sent(ErrorHook(.failed(.invalidArgument("import table is full"))))
+                return .sent(ErrorHook(.failed(.rejectedLocally("import table is full", type: "RangeError"))))
             }
             var serializer = Serializer(core: self)
             let expression: CapnWebExpression
@@ -54,7 +54,7 @@ extension SessionCore {
                 }
             } catch {
                 after = serializer.after
-                return .sent(ErrorHook(.failed(.invalidArgument("Cannot serialize value: \(error.message)"))))
+                return .sent(ErrorHook(.failed(.rejectedLocally("Cannot serialize value: \(error.message)"))))
             }
             after = serializer.after
             let id = state.nextImportID

@@ -224,7 +224,8 @@ final class SessionCore: Sendable {
                         end(.failed(.connectionLost(error)))
                     }
                 } catch {
-                    end(.failed(.invalidArgument("cannot encode \(message.tag): \(error)")))
+                    end(.failed(.connectionLost(TransportError(
+                        code: .protocolViolation, message: "cannot encode \(message.tag): \(error)", cause: error))))
                 }
             }
             batch.removeAll(keepingCapacity: true)

@@ -20,8 +20,9 @@ extension RpcPayload {
     /// let payload = try RpcPayload(encoding: todo)
     /// ```
     ///
-    /// - Throws: ``RpcError/invalidArgument(_:)`` naming the coding path when the value
-    ///   cannot be encoded (its `encode(to:)` threw, or an integer does not fit in `Int64`).
+    /// - Throws: ``RpcError/remote(type:message:)`` with type `TypeError` (rejected locally,
+    ///   like the reference implementation), naming the coding path, when the value cannot be
+    ///   encoded (its `encode(to:)` threw, or an integer does not fit in `Int64`).
     public init<T: Encodable>(encoding value: T) throws(RpcError) {
         if let payload = Self.encodedScalar(value) {
             self = payload
@@ -32,12 +33,12 @@ extension RpcPayload {
         do {
             json = try PayloadCoding.encoder(with: table).encode(value)
         } catch {
-            throw .invalidArgument("cannot encode \(T.self) at \(PayloadCoding.describe(error))")
+            throw .rejectedLocally("cannot encode \(T.self) at \(PayloadCoding.describe(error))")
         }
         do {
             self = try PayloadJSONConversion.payload(from: json, entries: table.snapshot())
         } catch {
-            throw .invalidArgument("cannot encode \(T.self) at \(error.pathText): \(error.message)")
+            throw .rejectedLocally("cannot encode \(T.self) at \(error.pathText): \(error.message)")
         }
     }
 

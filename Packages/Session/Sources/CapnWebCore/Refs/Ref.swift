@@ -278,7 +278,7 @@ enum ArgumentConversion {
         case let writable as RpcWritableStream: return .writable(writable)
         case let encodable as any Encodable: return try RpcPayload(encoding: encodable)
         default:
-            throw .invalidArgument("\(type(of: value)) is neither Encodable, a ref, a target nor a stream")
+            throw .rejectedLocally("\(type(of: value)) is neither Encodable, a ref, a target nor a stream")
         }
     }
 }

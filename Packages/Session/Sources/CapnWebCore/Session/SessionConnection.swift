@@ -17,7 +17,7 @@ final class SessionConnection: Sendable {
         var lastError: (any Error)?
         /// The state of a session on a given transport (one opened from a URL has its
         /// reconnecting connection's).
-        var connectionState: ConnectionState = .idle
+        var connectionState: ConnectionState = .connecting
         var observers = StateObservers<ConnectionState>()
         var disconnectHandlers: [@Sendable ((any Error)?) -> Void] = []
         var reconnectHandlers: [@Sendable () -> Void] = []
@@ -150,7 +150,7 @@ final class SessionConnection: Sendable {
 
     /// Opens the first connection.
     func connectFirst() async throws(RpcError) {
-        guard let reconnecting else { throw .invalidArgument("this session has no address to connect to") }
+        guard let reconnecting else { throw .invalidTarget("this session has no address to connect to") }
         do {
             try await reconnecting.start()
         } catch {
@@ -162,7 +162,7 @@ final class SessionConnection: Sendable {
 
     /// Drops the current connection (if any) and opens a new one at once.
     func reconnect() async throws(RpcError) {
-        guard let reconnecting else { throw .invalidArgument("this session has no address to reconnect to") }
+        guard let reconnecting else { throw .invalidTarget("this session has no address to reconnect to") }
         let taken = state.withLock { state -> SessionCore?? in
             guard !state.closed else { return nil }
             defer { state.core = nil }

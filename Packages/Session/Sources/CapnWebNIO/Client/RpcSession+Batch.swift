@@ -28,7 +28,8 @@ extension RpcSession {
     ///   - configure: Changes the default ``Configuration`` (headers, TLS, timeout, batch delay).
     ///   - execute: Makes the calls.
     /// - Returns: What `execute` returns.
-    /// - Throws: ``RpcError/invalidArgument(_:)`` for a URL with another scheme; what `execute`
+    /// - Throws: ``RpcError/connectionLost(_:)`` with a ``RpcTransport/TransportError`` of code ``RpcTransport/TransportError/Code/invalidTarget``
+    ///   for a URL with another scheme; what `execute`
     ///   throws, which includes ``RpcError/connectionLost(_:)`` with the
     ///   ``RpcTransport/TransportError`` when the server answers other than 200.
     public static func batch<T>(
@@ -41,7 +42,7 @@ extension RpcSession {
         configure?(&configuration)
         let scheme = url.scheme?.lowercased() ?? ""
         guard scheme == "http" || scheme == "https" else {
-            throw RpcError.invalidArgument("a batch URL must start with http:// or https://, not '\(url.absoluteString)'")
+            throw RpcError.invalidTarget("a batch URL must start with http:// or https://, not '\(url.absoluteString)'")
         }
         var clientConfiguration = HTTPBatchClientConfiguration()
         clientConfiguration.headers = WebSocketConnector.headers(configuration.headers)
@@ -53,7 +54,7 @@ extension RpcSession {
         do {
             client = try HTTPBatchClient(url: url.absoluteString, configuration: clientConfiguration)
         } catch {
-            throw RpcError.invalidArgument(error.message)
+            throw RpcError.connectionLost(error)
         }
         let outcome: Result<T, any Error>
         do {

@@ -25,8 +25,10 @@ extension RpcSession {
     ///   - url: A `ws://` or `wss://` URL.
     ///   - configure: Changes the default ``Configuration``.
     /// - Returns: The connected session.
-    /// - Throws: ``RpcError/invalidArgument(_:)`` for a URL with another scheme or no host,
-    ///   ``RpcError/connectionLost(_:)`` with the transport's error when connecting fails.
+    /// - Throws: ``RpcError/connectionLost(_:)`` with the transport's error: code
+    ///   ``RpcTransport/TransportError/Code/invalidTarget`` for a URL with another scheme or no
+    ///   host, ``RpcTransport/TransportError/Code/tlsConfigurationInvalid`` for a certificate
+    ///   that cannot be read, the connect failure otherwise.
     public static func connect(
         to url: URL,
         configure: ((inout Configuration) -> Void)? = nil
@@ -64,7 +66,8 @@ extension RpcSession {
     /// let session = try await RpcSession<TodoAPI>.connect(to: "wss://api.example.com")
     /// ```
     ///
-    /// - Throws: ``RpcError/invalidArgument(_:)`` for text that is not a URL, and as
+    /// - Throws: ``RpcError/connectionLost(_:)`` with a ``RpcTransport/TransportError`` of code ``RpcTransport/TransportError/Code/invalidTarget``
+    ///   for text that is not a URL, and as
     ///   ``connect(to:configure:)-(_,((inout Configuration)->Void)?)``.
     public static func connect(
         to url: String,
@@ -87,7 +90,7 @@ extension RpcSession {
     /// `text` as a URL.
     static func parsedURL(_ text: String) throws(RpcError) -> URL {
         guard let url = URL(string: text) else {
-            throw .invalidArgument("'\(text)' is not a URL")
+            throw .invalidTarget("'\(text)' is not a URL")
         }
         return url
     }

@@ -22,10 +22,10 @@ struct WebSocketConnector: Sendable {
     init(url: URL, configuration: Configuration) throws(RpcError) {
         let scheme = url.scheme?.lowercased() ?? ""
         guard scheme == "ws" || scheme == "wss" else {
-            throw .invalidArgument("a session URL must start with ws:// or wss://, not '\(url.absoluteString)'")
+            throw .invalidTarget("a session URL must start with ws:// or wss://, not '\(url.absoluteString)'")
         }
         guard let host = url.host, !host.isEmpty else {
-            throw .invalidArgument("the session URL '\(url.absoluteString)' has no host")
+            throw .invalidTarget("the session URL '\(url.absoluteString)' has no host")
         }
         var client = WebSocketClientConfiguration()
         client.headers = Self.headers(configuration.headers)
@@ -45,7 +45,7 @@ struct WebSocketConnector: Sendable {
         do {
             return try await WebSocketClient.connect(to: url, configuration: configuration, eventLoopGroup: eventLoop)
         } catch {
-            if error.code == .invalidTarget { throw .invalidArgument(error.message) }
+            // A bad target comes back as the transport's `invalidTarget` error, like the checks above.
             throw .connectionLost(error)
         }
     }

@@ -21,8 +21,8 @@ import Synchronization
 /// }
 /// ```
 ///
-/// States are published by ``stateUpdates()`` (and ``onStateChange(_:)``): `idle`, then
-/// `connecting`, `connected`, `reconnecting(attempt:)` after a loss, and `disconnected` when
+/// States are published by ``stateUpdates()`` (and ``onStateChange(_:)``): `connecting`
+/// (from creation until the first connection opens), `connected`, `reconnecting(attempt:)` after a loss, and `disconnected` when
 /// closed (`nil`) or given up (the last error). The first connection is not retried: when it
 /// fails, ``start()`` throws. Headers changed with ``updateHeader(_:value:)`` are passed to the
 /// factory on the next (re)connect.
@@ -71,7 +71,7 @@ public final class ReconnectingConnection: Sendable {
     private struct State {
         var phase: Phase = .idle
         var gaveUp = false
-        var connectionState: ConnectionState = .idle
+        var connectionState: ConnectionState = .connecting
         var link: Link?
         var generation: UInt64 = 0
         var headers: [String: String]
@@ -183,6 +183,8 @@ public final class ReconnectingConnection: Sendable {
             // Once closed, only `disconnected` is published: an explicit reconnect that was
             // under way when the connection closed does not announce itself afterwards.
             if state.phase == .stopped, !newState.isDisconnected { return nil }
+            // A connection starts out `connecting`: its first attempt changes nothing.
+            if case .connecting = newState, case .connecting = state.connectionState { return nil }
             state.connectionState = newState
             return (state.observers.all, state.stateHandlers)
         }

@@ -51,6 +51,20 @@ public struct TLSClientConfiguration: Sendable {
         self.applicationProtocols = applicationProtocols
     }
 
+    /// A configuration that trusts exactly `pinnedCertificates` (and not the system's roots):
+    /// the server must present one of them, or a certificate one of them issued, with the
+    /// usual chain, validity and hostname checks.
+    ///
+    /// ```swift
+    /// config.tls = .init(minimumVersion: .TLSv12, pinnedCertificates: [.file(path: "api-cert.pem")])
+    /// ```
+    ///
+    /// The certificates are read when the configuration is put to use (at connect); one that
+    /// cannot be read fails the connection with ``TransportError/Code/tlsConfigurationInvalid``.
+    public init(minimumVersion: TLSVersion = .v1_2, pinnedCertificates: [CertificateSource]) {
+        self.init(trustRoots: .certificates(pinnedCertificates), minimumVersion: minimumVersion)
+    }
+
     /// Full verification against the system trust store, TLS 1.2 or later, no client certificate.
     public static var `default`: TLSClientConfiguration {
         TLSClientConfiguration()

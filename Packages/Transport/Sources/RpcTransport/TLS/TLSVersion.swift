@@ -14,6 +14,11 @@ public struct TLSVersion: Hashable, Sendable, Comparable, CustomStringConvertibl
     public static let v1_2 = TLSVersion(wireValue: 0x0303)
     /// TLS 1.3 (RFC 8446).
     public static let v1_3 = TLSVersion(wireValue: 0x0304)
+    /// TLS 1.2, under the name the Cap'n Web Swift API uses
+    /// (`TLSConfiguration(minimumVersion: .TLSv12, …)`); the same as ``v1_2``.
+    public static let TLSv12 = v1_2
+    /// TLS 1.3, under the name the Cap'n Web Swift API uses; the same as ``v1_3``.
+    public static let TLSv13 = v1_3
 
     /// The version with the given wire value, when it is one this package supports.
     package init?(negotiatedWireValue: Int32) {
