@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+import RpcTransportTesting
+import CapnWeb
+
+/// A directory used as a resource bundle, holding self-signed certificates for 127.0.0.1 made
+/// with the `openssl` command line: `api-cert.pem` (with its key `api-cert.key`), which the
+/// TLS test server presents, and `other-cert.pem`, which it does not. Removed when done.
+final class SeedCertificates: Sendable {
+    let directory: URL
+    /// The directory as a `Bundle`, standing for the seed's `.main`.
+    let bundle: Bundle
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("capnweb-seed-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        for name in ["api-cert", "other-cert"] {
+            try Self.makeCertificate(
+                certificate: directory.appendingPathComponent("\(name).pem").path,
+                key: directory.appendingPathComponent("\(name).key").path)
+        }
+        bundle = try #require(Bundle(path: directory.path))
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// TLS settings for a server presenting `api-cert`.
+    var serverTLS: TLSServerConfiguration {
+        TLSServerConfiguration(
+            certificateChain: [.file(path: directory.appendingPathComponent("api-cert.pem").path)],
+            privateKey: .file(path: directory.appendingPathComponent("api-cert.key").path))
+    }
+
+    private static func makeCertificate(certificate: String, key: String) throws {
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        openssl.arguments = [
+            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+            "-keyout", key, "-out", certificate, "-days", "2", "-subj", "/CN=127.0.0.1",
+            "-addext", "subjectAltName=IP:127.0.0.1",
+        ]
+        openssl.standardOutput = FileHandle.nullDevice
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        try #require(openssl.terminationStatus == 0)
+    }
+}
+
+/// Evaluates a configuration written in the builder form, as `connect(to:configure:)` does.
+func builtConfiguration(@ConfigurationBuilder _ configure: () -> Configuration) -> Configuration {
+    configure()
+}
+
+/// The headers of every connection the server admitted, in order, names in lower case.
+final class AdmittedHeaders: Sendable {
+    let recorder = Recorder<[String: String]>()
+
+    /// An admission that records the connection's headers and accepts it.
+    var admit: @Sendable (RpcConnectionInfo) async -> RpcAdmission {
+        { [recorder] info in
+            var headers: [String: String] = [:]
+            for (name, value) in info.headers { headers[name.lowercased()] = value }
+            recorder.append(headers)
+            return .accept
+        }
+    }
+
+    var all: [[String: String]] { recorder.all }
+}
