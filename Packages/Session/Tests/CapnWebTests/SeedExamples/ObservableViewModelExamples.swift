@@ -40,6 +40,7 @@ final class TodoListViewModel {
         }
     }
 
+    @discardableResult  // Adapted: the seed's view ignores the result, which Swift warns about.
     func create(title: String) async throws -> Todo {
         // Adapted: the result's type is written (an untyped `let todo = try await` is a ref).
         let todo: Todo = try await session.api.todos.create(title: title)
@@ -103,8 +104,9 @@ final class NotificationViewModel {
 }
 
 #if canImport(SwiftUI)
-// The seed's views, unchanged. They compile only where SwiftUI exists; their logic is the view
-// model above, which the tests below drive on every platform.
+// The seed's views. They compile only where SwiftUI exists (not on the Linux machines the
+// suite runs on); their logic is the view model above, which the tests below drive on every
+// platform.
 struct TodoListView: View {
     @State private var viewModel: TodoListViewModel
     @State private var newTodoTitle = ""
@@ -151,8 +153,9 @@ struct TodoRow: View {
 
     var body: some View {
         HStack {
+            // Adapted: the two styles are different types, so each is wrapped in `AnyShapeStyle`.
             Image(systemName: todo.completed ? "checkmark.circle.fill" : "circle")
-                .foregroundStyle(todo.completed ? .green : .secondary)
+                .foregroundStyle(todo.completed ? AnyShapeStyle(.green) : AnyShapeStyle(.secondary))
 
             Text(todo.title)
                 .strikethrough(todo.completed)

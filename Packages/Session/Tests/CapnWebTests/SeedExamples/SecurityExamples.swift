@@ -29,6 +29,7 @@ struct SecurityExamples {
             let done: String = try await session.api.doWork()
             #expect(done == "done")
             #expect(backend.count("doWork") == 1)
+            #expect(CertificateSource.resource(named: "api-cert.pem", in: certificates.bundle) == myCertificate)
             await expectSeedTablesClean(session, server)
             await session.close()
         }
