@@ -78,6 +78,20 @@ struct SecurityExamples {
             }
             #expect(backend.calls.isEmpty)
         }
+        // The seed's line as written, with `.main`: the test runner's main bundle has no such
+        // resource, so the pin is the path it would have, and connecting with it would fail.
+        let seedLine = builtConfiguration {
+            TLS {
+                PinnedCertificates(bundle: .main, named: "api-cert")
+            }
+        }
+        let expected = CertificateSource.resource(named: "api-cert", in: .main)
+        #expect(seedLine.tls?.trustRoots == .certificates([expected]))
+        guard case .file(let path) = expected else {
+            Issue.record("expected a file source, got \(expected)")
+            return
+        }
+        #expect(path.hasSuffix("/api-cert.pem"))
     }
 
     @Test("a bearer token in the headers is what the server admits; authenticate(token:) gives a capability after connecting")
