@@ -62,8 +62,9 @@ struct StreamingExamples {
             // Added: the server learns it at its next write (Cap'n Web has no message for a
             // reader that stops), which is rejected; its stream then closes, with no help from
             // the test (no finishStreams here).
-            let _: Event = try await client.api.events.publish(topic: "updates", type: "ping", payload: "after cancel")
-            #expect(await waitUntil { server.store.subscriberCount == 0 })
+            #expect(await serverClosesStreams(server) {
+                let _: Event = try await client.api.events.publish(topic: "updates", type: "ping", payload: "after cancel")
+            })
             await client.disconnect()
         }
     }
@@ -105,8 +106,7 @@ struct StreamingExamples {
 
             #expect(try await receiver.value == ["Hello everyone!", "How's it going?"])
             // The reader stopped: the server's stream closes at its next write.
-            try await chat.send(text: "Anyone?")
-            #expect(await waitUntil { server.store.subscriberCount == 0 })
+            #expect(await serverClosesStreams(server) { try await chat.send(text: "Anyone?") })
             await client.disconnect()
         }
     }
