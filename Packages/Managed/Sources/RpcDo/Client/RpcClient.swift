@@ -184,7 +184,8 @@ public actor RpcClient {
     /// already sent finish on the old one (each within its timeout) before it is closed; it
     /// returns once the new connection is open (or, when it cannot be opened, once the client
     /// has gone back to reconnecting with its backoff). Streams being read end, as on any
-    /// reconnect. A client that is not connected just keeps the header for its next connect.
+    /// reconnect. A client that is reconnecting tries the new header at once; one that is not
+    /// connected (never, or after ``disconnect()``) keeps it for its next ``connect()``.
     public func updateHeader(_ name: String, value: String?) async {
         connection.updateHeader(name, value: value)
         let previous = headerRefresh
