@@ -60,3 +60,25 @@ struct RpcLoaderTests {
         await client.disconnect()
     }
 }
+
+@Suite("RpcLoader loading a key path of the API (what the RpcFetch property wrapper runs)")
+@MainActor
+struct RpcLoaderKeyPathTests {
+    @Test("a key path of member reads is fetched in one call and published; a failure publishes the RpcError")
+    func keyPathLoad() async throws {
+        let server = InMemoryServer()
+        let client = RpcClient(configuration: InMemoryServer.configuration(), transportFactory: server.factory)
+        try await client.connect()
+        let version = RpcLoader<String>()
+        await version.load(\.version, from: client)
+        #expect(version.value == "1.0")
+        let current = RpcLoader<[String: String]>()
+        await current.load(\.users.current, from: client)
+        #expect(current.value == ["id": "me", "name": "Me"])
+        let missing = RpcLoader<String>()
+        await missing.load(\.users.current.nickname, from: client)
+        #expect(missing.value == nil)
+        #expect(missing.state.hasError)
+        await client.disconnect()
+    }
+}

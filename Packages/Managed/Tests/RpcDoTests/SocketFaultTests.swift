@@ -99,10 +99,9 @@ struct SocketFaultTests {
             try await client.connect()
             #expect(server.upgradeHeaders.last?["x-token"] == "one")
             await client.updateHeader("X-Token", value: "two")
-            await server.dropAll()
-            #expect(await waitUntil { server.upgradeHeaders.count >= 2 })
-            #expect(await waitUntil { await client.isConnected })
+            #expect(server.upgradeHeaders.count == 2)
             #expect(server.upgradeHeaders.last?["x-token"] == "two")
+            #expect(await client.isConnected)
             await client.disconnect()
         }
     }

@@ -38,6 +38,8 @@ final class ClientCore: Sendable {
     private let callIDs = Atomic<UInt64>(0)
     /// Answers still awaited after their caller stopped waiting.
     let tasks = TaskRegistry()
+    /// Holds new calls back while a header change reconnects.
+    let gate = CallGate()
 
     init(settings: Settings, source: Source? = nil) {
         self.settings = settings
@@ -110,12 +112,34 @@ final class ClientCore: Sendable {
         }
     }
 
+    /// The root object to build a call on, once the gate admits the call: a call that had to
+    /// wait for a reconnect asks for the root again, so it goes out on the new connection.
+    private func admittedRoot() async throws(RpcError) -> Ref<Any> {
+        while true {
+            let root = try await root()
+            if gate.tryEnter() { return root }
+            await gate.waitUntilOpen()
+            if Task.isCancelled { throw .cancelled }
+        }
+    }
+
+    /// Reconnects so that the current headers apply, without cutting calls: new calls wait,
+    /// calls already sent finish (each within its timeout), then the connection is opened anew
+    /// and the waiting calls go out on it. Streams being read end, as on any reconnect.
+    func reconnectForHeaders() async {
+        guard let connection, connection.isRunning else { return }
+        await gate.pause()
+        await connection.reconnect()
+        gate.resume()
+    }
+
     private func newCall(_ method: String, options: RefOptions) -> ClientCall {
         ClientCall(
             method: method,
             id: callIDs.wrappingAdd(1, ordering: .relaxed).newValue,
             timeout: options.timeout ?? settings.timeout,
-            isIdempotent: options.isIdempotent)
+            isIdempotent: options.isIdempotent,
+            metadata: options.metadata)
     }
 
     // MARK: Calls
@@ -167,7 +191,8 @@ final class ClientCore: Sendable {
             }
         ) { (sent: SentFlag) async throws(RpcError) -> RpcPayload in
             try await Self.withTimeout(call.timeout) { () async throws(RpcError) -> RpcPayload in
-                let root = try await self.root()
+                let root = try await self.admittedRoot()
+                defer { self.gate.leave() }
                 sent.set()
                 switch await self.settle(prepared.materialize(root: root)) {
                 case .resolved(let value): return value

@@ -30,11 +30,13 @@ public actor RpcClient {
     nonisolated let core: ClientCore
     nonisolated let connection: ManagedConnection
     private let urlProblem: RpcError?
+    /// The last header change's reconnect; the next one waits for it, so each one applies.
+    private var headerRefresh: Task<Void, Never>?
 
     /// Creates a client for `configuration` (not connected yet). A URL that is not `ws://` or
     /// `wss://` with a host makes ``connect()`` fail with ``RpcError/invalidArgument(_:)``.
     public init(configuration: RpcClientConfiguration) {
-        let problem = Self.problem(with: configuration.url)
+        let problem = Self.problem(with: configuration.url, tls: configuration.tls)
         let url = configuration.url.absoluteString
         let webSocket = Self.webSocketConfiguration(configuration)
         self.init(configuration: configuration, urlProblem: problem) { headers in
@@ -101,13 +103,16 @@ public actor RpcClient {
         connection.abandon()
     }
 
-    private static func problem(with url: URL) -> RpcError? {
+    private static func problem(with url: URL, tls: TLSClientConfiguration? = nil) -> RpcError? {
         let scheme = url.scheme?.lowercased() ?? ""
         guard scheme == "ws" || scheme == "wss" else {
             return .invalidArgument("an RpcDo URL must start with ws:// or wss://, not '\(url.absoluteString)'")
         }
         guard let host = url.host, !host.isEmpty else {
             return .invalidArgument("the URL '\(url.absoluteString)' has no host")
+        }
+        if tls != nil, scheme == "ws" {
+            return .invalidArgument("TLS settings need a wss:// URL, not '\(url.absoluteString)'")
         }
         return nil
     }
@@ -117,6 +122,7 @@ public actor RpcClient {
         let connectTimeout = RpcClientConfiguration.duration(configuration.connectTimeout, default: 10)
         webSocket.connectTimeout = connectTimeout
         webSocket.handshakeTimeout = connectTimeout
+        webSocket.tls = configuration.tls
         return webSocket
     }
 
@@ -166,15 +172,35 @@ public actor RpcClient {
         connection.status
     }
 
-    /// Sets (or with `nil`, removes) a header of the WebSocket upgrade; it applies from the
-    /// next (re)connect on.
-    public func updateHeader(_ name: String, value: String?) {
+    /// Sets (or with `nil`, removes) a header of the WebSocket upgrade, and makes the next call
+    /// carry it: a connected client reconnects with it before that call is sent.
+    ///
+    /// ```swift
+    /// await client.updateHeader("Authorization", value: "Bearer \(newToken)")
+    /// let user: User = try await client.api.users.current   // on a connection with newToken
+    /// ```
+    ///
+    /// The reconnect cuts no call: calls made meanwhile wait for the new connection, and calls
+    /// already sent finish on the old one (each within its timeout) before it is closed; it
+    /// returns once the new connection is open (or, when it cannot be opened, once the client
+    /// has gone back to reconnecting with its backoff). Streams being read end, as on any
+    /// reconnect. A client that is reconnecting tries the new header at once; one that is not
+    /// connected (never, or after ``disconnect()``) keeps it for its next ``connect()``.
+    public func updateHeader(_ name: String, value: String?) async {
         connection.updateHeader(name, value: value)
+        let previous = headerRefresh
+        let core = self.core
+        let refresh = Task {
+            await previous?.value
+            await core.reconnectForHeaders()
+        }
+        headerRefresh = refresh
+        await refresh.value
     }
 
-    /// Drops the open connection and opens a new one at once, for example so that a header
-    /// changed with ``updateHeader(_:value:)`` applies now. Calls in flight fail (or are
-    /// retried) as on any connection loss; when the new connection cannot be opened the client
+    /// Drops the open connection and opens a new one at once (``updateHeader(_:value:)`` does
+    /// this itself, more gently). Calls in flight fail (or are retried) as on any connection
+    /// loss; when the new connection cannot be opened the client
     /// goes on reconnecting with its backoff.
     public func reconnect() async {
         await connection.reconnect()

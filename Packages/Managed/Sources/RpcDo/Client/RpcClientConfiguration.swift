@@ -19,9 +19,9 @@ public import RpcTransport
 /// ```
 ///
 /// Times are in seconds; a value that is not a positive finite number falls back to its
-/// default. Beyond the seed's fields, ``reconnect``, ``offlinePolicy``, ``keepaliveInterval``,
-/// ``keepaliveTimeout``, ``connectTimeout``, ``interceptors`` and ``logger`` tune the managed
-/// connection.
+/// default. Beyond the seed's fields, ``tls``, ``reconnect``, ``offlinePolicy``,
+/// ``keepaliveInterval``, ``keepaliveTimeout``, ``connectTimeout``, ``interceptors`` and
+/// ``logger`` tune the managed connection.
 public struct RpcClientConfiguration: Sendable {
     /// The server's WebSocket URL (`ws://` or `wss://`).
     public let url: URL
@@ -36,6 +36,20 @@ public struct RpcClientConfiguration: Sendable {
     public var maxRetryDelay: TimeInterval
     /// Headers sent with the WebSocket upgrade; see ``RpcClient/updateHeader(_:value:)``.
     public var headers: [String: String]
+    /// TLS settings for a `wss://` URL: which roots the server's certificate must lead to, a
+    /// client certificate, pins, the minimum version. `nil` (the default) verifies the server
+    /// against the system's roots. Setting it for a `ws://` URL makes ``RpcClient/connect()``
+    /// fail with ``RpcError/invalidArgument(_:)`` (it would never be used).
+    ///
+    /// ```swift
+    /// config.tls = .init(
+    ///     certificateChain: [],     // Empty for client-only auth
+    ///     privateKey: nil,          // Nil for client-only auth
+    ///     serverCertificateVerification: .fullVerification,
+    ///     trustRoots: .certificates([.file(path: certPath)])
+    /// )
+    /// ```
+    public var tls: TLSClientConfiguration?
     /// How the connection is re-established after a loss (default: 10 attempts, backoff from
     /// ``retryBaseDelay`` up to ``maxRetryDelay``).
     public var reconnect: ReconnectPolicy?

@@ -69,3 +69,46 @@ extension RpcError: CustomStringConvertible {
         }
     }
 }
+
+extension RpcError: LocalizedError {
+    /// A sentence for people, e.g. `The server has no such resource: todo 7.`; SwiftUI's
+    /// `error.localizedDescription` shows it.
+    public var errorDescription: String? {
+        switch self {
+        case .remote(let type, let message):
+            "The server failed the call (\(type)): \(message)"
+        case .connectionLost(let reason?):
+            "The connection to the server was lost: \(reason)"
+        case .connectionLost(nil):
+            "The connection to the server was lost."
+        case .timeout:
+            "The server did not answer in time."
+        case .cancelled:
+            "The call was cancelled."
+        case .invalidResponse(let detail):
+            "The server's answer could not be read: \(detail)"
+        case .invalidArgument(let detail):
+            "A value given to the client cannot be used: \(detail)"
+        case .notFound(let detail):
+            "The server has no such resource: \(detail)"
+        case .notImplemented(let detail):
+            "The server does not implement this: \(detail)"
+        case .authenticationFailed(let detail):
+            "The server refused the credentials: \(detail)"
+        case .rateLimitExceeded(let retryAfter?):
+            "Too many calls; the server asks to wait \(retryAfter) seconds before trying again."
+        case .rateLimitExceeded(nil):
+            "Too many calls; the server asks to slow down."
+        }
+    }
+
+    /// What can be done about it, where there is something: wait, reconnect, sign in again.
+    public var recoverySuggestion: String? {
+        switch self {
+        case .connectionLost, .timeout: "Check the network connection and try again."
+        case .authenticationFailed: "Sign in again."
+        case .rateLimitExceeded: "Wait a moment and try again."
+        default: nil
+        }
+    }
+}

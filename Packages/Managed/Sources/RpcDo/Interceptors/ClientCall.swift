@@ -8,7 +8,10 @@ public struct ClientCall: Sendable {
     public var timeout: Duration
     /// Whether the call may be repeated after it reached the wire (see the retry rule).
     public var isIdempotent: Bool
-    /// Free-form values interceptors pass to each other.
+    /// Per-call values: what the caller attached with ``RpcRef/withMetadata(_:)``, which each
+    /// interceptor may read and change for the ones after it. They stay in the client (Cap'n Web
+    /// carries no per-call headers); connection-wide headers are
+    /// ``RpcClientConfiguration/headers``.
     public var metadata: [String: String]
 
     /// Creates a call description.

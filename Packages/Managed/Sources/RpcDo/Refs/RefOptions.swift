@@ -2,4 +2,5 @@
 struct RefOptions: Sendable {
     var timeout: Duration?
     var isIdempotent = false
+    var metadata: [String: String] = [:]
 }

@@ -27,6 +27,7 @@ public typealias RpcArgument = (any Sendable)?
 /// | `let r = try await api.echo(message: "hi")`, `async let u = api.users.current`, `print(try await ref.name)` | the answer as an ``RpcValue`` |
 /// | `try await api.users.delete(id: "1")` (a statement) | sends it; the answer is discarded |
 /// | `let s: AsyncThrowingStream<Event, any Error> = try await api.events.subscribe()` | the stream |
+/// | `for try await m: Message in chat.messages` (a member holding a stream) | an ``RpcStream``, sent when read |
 /// | `let ref: RpcRef<Any> = api.users.get(id: "1").profile` (or `RpcRef<Profile>`) | a ref, nothing sent |
 /// | `api.users.get(id: "1").profile` (the base of a further read or call) | a ref |
 /// | `api.profiles.forUser(userId: authed.currentUser.id)`, `api.f(x: api.g())` (as an argument) | a ref, resolved on the server |
@@ -45,8 +46,8 @@ public typealias RpcArgument = (any Sendable)?
 /// its type. docs/managed.md has the reasons.
 ///
 /// Labels are kept in ``expressionString`` but dropped on the wire: `get(id: "1")` sends
-/// `["1"]`. Members named like `RpcRef`'s own (`map`, `timeout`, `idempotent`, `resolved`)
-/// are reached with `ref[dynamicMember: "map"]`.
+/// `["1"]`. Members named like `RpcRef`'s own (`map`, `timeout`, `idempotent`, `resolved`,
+/// `withMetadata`) are reached with `ref[dynamicMember: "map"]`.
 ///
 /// **Retries.** A chain that fails with ``RpcError/timeout``, ``RpcError/connectionLost(_:)``
 /// or ``RpcError/rateLimitExceeded(retryAfter:)`` is sent again (up to
@@ -109,6 +110,12 @@ public struct RpcRef<T>: Sendable {
         get async throws {
             try await (derived(.member(expression, member, subscripted: false)) as RpcRef<Any>).resolved()
         }
+    }
+
+    /// The member `member`, a remote stream, as an `AsyncSequence` of the expected element type
+    /// (`for try await message: ChatMessage in chat.messages`); sent when it is read.
+    public subscript<Element: Decodable & Sendable>(dynamicMember member: String) -> RpcStream<Element> {
+        RpcStream(core: core, expression: .member(expression, member, subscripted: false), options: options)
     }
 
     /// The member `member` as a call's argument: the ref, resolved on the server (no network
@@ -264,6 +271,31 @@ public struct RpcRef<T>: Sendable {
     @discardableResult
     nonisolated(nonsending) public func idempotent() async throws -> RpcValue {
         try await idempotent().resolved()
+    }
+
+    /// The same ref carrying `metadata` for the client's interceptors: each one reads it from
+    /// ``ClientCall/metadata`` and may change it before passing the call on. Metadata stays in
+    /// the client (Cap'n Web has no per-call headers); what the server should see goes in the
+    /// call's arguments or in the connection's headers.
+    ///
+    /// ```swift
+    /// let user: User = try await client.api.users.get(id: "1").withMetadata(["trace-id": "abc"])
+    /// ```
+    public func withMetadata(_ metadata: [String: String]) -> RpcRef<T> {
+        var options = options
+        options.metadata.merge(metadata) { _, new in new }
+        return RpcRef(core: core, expression: expression, options: options)
+    }
+
+    /// Awaits the ref carrying `metadata`, decoded as the expected type.
+    nonisolated(nonsending) public func withMetadata<R: Decodable>(_ metadata: [String: String]) async throws -> R {
+        try await withMetadata(metadata).resolved(as: R.self)
+    }
+
+    /// Awaits the ref carrying `metadata` when no type is expected (discardable).
+    @discardableResult
+    nonisolated(nonsending) public func withMetadata(_ metadata: [String: String]) async throws -> RpcValue {
+        try await withMetadata(metadata).resolved()
     }
 
     // MARK: Awaiting

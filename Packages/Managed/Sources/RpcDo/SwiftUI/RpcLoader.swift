@@ -48,3 +48,17 @@ public final class RpcLoader<Value: Sendable> {
         }
     }
 }
+
+extension RpcLoader where Value: Decodable {
+    /// Loads the remote value at `keyPath` of `client`'s API (a chain of member reads:
+    /// `\.users.current.profile`), in one round trip, and publishes it or its error. What
+    /// ``RpcFetch`` runs.
+    ///
+    /// ```swift
+    /// await profile.load(\.users.current.profile, from: client)
+    /// ```
+    public func load(_ keyPath: KeyPath<RpcRef<Any>, RpcRef<Value>>, from client: RpcClient) async {
+        let ref = client.api[keyPath: keyPath]
+        await load { try await ref.resolved(as: Value.self) }
+    }
+}

@@ -34,6 +34,7 @@ public final class TodoServer: Sendable {
         var batchURL: URL?
         var traffic = TodoTraffic()
         var restarts = 0
+        var authorizations: [String?] = []
     }
 
     /// The data every connection and every restart shares.
@@ -114,6 +115,13 @@ public final class TodoServer: Sendable {
         state.withLock { $0.traffic }
     }
 
+    /// The `Authorization` header of each WebSocket session's upgrade, oldest first (`nil` for
+    /// a session opened without one), across restarts: what a client's credentials were when
+    /// each of its connections opened.
+    public var authorizations: [String?] {
+        state.withLock { $0.authorizations }
+    }
+
     /// Sets every traffic counter back to zero.
     public func resetTraffic() {
         state.withLock { $0.traffic = TodoTraffic() }
@@ -171,8 +179,11 @@ public final class TodoServer: Sendable {
             do {
                 try await withRpcServer(
                     host: configuration.host, port: port, configuration: sessionConfiguration,
-                    main: { [weak self] in
-                        self?.state.withLock { $0.traffic.connections += 1 }
+                    main: { [weak self] info in
+                        self?.state.withLock { state in
+                            state.traffic.connections += 1
+                            if info.kind == .webSocket { state.authorizations.append(info.header("Authorization")) }
+                        }
                         return TodoAPI(store: store)
                     }
                 ) { server in

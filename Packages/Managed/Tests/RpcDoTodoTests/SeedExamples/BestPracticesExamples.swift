@@ -54,6 +54,14 @@ struct BestPracticesExamples {
                 }
             }
             #expect(outcome == "showUserNotFoundMessage")
+
+            // DON'T: Ignore errors
+            // Adapted: the type is written. Untyped, `try?` picks the overload meant for a call
+            // used as an argument (its result is already optional, which `try?` prefers), so
+            // nothing would be sent; Swift warns that no call inside the `try` can throw.
+            let user: User? = try? await client.api.users.get(id: id)
+            // User might be nil for many reasons!
+            #expect(user == nil)  // Added: here, because the user does not exist.
             await client.disconnect()
         }
     }
@@ -85,6 +93,31 @@ struct BestPracticesExamples {
             let profile: Profile = try await client.api.profiles.forUser(userId: user.id)
             #expect(profile.displayName == "Alice Martin")
             #expect(server.traffic.pulls == 3)  // 3 round-trips instead of 1!
+            await client.disconnect()
+        }
+    }
+
+    // Seed: Troubleshooting, "Pipeline Issues": the wrong line, in synchronous code (where an
+    // untyped call is a ref; in async code it does not compile without `await`).
+    static func wrongLine(_ client: RpcClient) -> RpcRef<Any> {
+        // Wrong - returns RpcRef<User>
+        let user = client.api.users.get(id: "123")
+        return user  // Added.
+    }
+
+    @Test("troubleshooting: a ref is not the value until it is awaited")
+    func pipelineIssues() async throws {
+        try await withDemoServer { url, server in
+            let client = try RpcClient(url: url)
+            try await client.connect()
+            server.resetTraffic()
+            let ref = Self.wrongLine(client)
+            #expect(ref.expressionString == ".users.get(id: \"123\")")
+            #expect(server.traffic.pushes == 0)
+
+            // Correct - returns User
+            let user: User = try await client.api.users.get(id: "123")
+            #expect(user.name == "Alice Martin")
             await client.disconnect()
         }
     }

@@ -61,9 +61,9 @@ struct ConfigurationExamples {
         }
     }
 
-    @Test("authentication headers are set at creation and updated at runtime")
+    @Test("authentication headers are set at creation and updated at runtime; the next call carries the new one")
     func authenticationHeaders() async throws {
-        try await withDemoServer { url, _ in
+        try await withDemoServer { url, server in
             let apiURL = try #require(URL(string: url))
             let accessToken = "secret"
             let newToken = "demo-token"
@@ -79,6 +79,9 @@ struct ConfigurationExamples {
             await client.updateHeader("Authorization", value: "Bearer \(newToken)")
             let name: String = try await client.api.users.get(id: "123").name
             #expect(name == "Alice Martin")
+            // Added: the call went out on a connection opened with the new token.
+            #expect(server.authorizations.last == "Bearer \(newToken)")
+            #expect(server.sessions.count == 1)
             await client.disconnect()
         }
     }

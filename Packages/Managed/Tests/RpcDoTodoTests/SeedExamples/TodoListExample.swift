@@ -1,16 +1,12 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
+// Foundation itself (not only FoundationEssentials): `localizedDescription` lives there, and
+// `import SwiftUI` in the seed brings it.
 import Foundation
-#endif
 import Observation
 import RpcDo
 
 // Seed: "Todo List Example", the Models and the View Model (the SwiftUI views are left out).
-// Adapted: `import SwiftUI` became `import Observation`; `localizedCaseInsensitiveContains`
-// (Foundation only) became a lowercased `contains`, `error.localizedDescription` became
-// `"\(error)"`; the class is `@MainActor` so that Swift 6
-// accepts its `@MainActor` methods mutating it.
+// Adapted: `import SwiftUI` became `import Foundation` and `import Observation`; the class is
+// `@MainActor` so that Swift 6 accepts its `@MainActor` methods mutating it.
 
 struct Todo: Identifiable, Codable, Sendable {
     let id: String
@@ -52,7 +48,7 @@ final class TodoViewModel {
 
             // Search filter
             if !filter.searchQuery.isEmpty {
-                guard todo.title.lowercased().contains(filter.searchQuery.lowercased()) else {
+                guard todo.title.localizedCaseInsensitiveContains(filter.searchQuery) else {
                     return false
                 }
             }
@@ -84,7 +80,7 @@ final class TodoViewModel {
         } catch let rpcError as RpcError {
             self.error = rpcError
         } catch {
-            self.error = .invalidResponse("\(error)")
+            self.error = .invalidResponse(error.localizedDescription)
         }
     }
 

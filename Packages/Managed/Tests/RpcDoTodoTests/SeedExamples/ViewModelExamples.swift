@@ -1,8 +1,6 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
+// Foundation itself (not only FoundationEssentials): `localizedDescription` lives there, and
+// `import SwiftUI` in the seed brings it.
 import Foundation
-#endif
 import Observation
 import RpcDo
 import RpcDoTodo
@@ -11,8 +9,7 @@ import Testing
 
 // Seed: "SwiftUI Integration", the two `@Observable` view models (the views are left out).
 // Adapted: `import SwiftUI` became `import Observation`; the classes are `@MainActor` so that
-// Swift 6 accepts their tasks and `@MainActor` methods; `error.localizedDescription` became
-// `"\(error)"`; `Error` is written `any Error`.
+// Swift 6 accepts their tasks and `@MainActor` methods; `Error` is written `any Error`.
 
 @MainActor
 @Observable
@@ -38,7 +35,7 @@ final class UserListViewModel {
         } catch let rpcError as RpcError {
             self.error = rpcError
         } catch {
-            self.error = .remote(type: "Unknown", message: "\(error)")
+            self.error = .remote(type: "Unknown", message: error.localizedDescription)
         }
     }
 
