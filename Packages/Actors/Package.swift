@@ -13,9 +13,11 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "RivetKit", targets: ["RivetKit"]),
+        .library(name: "RivetKitServer", targets: ["RivetKitServer"]),
     ],
     dependencies: [
         .package(path: "../Managed"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         // RivetKit's wire protocol (JSON encoding) and, on it, the actor client of seed 002.
@@ -23,6 +25,25 @@ let package = Package(
             name: "RivetKit",
             dependencies: [
                 .product(name: "RpcDo", package: "Managed"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The actor server: actor types defined in Swift, RivetKit's HTTP surface and gateway
+        // WebSocket on the Transport layer's server, state in SQLite through GRDB.
+        .target(
+            name: "RivetKitServer",
+            dependencies: [
+                "RivetKit",
+                .product(name: "RpcDo", package: "Managed"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "RivetKitServerTests",
+            dependencies: [
+                "RivetKit",
+                "RivetKitServer",
             ],
             swiftSettings: strictSettings
         ),

@@ -41,7 +41,7 @@ public struct ActorError: Error, Sendable, Hashable, CustomStringConvertible {
 
 extension ActorError {
     /// A frame or body that does not follow RivetKit's protocol (`message.malformed`).
-    static func malformed(_ message: String) -> ActorError {
+    public static func malformed(_ message: String) -> ActorError {
         ActorError(group: "message", code: "malformed", message: message)
     }
 }
