@@ -151,3 +151,30 @@ struct ProtocolCodecTests {
         #expect(ActorKey.parts(ofQueryValue: "a%2Cb,c+d,%C3%BC") == ["a,b", "c d", "ü"])
     }
 }
+
+@Suite("CBOR creation inputs")
+struct CBORTests {
+    @Test("JSON values round-trip through CBOR, with the encoder's bytes as RFC 8949 writes them")
+    func roundTrip() throws {
+        #expect(RivetCBOR.encode(41) == [0x18, 0x29])
+        #expect(RivetCBOR.encode(-1) == [0x20])
+        #expect(RivetCBOR.encode("a") == [0x61, 0x61])
+        #expect(RivetCBOR.encode(["k": [true, nil]]) == [0xA1, 0x61, 0x6B, 0x82, 0xF5, 0xF6])
+        let value: JSONValue = ["n": 1_000_000_000_000, "d": 1.5, "s": "ü", "a": [1, -500, false], "o": [:]]
+        #expect(try RivetCBOR.decode(RivetCBOR.encode(value)) == value)
+    }
+
+    @Test("Byte strings, half floats, undefined and bignums read as JSON; truncated or deep input is refused")
+    func reading() throws {
+        #expect(try RivetCBOR.decode([0x42, 0x01, 0x02]) == "AQI=")
+        #expect(try RivetCBOR.decode([0xF9, 0x3C, 0x00]) == 1.0)
+        #expect(try RivetCBOR.decode([0xF7]) == nil)
+        #expect(try RivetCBOR.decode([0xC2, 0x41, 0x05]) == 5)
+        #expect(throws: ActorError.self) { try RivetCBOR.decode([0x82, 0x01]) }
+        #expect(throws: ActorError.self) { try RivetCBOR.decode([0x9F]) }
+        #expect(throws: ActorError.self) { try RivetCBOR.decode(Array(repeating: 0x81, count: 100) + [0x01]) }
+        #expect(throws: ActorError.self) { try RivetCBOR.decode([0x01, 0x02]) }
+        #expect(RivetBase64.encodeURLSafe([0xFB, 0xFF]) == "-_8")
+        #expect(RivetBase64.decode("-_8") == [0xFB, 0xFF])
+    }
+}
