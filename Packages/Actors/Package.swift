@@ -14,10 +14,12 @@ let package = Package(
     products: [
         .library(name: "RivetKit", targets: ["RivetKit"]),
         .library(name: "RivetKitServer", targets: ["RivetKitServer"]),
+        .executable(name: "rivetkit", targets: ["RivetKitCLI"]),
     ],
     dependencies: [
         .package(path: "../Managed"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
         // RivetKit's wire protocol (JSON encoding) and, on it, the actor client of seed 002.
@@ -36,6 +38,15 @@ let package = Package(
                 "RivetKit",
                 .product(name: "RpcDo", package: "Managed"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // `rivetkit serve --demo`.
+        .executableTarget(
+            name: "RivetKitCLI",
+            dependencies: [
+                "RivetKitServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
         ),
