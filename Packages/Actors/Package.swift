@@ -20,6 +20,7 @@ let package = Package(
         .package(path: "../Managed"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
     ],
     targets: [
         // RivetKit's wire protocol (JSON encoding) and, on it, the actor client of seed 002.
@@ -27,6 +28,10 @@ let package = Package(
             name: "RivetKit",
             dependencies: [
                 .product(name: "RpcDo", package: "Managed"),
+                // `ObservableObject` and `@Published` where Combine does not exist.
+                .product(
+                    name: "OpenCombine", package: "OpenCombine",
+                    condition: .when(platforms: [.linux, .windows, .android, .wasi])),
             ],
             swiftSettings: strictSettings
         ),

@@ -21,6 +21,12 @@ public enum DemoActors {
         public var from: String
         /// What was said.
         public var text: String
+
+        /// Creates a message.
+        public init(from: String, text: String) {
+            self.from = from
+            self.text = text
+        }
     }
 
     /// The chat's state.
