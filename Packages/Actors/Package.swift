@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "RivetKit", targets: ["RivetKit"]),
         .library(name: "RivetKitServer", targets: ["RivetKitServer"]),
         .executable(name: "rivetkit", targets: ["RivetKitCLI"]),
+        .executable(name: "rivetkit-demo", targets: ["RivetKitDemo"]),
     ],
     dependencies: [
         .package(path: "../Managed"),
@@ -53,6 +54,12 @@ let package = Package(
                 "RivetKitServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: strictSettings
+        ),
+        // `make demo`'s Actors step.
+        .executableTarget(
+            name: "RivetKitDemo",
+            dependencies: ["RivetKit", "RivetKitServer"],
             swiftSettings: strictSettings
         ),
         .testTarget(
