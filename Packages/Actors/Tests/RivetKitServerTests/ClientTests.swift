@@ -132,6 +132,26 @@ struct ClientTests {
         }
     }
 
+    @Test("A listener that does not read keeps only the newest maxBufferedEvents events")
+    func slowConsumer() async throws {
+        try await Self.withServer { (server: ActorServer) async throws -> Void in
+            var config = ClientConfig(endpoint: server.endpoint, token: nil, namespace: nil)
+            config.maxBufferedEvents = 2
+            let client = RivetKitClient(config)
+            let connection = client.getOrCreate("counter", key: ["slow"]).connect()
+            let events = connection.events("newCount")
+            connection.start()
+            for _ in 0 ..< 5 { _ = try await connection.action("increment", args: [1]) }
+            // The events come before this answer on the same socket, so all five have arrived.
+            #expect(try await connection.action("getCount", args: []) == 5)
+            var iterator = events.makeAsyncIterator()
+            #expect(await iterator.next() == [4])
+            #expect(await iterator.next() == [5])
+            await connection.dispose()
+            await client.close()
+        }
+    }
+
     @Test("Opening against nothing goes to idle with client.connection_open_failed")
     func openFailure() async throws {
         let client = RivetKitClient(ClientConfig(endpoint: "http://127.0.0.1:1", token: nil, namespace: nil, disableMetadataLookup: true))

@@ -96,7 +96,8 @@ public final class ActorConnection: Sendable {
     /// name subscribes (`SubscriptionRequest` with `subscribe: true`), the last one to go
     /// unsubscribes.
     public func events(_ name: String) -> AsyncStream<[JSONValue]> {
-        let (stream, continuation) = AsyncStream<[JSONValue]>.makeStream(bufferingPolicy: .bufferingNewest(1024))
+        let (stream, continuation) = AsyncStream<[JSONValue]>.makeStream(
+            bufferingPolicy: .bufferingNewest(max(client.config.maxBufferedEvents, 1)))
         let id = state.withLock { state -> UInt64 in
             state.nextListener += 1
             let first = state.subscriptions[name]?.isEmpty ?? true

@@ -32,6 +32,9 @@ public struct ClientConfig: Sendable, Hashable {
     /// How long opening a realtime connection may take before the attempt counts as failed.
     /// Default 10 seconds.
     public var connectTimeout: Duration
+    /// How many events one listener may have waiting; past it the oldest are dropped, so a
+    /// slow consumer cannot make the client hold more. Default 1,024.
+    public var maxBufferedEvents: Int
 
     /// Creates a configuration. Without an endpoint, `RIVET_ENDPOINT` or
     /// `http://127.0.0.1:6420` is used; without a token or namespace, `RIVET_TOKEN` and
@@ -44,7 +47,8 @@ public struct ClientConfig: Sendable, Hashable {
         headers: [String: String] = [:],
         disableMetadataLookup: Bool = false,
         reconnectBackoff: Backoff = Backoff(initialDelay: .milliseconds(250), maxDelay: .seconds(30)),
-        connectTimeout: Duration = .seconds(10)
+        connectTimeout: Duration = .seconds(10),
+        maxBufferedEvents: Int = 1024
     ) {
         let environment = ProcessInfo.processInfo.environment
         self.endpoint = endpoint ?? environment["RIVET_ENDPOINT"] ?? "http://127.0.0.1:6420"
@@ -55,6 +59,7 @@ public struct ClientConfig: Sendable, Hashable {
         self.disableMetadataLookup = disableMetadataLookup
         self.reconnectBackoff = reconnectBackoff
         self.connectTimeout = connectTimeout
+        self.maxBufferedEvents = maxBufferedEvents
     }
 
     /// The endpoint taken apart: the URL without credentials, the namespace (default

@@ -225,7 +225,7 @@ public final class ActorObservable: ObservableObject {
     private func typedEvents<T: Sendable>(_ name: String, arity: Int, _ decode: @escaping ([JSONValue]) throws -> T)
         -> AsyncStream<T>
     {
-        let (stream, continuation) = AsyncStream<T>.makeStream()
+        let (stream, continuation) = AsyncStream<T>.makeStream(bufferingPolicy: bufferingPolicy())
         let token = addListener(name) { [weak self] args in
             guard let self, let value = self.decodeEvent(name, args, arity: arity, decode) else { return }
             continuation.yield(value)
@@ -237,12 +237,17 @@ public final class ActorObservable: ObservableObject {
     }
 
     private func rawEvents(_ name: String) -> AsyncStream<[JSONValue]> {
-        let (stream, continuation) = AsyncStream<[JSONValue]>.makeStream()
+        let (stream, continuation) = AsyncStream<[JSONValue]>.makeStream(bufferingPolicy: bufferingPolicy())
         let token = addListener(name) { args in continuation.yield(args) }
         continuation.onTermination = { [weak self] _ in
             Task { @MainActor in self?.removeListener(token) }
         }
         return stream
+    }
+
+    /// At most ``ClientConfig/maxBufferedEvents`` waiting events per stream, the oldest dropped.
+    private func bufferingPolicy<T>() -> AsyncStream<T>.Continuation.BufferingPolicy {
+        .bufferingNewest(max(client.config.maxBufferedEvents, 1))
     }
 
     // MARK: Lifecycle
