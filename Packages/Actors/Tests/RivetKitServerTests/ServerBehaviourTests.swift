@@ -210,7 +210,6 @@ struct ServerBehaviourTests {
             #expect(try await ServerHarness.httpAction(client, actorId: actorId, "increment", args: [7]).body == ["output": 7])
             try await ServerHarness.waitUntil { await server.awakeActorCount() == 0 }
             #expect(try await ServerHarness.httpAction(client, actorId: actorId, "increment", args: [1]).body == ["output": 8])
-            #expect(await server.awakeActorCount() == 1)
             await client.close()
         }
         try await withActorServer(registry: DemoActors.registry, store: try SQLiteActorStore(path: path), configuration: configuration) { server in
