@@ -24,11 +24,16 @@ struct ActorObservableTests {
     }
 
     static func withServer(_ body: @MainActor (RivetKitClient) async throws -> Void) async throws {
+        try await withServerAndClient { _, client in try await body(client) }
+    }
+
+    static func withServerAndClient(_ body: @MainActor (ActorServer, RivetKitClient) async throws -> Void) async throws {
         try await withActorServer(
             registry: registry, store: try SQLiteActorStore.inMemory(), configuration: ServerHarness.configuration()
         ) { (server: ActorServer) async throws -> Void in
-            let client = RivetKitClient(ClientConfig(endpoint: server.endpoint, token: nil, namespace: nil))
-            try await body(client)
+            let client = RivetKitClient(
+                ClientConfig(endpoint: server.endpoint, token: nil, namespace: nil, disableMetadataLookup: true))
+            try await body(server, client)
             await client.close()
         }
     }
@@ -102,9 +107,9 @@ struct ActorObservableTests {
         }
     }
 
-    @Test("enabled false disposes the connection and resets to idle; true reconnects")
+    @Test("enabled false disposes the connection and resets to idle, closing its socket; true reconnects")
     func enabledLifecycle() async throws {
-        try await Self.withServer { client in
+        try await Self.withServerAndClient { server, client in
             let chat = ActorObservable(client: client, options: ActorOptions(name: "chat", key: ["room-1"]))
             try await Self.waitUntil { chat.isConnected }
             let hash = chat.hash
@@ -113,6 +118,8 @@ struct ActorObservableTests {
             #expect(chat.connection == nil)
             #expect(chat.handle == nil)
             try await Self.waitUntil { client.connectionUsers(hash: hash) == 0 }
+            // No socket is left open: the server sees no connection at all.
+            try await Self.waitUntil { server.openConnectionCount == 0 }
             let disabled = await #expect(throws: ActorError.self) { let _: Bool = try await chat.action("send", "a", "b") }
             #expect(disabled?.code == "not_connected")
             chat.setEnabled(true)
@@ -124,6 +131,7 @@ struct ActorObservableTests {
             #expect(history == [DemoActors.ChatMessage(from: "ann", text: "hello")])
             chat.release()
             try await Self.waitUntil { client.connectionUsers(hash: hash) == 0 }
+            try await Self.waitUntil { server.openConnectionCount == 0 }
         }
     }
 

@@ -25,6 +25,9 @@ public final class ActorServer: Sendable {
         return "http://\(host):\(port)"
     }
 
+    /// How many connections are open right now, HTTP and WebSocket.
+    public var openConnectionCount: Int { transport.openConnectionCount }
+
     /// How many actors are awake (in memory) right now.
     public func awakeActorCount() async -> Int {
         await core.directory.awakeIds.count
