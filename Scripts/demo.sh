@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The main job: the seed's Todo API served by a Cap'n Web server inside the `rpcdo-demo`
 # process (127.0.0.1, a free port), and an RpcDo client that walks through pipelining, parallel
-# calls, a server-side map, a stream, a server restart and a rate-limited call.
+# calls, a server-side map, a stream, a server restart and a rate-limited call. Then the Actors
+# step (`rivetkit-demo`): an embedded actor server, two clients on one counter, a
+# fire-and-forget send, a typed action error, `enabled` off and on, and a restart keeping state.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -16,3 +18,10 @@ swift build --package-path "$package" --product rpcdo-demo "${SWIFT_DEBUG_FLAGS[
 bin="$(swift build --package-path "$package" --product rpcdo-demo "${SWIFT_DEBUG_FLAGS[@]}" --show-bin-path)"
 log "demo: running"
 "$bin/rpcdo-demo"
+
+actors="$REPO_ROOT/Packages/Actors"
+log "demo: building rivetkit-demo"
+swift build --package-path "$actors" --product rivetkit-demo "${SWIFT_DEBUG_FLAGS[@]}" -q
+bin="$(swift build --package-path "$actors" --product rivetkit-demo "${SWIFT_DEBUG_FLAGS[@]}" --show-bin-path)"
+log "demo: running the Actors step"
+"$bin/rivetkit-demo"

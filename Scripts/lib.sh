@@ -10,6 +10,7 @@ LAYER_PACKAGES=(
     Packages/Transport
     Packages/Session
     Packages/Managed
+    Packages/Actors
 )
 
 # The layering `make check-layers` enforces: each layer names exactly the package before it in

@@ -15,6 +15,7 @@ let package = Package(
         .package(path: "../../Packages/Wire"),
         .package(path: "../../Packages/Transport"),
         .package(path: "../../Packages/Session"),
+        .package(path: "../../Packages/Actors"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
@@ -65,6 +66,19 @@ let package = Package(
             dependencies: [
                 "BenchmarkSupport",
                 "LoopbackSupport",
+                .product(name: "CapnWeb", package: "Session"),
+                .product(name: "RpcTransportNIO", package: "Transport"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The actor server and client on loopback against the Session layer's calls: actions per
+        // second (sequential and 64 in flight) and a broadcast to 1,000 connections.
+        .executableTarget(
+            name: "ActorsBenchmarks",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "RivetKit", package: "Actors"),
+                .product(name: "RivetKitServer", package: "Actors"),
                 .product(name: "CapnWeb", package: "Session"),
                 .product(name: "RpcTransportNIO", package: "Transport"),
             ],

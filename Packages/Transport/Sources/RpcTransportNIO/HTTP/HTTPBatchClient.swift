@@ -16,13 +16,8 @@ public final class HTTPBatchClient: BatchTransport, Sendable {
     /// The configuration the client runs with.
     public let configuration: HTTPBatchClientConfiguration
 
-    private let target: TransportTarget
     private let requestTarget: String
-    private let hostHeader: String
-    private let tls: (any TLSClientProvider)?
-    private let eventLoopGroup: any EventLoopGroup
-    private let pool: HTTPBatchConnectionPool
-    private let logger: Logger
+    private let executor: HTTPRequestExecutor
 
     /// Creates a client for an `http://` or `https://` URL; connections open on first use.
     ///
@@ -92,17 +87,15 @@ public final class HTTPBatchClient: BatchTransport, Sendable {
         eventLoopGroup: any EventLoopGroup,
         logger: Logger
     ) throws(TransportError) {
-        self.target = target
         self.requestTarget = path
-        self.hostHeader = hostHeader
         self.configuration = configuration
-        self.tls = try configuration.tls.map { configuration throws(TransportError) in
-            try TLSProviders.client(configuration)
-        }
-        self.eventLoopGroup = eventLoopGroup
-        self.pool = HTTPBatchConnectionPool(
-            maxIdle: configuration.maxIdleConnections, idleTimeout: configuration.idleConnectionTimeout)
-        self.logger = logger
+        self.executor = try HTTPRequestExecutor(
+            target: target,
+            hostHeader: hostHeader,
+            configuration: configuration,
+            eventLoopGroup: eventLoopGroup,
+            logger: logger
+        )
     }
 
     /// Sends `messages` in one POST and returns the messages of the response.
@@ -117,33 +110,13 @@ public final class HTTPBatchClient: BatchTransport, Sendable {
             throw TransportError(
                 code: .protocolViolation, message: "HTTP batches carry only text messages without newlines")
         }
-        let connection: HTTPBatchConnection
-        if let idle = try pool.checkout() {
-            connection = idle
-        } else {
-            connection = try await HTTPBatchConnection.connect(
-                to: target, eventLoop: eventLoopGroup.next(), configuration: configuration, tls: tls)
-        }
-        let body = HTTPBatchBody.encode(messages, allocator: connection.channel.allocator)
-        var head = HTTPRequestHead(version: .http1_1, method: .POST, uri: requestTarget)
-        head.headers.add(name: "host", value: hostHeader)
-        head.headers.add(name: "content-type", value: HTTPBatchBody.contentType)
-        head.headers.add(name: "content-length", value: String(body.readableBytes))
-        head.headers.add(contentsOf: configuration.headers)
-
-        let response: HTTPBatchResponse
-        do {
-            response = try await connection.execute(head: head, body: body, timeout: configuration.requestTimeout)
-        } catch {
-            connection.close()
-            logger.debug("batch request failed", metadata: ["target": "\(target)", "error": "\(error)"])
-            throw error
-        }
-        if response.head.isKeepAlive {
-            pool.checkin(connection)
-        } else {
-            connection.close()
-        }
+        let body = HTTPBatchBody.encode(messages, allocator: ByteBufferAllocator())
+        let response = try await executor.execute(
+            method: .POST,
+            uri: requestTarget,
+            headers: ["content-type": HTTPBatchBody.contentType],
+            body: body
+        )
         let status = Int(response.head.status.code)
         switch status {
         case 200:
@@ -179,6 +152,6 @@ public final class HTTPBatchClient: BatchTransport, Sendable {
 
     /// Closes the idle connections; later exchanges fail with ``RpcTransport/TransportError/Code/closed``.
     public func close() async {
-        await pool.close()
+        await executor.close()
     }
 }

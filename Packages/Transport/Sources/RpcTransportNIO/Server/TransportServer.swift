@@ -10,7 +10,8 @@ import Synchronization
 /// On each connection, `GET` with `Upgrade: websocket` becomes a WebSocket connection that is
 /// handed to the connection handler as a ``WebSocketTransport``; `POST` is a batch whose
 /// messages go to the batch handler and whose answer messages form the response. Other `GET`
-/// requests and other methods are answered with 405.
+/// requests and other methods are answered with 405. A server started with a request handler
+/// instead hands it every request that is not an upgrade, whatever its method, with its body.
 ///
 /// Run one with ``withTransportServer(configuration:eventLoopGroup:logger:onConnection:onBatch:isolation:_:)``,
 /// which shuts it down gracefully when its body returns.
@@ -55,7 +56,8 @@ public final class TransportServer: Sendable {
         eventLoopGroup: any EventLoopGroup,
         logger: Logger,
         acceptsWebSockets: Bool,
-        acceptsBatches: Bool
+        acceptsBatches: Bool,
+        acceptsRequests: Bool = false
     ) async throws(TransportError) -> TransportServer {
         let tls = try configuration.tls.map { configuration throws(TransportError) in
             try TLSProviders.server(configuration)
@@ -67,7 +69,8 @@ public final class TransportServer: Sendable {
             tls: tls,
             logger: logger,
             acceptsWebSockets: acceptsWebSockets,
-            acceptsBatches: acceptsBatches
+            acceptsBatches: acceptsBatches,
+            acceptsRequests: acceptsRequests
         )
         let exhaustion = AcceptExhaustion(backoff: configuration.acceptBackoff, logger: logger)
         var bootstrap = ServerBootstrap(group: eventLoopGroup)
@@ -104,7 +107,8 @@ public final class TransportServer: Sendable {
     /// down and every handler has returned.
     func dispatch(
         onConnection: (@Sendable (WebSocketTransport, WebSocketUpgradeRequest) async -> Void)?,
-        onBatch: (@Sendable (HTTPBatchRequest) async throws -> [TransportMessage])?
+        onBatch: (@Sendable (HTTPBatchRequest) async throws -> [TransportMessage])?,
+        onRequest: (@Sendable (HTTPServerRequest) async throws -> HTTPServerResponse)? = nil
     ) async {
         let hook = configuration.upgradeHook
         await withDiscardingTaskGroup { group in
@@ -128,6 +132,18 @@ public final class TransportServer: Sendable {
                         }
                         do {
                             reply.complete(.success(try await onBatch(request)))
+                        } catch {
+                            reply.complete(.failure(error))
+                        }
+                    }
+                case .request(let request, let reply):
+                    group.addTask {
+                        guard let onRequest else {
+                            reply.complete(.success(HTTPServerResponse(status: 404, text: "no request handler")))
+                            return
+                        }
+                        do {
+                            reply.complete(.success(try await onRequest(request)))
                         } catch {
                             reply.complete(.failure(error))
                         }

@@ -74,6 +74,9 @@ public struct TransportServerConfiguration: Sendable {
     /// The largest HTTP batch request body accepted, in bytes; larger ones are answered with 413.
     /// Default 32 MiB.
     public var maxBatchBodySize: Int
+    /// The largest request body a request handler is given, in bytes; larger ones are answered
+    /// with 413 without reaching it. Default 8 MiB.
+    public var maxRequestBodySize: Int
     /// How long the TLS handshake of a new connection may take. Default 10 seconds.
     public var handshakeTimeout: Duration
     /// How long an HTTP connection may sit without a request before it is closed. Default 60 seconds.
@@ -108,6 +111,7 @@ public struct TransportServerConfiguration: Sendable {
         frameReadTimeout: Duration = .seconds(30),
         requestReadTimeout: Duration = .seconds(30),
         maxBatchBodySize: Int = 32 * 1024 * 1024,
+        maxRequestBodySize: Int = 8 * 1024 * 1024,
         handshakeTimeout: Duration = .seconds(10),
         idleTimeout: Duration = .seconds(60),
         rejectedBodyDrainTimeout: Duration = .seconds(2),
@@ -130,6 +134,7 @@ public struct TransportServerConfiguration: Sendable {
         self.frameReadTimeout = frameReadTimeout
         self.requestReadTimeout = requestReadTimeout
         self.maxBatchBodySize = maxBatchBodySize
+        self.maxRequestBodySize = maxRequestBodySize
         self.handshakeTimeout = handshakeTimeout
         self.idleTimeout = idleTimeout
         self.rejectedBodyDrainTimeout = rejectedBodyDrainTimeout

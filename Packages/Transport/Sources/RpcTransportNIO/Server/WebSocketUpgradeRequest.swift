@@ -32,7 +32,16 @@ public struct WebSocketUpgradeRequest: Sendable {
 
     /// The query of the request target, without the `?`; empty when there is none.
     public var query: String {
-        guard let mark = uri.firstIndex(of: "?") else { return "" }
-        return String(uri[uri.index(after: mark)...])
+        HTTPQuery.query(of: uri)
+    }
+
+    /// The query's parameters in order, names and values percent-decoded (`+` as a space).
+    public var queryItems: [(name: String, value: String)] {
+        HTTPQuery.items(of: query)
+    }
+
+    /// The value of the first query parameter called `name`, percent-decoded.
+    public func queryValue(_ name: String) -> String? {
+        queryItems.first { $0.name == name }?.value
     }
 }

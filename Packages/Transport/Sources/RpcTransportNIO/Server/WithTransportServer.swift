@@ -54,10 +54,81 @@ public func withTransportServer<Value>(
         acceptsWebSockets: onConnection != nil,
         acceptsBatches: onBatch != nil
     )
-    return try await withTaskGroup(of: Void.self, returning: Result<Value, any Error>.self, isolation: isolation) {
+    return try await run(server, configuration: configuration, isolation: isolation, body) {
+        await server.dispatch(onConnection: onConnection, onBatch: onBatch)
+    }
+}
+
+/// Starts a ``TransportServer`` that routes plain HTTP requests as well as WebSocket upgrades,
+/// runs `body` with it and shuts it down gracefully when `body` returns or throws.
+///
+/// Every request that is not a WebSocket upgrade, whatever its method, reaches `onRequest`
+/// with its path, query, headers and whole body (up to
+/// ``TransportServerConfiguration/maxRequestBodySize``; larger bodies are answered with 413).
+/// Upgrades go through ``TransportServerConfiguration/upgradeHook``, which sees the path and
+/// query and picks a subprotocol from the client's offer, and then to `onConnection`.
+///
+/// ```swift
+/// try await withTransportServer(
+///     configuration: TransportServerConfiguration(address: .host("127.0.0.1", port: 0)),
+///     onRequest: { request in
+///         request.method == .GET && request.path == "/metadata"
+///             ? HTTPServerResponse(status: 200, json: "{}")
+///             : HTTPServerResponse(status: 404, text: "not found")
+///     }
+/// ) { server in
+///     try await Task.sleep(for: .seconds(60))
+/// }
+/// ```
+///
+/// - Parameters:
+///   - configuration: Where to listen and how to treat connections.
+///   - eventLoopGroup: Where the connections' I/O runs.
+///   - logger: Where server events are logged; silent by default.
+///   - onConnection: Runs for each WebSocket connection, as for the batch form; `nil` answers
+///     upgrades with 404.
+///   - onRequest: Answers each request. A thrown ``RpcTransport/TransportError`` with code
+///     `httpStatus` and a status from 400 to 599 is answered with that status and the error's
+///     message; any other error becomes a 500 answer.
+///   - body: What to do while the server runs.
+/// - Returns: What `body` returns.
+/// - Throws: ``RpcTransport/TransportError`` when the server cannot listen or its TLS settings
+///   cannot be used, or what `body` throws.
+public func withTransportServer<Value>(
+    configuration: TransportServerConfiguration,
+    eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+    logger: Logger = Logger(label: "rpc.transport.server", factory: { _ in SwiftLogNoOpLogHandler() }),
+    onConnection: (@Sendable (WebSocketTransport, WebSocketUpgradeRequest) async -> Void)? = nil,
+    onRequest: @escaping @Sendable (HTTPServerRequest) async throws -> HTTPServerResponse,
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: (TransportServer) async throws -> Value
+) async throws -> Value {
+    let server = try await TransportServer.bind(
+        configuration: configuration,
+        eventLoopGroup: eventLoopGroup,
+        logger: logger,
+        acceptsWebSockets: onConnection != nil,
+        acceptsBatches: false,
+        acceptsRequests: true
+    )
+    return try await run(server, configuration: configuration, isolation: isolation, body) {
+        await server.dispatch(onConnection: onConnection, onBatch: nil, onRequest: onRequest)
+    }
+}
+
+/// Runs `body` beside the server's dispatch loop, then shuts the server down and waits for its
+/// handlers (at most the grace period).
+private func run<Value>(
+    _ server: TransportServer,
+    configuration: TransportServerConfiguration,
+    isolation: isolated (any Actor)?,
+    _ body: (TransportServer) async throws -> Value,
+    dispatch: @escaping @Sendable () async -> Void
+) async throws -> Value {
+    try await withTaskGroup(of: Void.self, returning: Result<Value, any Error>.self, isolation: isolation) {
         group in
         group.addTask {
-            await server.dispatch(onConnection: onConnection, onBatch: onBatch)
+            await dispatch()
         }
         let outcome: Result<Value, any Error>
         do {

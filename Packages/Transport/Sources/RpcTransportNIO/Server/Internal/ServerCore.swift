@@ -13,6 +13,9 @@ final class ServerCore: Sendable {
     let acceptsWebSockets: Bool
     /// Whether a batch handler was given; without one, POST requests are answered with 404.
     let acceptsBatches: Bool
+    /// Whether a request handler was given; it then answers every request that is not an
+    /// upgrade, whatever its method.
+    let acceptsRequests: Bool
 
     init(
         configuration: TransportServerConfiguration,
@@ -20,7 +23,8 @@ final class ServerCore: Sendable {
         tls: (any TLSServerProvider)?,
         logger: Logger,
         acceptsWebSockets: Bool,
-        acceptsBatches: Bool
+        acceptsBatches: Bool,
+        acceptsRequests: Bool = false
     ) {
         self.configuration = configuration
         self.work = work
@@ -28,6 +32,7 @@ final class ServerCore: Sendable {
         self.logger = logger
         self.acceptsWebSockets = acceptsWebSockets
         self.acceptsBatches = acceptsBatches
+        self.acceptsRequests = acceptsRequests
     }
 
     /// The path of a request target: everything before the query.

@@ -4,9 +4,10 @@ import NIOHTTP1
 import NIOWebSocket
 import RpcTransport
 
-/// Answers the HTTP requests of a server connection that are not WebSocket upgrades: POST
-/// batches go to the batch handler, refused or malformed upgrades get their status, other methods
-/// (a GET without an upgrade included) 405. Removed from the pipeline when the connection upgrades.
+/// Answers the HTTP requests of a server connection that are not WebSocket upgrades: with a
+/// request handler, every request goes to it with its body; otherwise POST batches go to the
+/// batch handler and other methods (a GET without an upgrade included) get 405. Refused or
+/// malformed upgrades get their status. Removed from the pipeline when the connection upgrades.
 ///
 /// Every method runs on the connection's event loop.
 final class ServerHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
@@ -20,7 +21,7 @@ final class ServerHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         case collecting(HTTPRequestHead, ByteBuffer)
         /// The request was answered already; its remaining parts are ignored.
         case answered
-        /// A batch is with the handler; its answer is written when it comes back.
+        /// A batch or request is with its handler; its answer is written when it comes back.
         case awaitingBatch
         /// A body was refused as too large; the rest is discarded until the connection closes.
         case discarding
@@ -32,6 +33,8 @@ final class ServerHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var state: State = .idle
     private var requestVersion: HTTPVersion = .http1_1
     private var keepAlive = true
+    /// Whether the body being collected is a request's for the request handler (else a batch's).
+    private var collectingRequest = false
     private var idleTimer: Scheduled<Void>?
     private var drainTimer: Scheduled<Void>?
     /// Answers 408 and closes when a batch request's body has not arrived whole within the
@@ -43,7 +46,9 @@ final class ServerHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         self.upgradeState = upgradeState
     }
 
-    private var maxBody: Int { max(core.configuration.maxBatchBodySize, 0) }
+    private var maxBody: Int {
+        max(collectingRequest ? core.configuration.maxRequestBodySize : core.configuration.maxBatchBodySize, 0)
+    }
 
     // MARK: Channel events
 
@@ -100,7 +105,11 @@ final class ServerHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             requestTimer = nil
             switch state {
             case .collecting(let head, let body):
-                dispatchBatch(head: head, body: body)
+                if collectingRequest {
+                    dispatchRequest(head: head, body: body)
+                } else {
+                    dispatchBatch(head: head, body: body)
+                }
             case .answered:
                 state = .idle
             case .idle, .awaitingBatch, .discarding:
@@ -116,6 +125,11 @@ final class ServerHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         idleTimer = nil
         requestVersion = head.version
         keepAlive = head.isKeepAlive && !core.registry.isShuttingDown
+        collectingRequest = core.acceptsRequests
+        if core.acceptsRequests, !Self.asksForWebSocket(head) {
+            beginCollecting(head)
+            return
+        }
         switch head.method {
         case .POST:
             guard core.acceptsBatches else {
@@ -123,18 +137,7 @@ final class ServerHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
                 respond(.notFound, text: "no batch endpoint")
                 return
             }
-            if let length = head.headers.first(name: "content-length").flatMap({ Int($0) }), length > maxBody {
-                state = .discarding
-                refuseTooLarge()
-                return
-            }
-            let allocator = context?.channel.allocator ?? ByteBufferAllocator()
-            state = .collecting(head, allocator.buffer(capacity: 0))
-            armRequestTimer()
-            if head.headers[canonicalForm: "expect"].contains(where: { $0.lowercased() == "100-continue" }) {
-                let interim = HTTPResponseHead(version: head.version, status: .continue)
-                context?.writeAndFlush(wrapOutboundOut(.head(interim)), promise: nil)
-            }
+            beginCollecting(head)
         case .GET:
             state = .answered
             if Self.asksForWebSocket(head) {
@@ -148,6 +151,23 @@ final class ServerHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         default:
             state = .answered
             respond(.methodNotAllowed, text: "method not allowed", headers: [("allow", "GET, POST")])
+        }
+    }
+
+    /// Starts reading the body of a batch or a request, refusing it at once when its announced
+    /// length is over the limit.
+    private func beginCollecting(_ head: HTTPRequestHead) {
+        if let length = head.headers.first(name: "content-length").flatMap({ Int($0) }), length > maxBody {
+            state = .discarding
+            refuseTooLarge()
+            return
+        }
+        let allocator = context?.channel.allocator ?? ByteBufferAllocator()
+        state = .collecting(head, allocator.buffer(capacity: 0))
+        armRequestTimer()
+        if head.headers[canonicalForm: "expect"].contains(where: { $0.lowercased() == "100-continue" }) {
+            let interim = HTTPResponseHead(version: head.version, status: .continue)
+            context?.writeAndFlush(wrapOutboundOut(.head(interim)), promise: nil)
         }
     }
 
@@ -183,6 +203,67 @@ final class ServerHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             self.finishBatch(result)
         }
         core.work.yield(.batch(request, ServerReply(promise: promise)))
+    }
+
+    private func dispatchRequest(head: HTTPRequestHead, body: ByteBuffer) {
+        guard let context else { return }
+        guard core.registry.beginBatch() else {
+            state = .answered
+            keepAlive = false
+            respond(.serviceUnavailable, text: "the server is shutting down")
+            state = .idle
+            return
+        }
+        state = .awaitingBatch
+        let request = HTTPServerRequest(
+            method: head.method,
+            uri: head.uri,
+            headers: head.headers,
+            body: body.getBytes(at: body.readerIndex, length: body.readableBytes) ?? [],
+            remoteAddress: context.channel.remoteAddress
+        )
+        let isHead = head.method == .HEAD
+        let promise = context.eventLoop.makePromise(of: HTTPServerResponse.self)
+        promise.futureResult.assumeIsolated().whenComplete { result in
+            self.finishRequest(result, isHead: isHead)
+        }
+        core.work.yield(.request(request, ServerReply(promise: promise)))
+    }
+
+    private func finishRequest(_ result: Result<HTTPServerResponse, any Error>, isHead: Bool) {
+        state = .idle
+        let end: () -> Void = { [core] in core.registry.endBatch() }
+        switch result {
+        case .success(let response):
+            let status = (100 ... 599).contains(response.status) ? response.status : 500
+            let allocator = context?.channel.allocator ?? ByteBufferAllocator()
+            var headers: [(String, String)] = []
+            var contentType = "application/octet-stream"
+            for (name, value) in response.headers {
+                switch name.lowercased() {
+                case "content-type": contentType = value
+                case "content-length", "connection", "transfer-encoding": continue
+                default: headers.append((name, value))
+                }
+            }
+            respond(
+                HTTPResponseStatus(statusCode: status),
+                body: allocator.buffer(bytes: response.body),
+                contentType: contentType,
+                headers: headers,
+                omitBody: isHead,
+                written: end
+            )
+        case .failure(let error as TransportError) where error.code == .serverShutdown:
+            keepAlive = false
+            respond(.serviceUnavailable, text: "the server is shutting down", written: end)
+        case .failure(let error as TransportError)
+        where error.code == .httpStatus && (400 ... 599).contains(error.httpStatus ?? 0):
+            respond(HTTPResponseStatus(statusCode: error.httpStatus ?? 403), text: error.message, written: end)
+        case .failure(let error):
+            core.logger.debug("request handler failed", metadata: ["error": "\(error)"])
+            respond(.internalServerError, text: "the request handler failed", written: end)
+        }
     }
 
     private func finishBatch(_ result: Result<[TransportMessage], any Error>) {
@@ -259,6 +340,7 @@ final class ServerHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         contentType: String,
         headers extra: [(String, String)] = [],
         closeAfterwards: Bool = true,
+        omitBody: Bool = false,
         written: (() -> Void)? = nil
     ) {
         guard let context else {
@@ -278,7 +360,7 @@ final class ServerHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             head.headers.add(name: "connection", value: "close")
         }
         context.write(wrapOutboundOut(.head(head)), promise: nil)
-        if body.readableBytes > 0 {
+        if body.readableBytes > 0, !omitBody {
             context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
         }
         context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in
@@ -303,7 +385,7 @@ final class ServerHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             guard case .collecting = self.state else { return }
             self.keepAlive = false
             self.state = .answered
-            self.core.logger.debug("a batch request stalled before its end", metadata: ["timeout": "\(timeout)"])
+            self.core.logger.debug("a request stalled before its end", metadata: ["timeout": "\(timeout)"])
             self.respond(.requestTimeout, text: "the request did not arrive whole within \(timeout)")
         }
     }

@@ -8,4 +8,6 @@ enum ServerWork: Sendable {
     case connection(WebSocketTransport, WebSocketUpgradeRequest)
     /// Run the batch handler for a request.
     case batch(HTTPBatchRequest, ServerReply<[TransportMessage]>)
+    /// Run the request handler for a request that is not an upgrade.
+    case request(HTTPServerRequest, ServerReply<HTTPServerResponse>)
 }

@@ -1,0 +1,83 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Settings shared by every Swift target of the package: a small, explicit public surface.
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "Actors",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "RivetKit", targets: ["RivetKit"]),
+        .library(name: "RivetKitServer", targets: ["RivetKitServer"]),
+        .executable(name: "rivetkit", targets: ["RivetKitCLI"]),
+        .executable(name: "rivetkit-demo", targets: ["RivetKitDemo"]),
+    ],
+    dependencies: [
+        .package(path: "../Managed"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
+    ],
+    targets: [
+        // RivetKit's wire protocol (JSON encoding) and, on it, the actor client of seed 002.
+        .target(
+            name: "RivetKit",
+            dependencies: [
+                .product(name: "RpcDo", package: "Managed"),
+                // `ObservableObject` and `@Published` where Combine does not exist.
+                .product(
+                    name: "OpenCombine", package: "OpenCombine",
+                    condition: .when(platforms: [.linux, .windows, .android, .wasi])),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The actor server: actor types defined in Swift, RivetKit's HTTP surface and gateway
+        // WebSocket on the Transport layer's server, state in SQLite through GRDB.
+        .target(
+            name: "RivetKitServer",
+            dependencies: [
+                "RivetKit",
+                .product(name: "RpcDo", package: "Managed"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // `rivetkit serve --demo`.
+        .executableTarget(
+            name: "RivetKitCLI",
+            dependencies: [
+                "RivetKitServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // `make demo`'s Actors step.
+        .executableTarget(
+            name: "RivetKitDemo",
+            dependencies: ["RivetKit", "RivetKitServer"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "RivetKitServerTests",
+            dependencies: [
+                "RivetKit",
+                "RivetKitServer",
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "RivetKitTests",
+            dependencies: [
+                "RivetKit",
+                .product(name: "RpcDo", package: "Managed"),
+            ],
+            swiftSettings: strictSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

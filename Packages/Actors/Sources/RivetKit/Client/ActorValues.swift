@@ -1,0 +1,24 @@
+/// Swift values to the JSON of action arguments and back, with the client's errors.
+enum ActorValues {
+    /// Encodes arguments; a value that cannot be encoded is `client.encode_error`.
+    static func encode(_ values: [any Encodable]) throws(ActorError) -> [JSONValue] {
+        var encoded: [JSONValue] = []
+        for value in values {
+            do {
+                encoded.append(try JSONValueEncoder().encode(value))
+            } catch {
+                throw ActorError(group: "client", code: "encode_error", message: "an argument cannot be encoded: \(error)")
+            }
+        }
+        return encoded
+    }
+
+    /// Decodes a value; failure is `client.decode_error`.
+    static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws(ActorError) -> T {
+        do {
+            return try JSONValueDecoder().decode(T.self, from: value)
+        } catch {
+            throw ActorError(group: "client", code: "decode_error", message: "\(value) is not a \(T.self): \(error)")
+        }
+    }
+}

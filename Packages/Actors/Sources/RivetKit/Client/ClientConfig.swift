@@ -1,0 +1,132 @@
+import Foundation
+import RpcTransportNIO
+
+/// How a RivetKit client reaches its server, as RivetKit's `createClient` takes it.
+///
+/// The endpoint may carry the namespace and token as credentials:
+/// `https://NAMESPACE:TOKEN@host/api/rivet` (a namespace alone is allowed, a token without a
+/// namespace is not). Giving the namespace or token both there and as a parameter, or an
+/// endpoint with a query string or fragment, is a configuration error
+/// (``ActorError`` `client.config_error`), reported when the client is used.
+///
+/// ```swift
+/// let config = ClientConfig(endpoint: "http://127.0.0.1:6420", token: "secret", namespace: "prod")
+/// ```
+public struct ClientConfig: Sendable, Hashable {
+    /// The endpoint as given.
+    public var endpoint: String
+    /// The token, when given as a parameter.
+    public var token: String?
+    /// The namespace, when given as a parameter.
+    public var namespace: String?
+    /// The runner pool name sent with creations. Default `default`.
+    public var runnerName: String
+    /// Extra headers sent with every HTTP request.
+    public var headers: [String: String]
+    /// Whether to skip the `GET /metadata` lookup (and its endpoint, namespace and token
+    /// overrides). Default `false`.
+    public var disableMetadataLookup: Bool
+    /// The wait between reconnect attempts of realtime connections. Default 250 ms doubling
+    /// to 30 s, with jitter, retried for ever.
+    public var reconnectBackoff: Backoff
+    /// How long opening a realtime connection may take before the attempt counts as failed.
+    /// Default 10 seconds.
+    public var connectTimeout: Duration
+    /// How many events one listener may have waiting; past it the oldest are dropped, so a
+    /// slow consumer cannot make the client hold more. Default 1,024.
+    public var maxBufferedEvents: Int
+
+    /// Creates a configuration. Without an endpoint, `RIVET_ENDPOINT` or
+    /// `http://127.0.0.1:6420` is used; without a token or namespace, `RIVET_TOKEN` and
+    /// `RIVET_NAMESPACE` are read.
+    public init(
+        endpoint: String? = nil,
+        token: String? = nil,
+        namespace: String? = nil,
+        runnerName: String = "default",
+        headers: [String: String] = [:],
+        disableMetadataLookup: Bool = false,
+        reconnectBackoff: Backoff = Backoff(initialDelay: .milliseconds(250), maxDelay: .seconds(30)),
+        connectTimeout: Duration = .seconds(10),
+        maxBufferedEvents: Int = 1024
+    ) {
+        let environment = ProcessInfo.processInfo.environment
+        self.endpoint = endpoint ?? environment["RIVET_ENDPOINT"] ?? "http://127.0.0.1:6420"
+        self.token = token ?? environment["RIVET_TOKEN"]
+        self.namespace = namespace ?? environment["RIVET_NAMESPACE"]
+        self.runnerName = runnerName
+        self.headers = headers
+        self.disableMetadataLookup = disableMetadataLookup
+        self.reconnectBackoff = reconnectBackoff
+        self.connectTimeout = connectTimeout
+        self.maxBufferedEvents = maxBufferedEvents
+    }
+
+    /// The endpoint taken apart: the URL without credentials, the namespace (default
+    /// `default`) and the token.
+    ///
+    /// - Throws: ``ActorError`` `client.config_error` as described above.
+    public func resolved() throws(ActorError) -> ResolvedClientConfig {
+        func failure(_ message: String) -> ActorError {
+            ActorError(group: "client", code: "config_error", message: message)
+        }
+        guard !endpoint.contains("?"), !endpoint.contains("#") else {
+            throw failure("the endpoint \(endpoint) must not have a query string or fragment")
+        }
+        guard let schemeEnd = endpoint.range(of: "://") else {
+            throw failure("the endpoint \(endpoint) has no scheme")
+        }
+        let scheme = endpoint[..<schemeEnd.lowerBound].lowercased()
+        guard scheme == "http" || scheme == "https" else {
+            throw failure("the endpoint must be http or https, not \(scheme)")
+        }
+        var rest = endpoint[schemeEnd.upperBound...]
+        let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
+        var urlNamespace: String?
+        var urlToken: String?
+        if let at = rest[..<authorityEnd].lastIndex(of: "@") {
+            let credentials = rest[..<at]
+            if let colon = credentials.firstIndex(of: ":") {
+                urlNamespace = HTTPQuery.decode(credentials[..<colon])
+                urlToken = HTTPQuery.decode(credentials[credentials.index(after: colon)...])
+            } else {
+                urlNamespace = HTTPQuery.decode(credentials)
+            }
+            if urlNamespace?.isEmpty == true {
+                guard urlToken == nil || urlToken?.isEmpty == true else {
+                    throw failure("the endpoint gives a token without a namespace")
+                }
+                urlNamespace = nil
+            }
+            if urlToken?.isEmpty == true { urlToken = nil }
+            rest = rest[rest.index(after: at)...]
+        }
+        if urlNamespace != nil, namespace != nil {
+            throw failure("the namespace is given both in the endpoint and as a parameter")
+        }
+        if urlToken != nil, token != nil {
+            throw failure("the token is given both in the endpoint and as a parameter")
+        }
+        var base = "\(scheme)://\(rest)"
+        while base.hasSuffix("/") { base.removeLast() }
+        return ResolvedClientConfig(
+            endpoint: base, namespace: urlNamespace ?? namespace ?? "default", token: urlToken ?? token,
+            runnerName: runnerName, headers: headers, disableMetadataLookup: disableMetadataLookup)
+    }
+}
+
+/// A ``ClientConfig`` with its endpoint taken apart, or overridden by the server's metadata.
+public struct ResolvedClientConfig: Sendable, Hashable {
+    /// The endpoint without credentials or trailing `/`.
+    public var endpoint: String
+    /// The namespace.
+    public var namespace: String
+    /// The token, if any.
+    public var token: String?
+    /// The runner pool name.
+    public var runnerName: String
+    /// Extra headers for HTTP requests.
+    public var headers: [String: String]
+    /// Whether the metadata lookup is skipped.
+    public var disableMetadataLookup: Bool
+}

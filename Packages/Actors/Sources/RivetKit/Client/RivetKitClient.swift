@@ -1,0 +1,197 @@
+import NIOHTTP1
+import RpcTransportNIO
+import Synchronization
+
+/// A RivetKit client: the endpoint, the `GET /metadata` lookup, handles to actors and the
+/// realtime connections shared by everyone who uses the same actor identity.
+///
+/// ```swift
+/// let client = RivetKitClient(ClientConfig(endpoint: "http://127.0.0.1:6420"))
+/// let counter = client.getOrCreate("counter", key: ["my-counter"])
+/// let count = try await counter.action("increment", args: [1])
+/// await client.close()
+/// ```
+public final class RivetKitClient: Sendable {
+    /// The configuration as given.
+    public let config: ClientConfig
+
+    private struct State {
+        var resolved: ResolvedClientConfig?
+        var http: HTTPClient?
+        var shared: [String: (connection: ActorConnection, users: Int)] = [:]
+        var closed = false
+    }
+
+    private let state = Mutex(State())
+    private let lookup = SerialLookup()
+
+    /// Creates a client; nothing is sent until it is used.
+    public init(_ config: ClientConfig = ClientConfig()) {
+        self.config = config
+    }
+
+    /// Creates a client for an endpoint string.
+    public convenience init(endpoint: String) {
+        self.init(ClientConfig(endpoint: endpoint))
+    }
+
+    /// A handle to the actor of `name` and `key`, created on first use when there is none.
+    public func getOrCreate(
+        _ name: String, key: [String], params: JSONValue? = nil, createWithInput: JSONValue? = nil,
+        createInRegion: String? = nil
+    ) -> ActorHandle {
+        ActorHandle(
+            client: self,
+            options: ActorOptions(
+                name: name, key: key, params: params, createWithInput: createWithInput, createInRegion: createInRegion))
+    }
+
+    /// The effective configuration: the endpoint's rules applied, then the server's metadata
+    /// overrides (`clientEndpoint`, `clientNamespace`, `clientToken`) unless the lookup is
+    /// disabled. The lookup runs once, retried with backoff (500 ms to 15 s) until it succeeds.
+    ///
+    /// - Throws: ``ActorError`` `client.config_error`, or `client.closed` after ``close()``.
+    public func resolvedConfig() async throws(ActorError) -> ResolvedClientConfig {
+        try await resolvedState().config
+    }
+
+    func resolvedState() async throws(ActorError) -> (config: ResolvedClientConfig, http: HTTPClient) {
+        if let ready = try currentState() { return ready }
+        return try await lookup.run { () async throws(ActorError) -> (ResolvedClientConfig, HTTPClient) in
+            if let ready = try self.currentState() { return ready }
+            var resolved = try self.config.resolved()
+            var http = try Self.httpClient(resolved)
+            if !resolved.disableMetadataLookup {
+                let metadata = try await Self.fetchMetadata(http: http, config: resolved)
+                var overridden = resolved
+                if case .string(let endpoint)? = metadata["clientEndpoint"] {
+                    overridden.endpoint = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
+                }
+                if case .string(let namespace)? = metadata["clientNamespace"] { overridden.namespace = namespace }
+                if case .string(let token)? = metadata["clientToken"] { overridden.token = token }
+                if overridden.endpoint != resolved.endpoint {
+                    await http.close()
+                    http = try Self.httpClient(overridden)
+                }
+                resolved = overridden
+            }
+            let stored = self.state.withLock { state -> Bool in
+                guard !state.closed else { return false }
+                state.resolved = resolved
+                state.http = http
+                return true
+            }
+            guard stored else {
+                await http.close()
+                throw ActorError(group: "client", code: "closed", message: "the client is closed")
+            }
+            return (resolved, http)
+        }
+    }
+
+    private func currentState() throws(ActorError) -> (config: ResolvedClientConfig, http: HTTPClient)? {
+        try state.withLock { state throws(ActorError) -> (ResolvedClientConfig, HTTPClient)? in
+            guard !state.closed else { throw ActorError(group: "client", code: "closed", message: "the client is closed") }
+            guard let resolved = state.resolved, let http = state.http else { return nil }
+            return (resolved, http)
+        }
+    }
+
+    private static func httpClient(_ config: ResolvedClientConfig) throws(ActorError) -> HTTPClient {
+        var configuration = HTTPClientConfiguration()
+        for (name, value) in config.headers { configuration.headers.add(name: name, value: value) }
+        do {
+            return try HTTPClient(baseURL: config.endpoint, configuration: configuration)
+        } catch {
+            throw ActorError(group: "client", code: "config_error", message: "the endpoint cannot be used: \(error.message)")
+        }
+    }
+
+    private static func fetchMetadata(http: HTTPClient, config: ResolvedClientConfig) async throws(ActorError) -> JSONValue {
+        let backoff = Backoff(initialDelay: .milliseconds(500), maxDelay: .seconds(15), jitter: .none)
+        var attempt = 0
+        while true {
+            var headers = HTTPHeaders()
+            if let token = config.token { headers.add(name: "authorization", value: "Bearer \(token)") }
+            let path = "/metadata?namespace=\(HTTPQuery.percentEncode(config.namespace))"
+            if let response = try? await http.execute(HTTPClientRequest(method: .GET, path: path, headers: headers)),
+                (200 ..< 300).contains(response.status), let body = try? JSONValue(parsing: response.body),
+                case .object = body
+            {
+                return body
+            }
+            attempt += 1
+            do {
+                try await Task.sleep(for: backoff.delay(forAttempt: attempt))
+            } catch {
+                throw ActorError(group: "client", code: "cancelled", message: "the metadata lookup was cancelled")
+            }
+        }
+    }
+
+    // MARK: Shared connections
+
+    /// The connection for `options`' identity hash, shared and counted: the same object for
+    /// every user of the hash, until the last one releases it.
+    public func acquireConnection(_ options: ActorOptions) -> ActorConnection {
+        state.withLock { state in
+            let hash = options.hash
+            if let entry = state.shared[hash] {
+                state.shared[hash] = (entry.connection, entry.users + 1)
+                return entry.connection
+            }
+            let connection = ActorConnection(client: self, options: options)
+            state.shared[hash] = (connection, 1)
+            return connection
+        }
+    }
+
+    /// Releases one use of a shared connection; the last release disposes it.
+    public func releaseConnection(_ connection: ActorConnection) async {
+        let dispose = state.withLock { state -> Bool in
+            let hash = connection.options.hash
+            guard let entry = state.shared[hash], entry.connection === connection else { return false }
+            if entry.users <= 1 {
+                state.shared[hash] = nil
+                return true
+            }
+            state.shared[hash] = (entry.connection, entry.users - 1)
+            return false
+        }
+        if dispose { await connection.dispose() }
+    }
+
+    /// How many users share the connection of `hash` (0 when there is none).
+    public func connectionUsers(hash: String) -> Int {
+        state.withLock { $0.shared[hash]?.users ?? 0 }
+    }
+
+    /// Disposes every shared connection and closes the HTTP connections.
+    public func close() async {
+        let (http, connections) = state.withLock { state -> (HTTPClient?, [ActorConnection]) in
+            state.closed = true
+            defer { state.shared = [:] }
+            return (state.http, state.shared.values.map(\.connection))
+        }
+        for connection in connections { await connection.dispose() }
+        await http?.close()
+    }
+}
+
+/// Runs one body at a time; later callers wait for the running one (the metadata lookup).
+actor SerialLookup {
+    private var running = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func run<T: Sendable>(_ body: @Sendable () async throws(ActorError) -> T) async throws(ActorError) -> T {
+        if running {
+            await withCheckedContinuation { waiters.append($0) }
+        } else {
+            running = true
+        }
+        defer {
+            if waiters.isEmpty { running = false } else { waiters.removeFirst().resume() }
+        }
+        return try await body()
+    }
+}

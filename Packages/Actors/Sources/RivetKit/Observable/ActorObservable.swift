@@ -1,0 +1,311 @@
+#if canImport(Combine)
+public import Combine
+#else
+public import OpenCombine
+#endif
+
+/// One actor as a view sees it, with React `useActor` semantics: get-or-create identity, a
+/// lifecycle driven by `enabled`, async actions, fire-and-forget `send`, and events with
+/// positional arguments. The platform-neutral core of `@Actor`: all the logic lives here,
+/// and it runs the same on Linux (with OpenCombine) as under SwiftUI.
+///
+/// While enabled it holds one use of the client's shared connection for its identity
+/// ``hash`` (name, key and params); disabling it releases that use (the last user's release
+/// disposes the connection) and resets it to ``ActorConnStatus/idle``.
+///
+/// ```swift
+/// let counter = ActorObservable(client: client, options: ActorOptions(name: "counter", key: ["a"]))
+/// let count: Int = try await counter.action("increment", 1)
+/// for await value in counter.events("newCount", as: Int.self) { print(value) }
+/// ```
+@MainActor
+public final class ActorObservable: ObservableObject {
+    /// The connection's status.
+    @Published public private(set) var connStatus: ActorConnStatus = .idle
+    /// The last connection, configuration or decode error.
+    @Published public private(set) var error: ActorError?
+    /// The realtime connection; `nil` while disabled or before the first `Init`.
+    @Published public private(set) var connection: ActorConnection?
+    /// The stateless handle for HTTP actions; `nil` while disabled.
+    @Published public private(set) var handle: ActorHandle?
+    /// The identity hash: name, key and params in canonical JSON.
+    @Published public private(set) var hash: String
+    /// The normalised options.
+    @Published public private(set) var opts: ActorOptions
+
+    /// Whether the connection is connected (`Init` arrived).
+    public var isConnected: Bool { connStatus == .connected }
+
+    /// The client the actor is reached through.
+    public let client: RivetKitClient
+    private var shared: ActorConnection?
+    private var watchers: [Task<Void, Never>] = []
+    private var forwarders: [String: Task<Void, Never>] = [:]
+    private var listeners: [String: [UInt64: ([JSONValue]) -> Void]] = [:]
+    private var nextListener: UInt64 = 0
+
+    /// Creates the observable and, when `options.enabled`, connects.
+    public init(client: RivetKitClient, options: ActorOptions) {
+        self.client = client
+        self.opts = options
+        self.hash = options.hash
+        apply()
+    }
+
+    /// Changes the options: a new identity reconnects; `enabled` false disposes the use of the
+    /// connection and resets to idle, true connects again.
+    public func update(_ options: ActorOptions) {
+        guard options != opts else { return }
+        let identityChanged = options.hash != opts.hash || options.enabled != opts.enabled
+        opts = options
+        hash = options.hash
+        if identityChanged {
+            detach()
+            apply()
+        }
+    }
+
+    /// Enables or disables the actor (see ``update(_:)``).
+    public func setEnabled(_ enabled: Bool) {
+        var options = opts
+        options.enabled = enabled
+        update(options)
+    }
+
+    /// Releases the connection, as disabling does; call it when the owner goes away.
+    public func release() {
+        detach()
+    }
+
+    /// Reports a configuration error (what `.rivetKit(_:)` does with an unusable endpoint).
+    public func report(_ error: ActorError) {
+        self.error = error
+    }
+
+    // MARK: Actions
+
+    /// Calls an action without arguments.
+    public func action<R: Decodable>(_ name: String) async throws -> R {
+        try await action(name, args: [])
+    }
+
+    /// Calls an action with one argument.
+    public func action<A: Encodable, R: Decodable>(_ name: String, _ a: A) async throws -> R {
+        try await action(name, args: [a])
+    }
+
+    /// Calls an action with two arguments.
+    public func action<A: Encodable, B: Encodable, R: Decodable>(_ name: String, _ a: A, _ b: B) async throws -> R {
+        try await action(name, args: [a, b])
+    }
+
+    /// Calls an action with three arguments.
+    public func action<A: Encodable, B: Encodable, C: Encodable, R: Decodable>(
+        _ name: String, _ a: A, _ b: B, _ c: C
+    ) async throws -> R {
+        try await action(name, args: [a, b, c])
+    }
+
+    /// Calls an action with any number of arguments. Errors are thrown (not reported to
+    /// ``error``): the action's ``ActorError``, or `client.not_connected` while disabled.
+    public func action<R: Decodable>(_ name: String, args: [any Encodable]) async throws -> R {
+        guard let shared else {
+            throw ActorError(group: "client", code: "not_connected", message: "the actor is disabled")
+        }
+        let values = try ActorValues.encode(args)
+        return try ActorValues.decode(R.self, from: try await shared.action(name, args: values))
+    }
+
+    /// Calls an action without arguments and ignores its result and errors.
+    public func send(_ name: String) {
+        send(name, args: [])
+    }
+
+    /// Calls an action with one argument and ignores its result and errors.
+    public func send<A: Encodable>(_ name: String, _ a: A) {
+        send(name, args: [a])
+    }
+
+    /// Calls an action with two arguments and ignores its result and errors.
+    public func send<A: Encodable, B: Encodable>(_ name: String, _ a: A, _ b: B) {
+        send(name, args: [a, b])
+    }
+
+    /// Calls an action with three arguments and ignores its result and errors.
+    public func send<A: Encodable, B: Encodable, C: Encodable>(_ name: String, _ a: A, _ b: B, _ c: C) {
+        send(name, args: [a, b, c])
+    }
+
+    /// Calls an action and ignores its result and errors, which do not reach ``error``.
+    public func send(_ name: String, args: [any Encodable]) {
+        guard let shared, let values = try? ActorValues.encode(args) else { return }
+        Task { _ = try? await shared.action(name, args: values) }
+    }
+
+    // MARK: Events
+
+    /// The events `name` with exactly one argument, decoded as `T`.
+    public func events<T: Decodable & Sendable>(_ name: String, as: T.Type = T.self) -> AsyncStream<T> {
+        typedEvents(name, arity: 1) { args in try ActorValues.decode(T.self, from: args[0]) }
+    }
+
+    /// The events `name` without arguments.
+    public func events(_ name: String, as: Void.Type = Void.self) -> AsyncStream<Void> {
+        typedEvents(name, arity: 0) { _ in () }
+    }
+
+    /// The events `name` with exactly two arguments.
+    public func events<A: Decodable & Sendable, B: Decodable & Sendable>(_ name: String, as: (A, B).Type)
+        -> AsyncStream<(A, B)>
+    {
+        typedEvents(name, arity: 2) { args in
+            (try ActorValues.decode(A.self, from: args[0]), try ActorValues.decode(B.self, from: args[1]))
+        }
+    }
+
+    /// The events `name` with exactly three arguments.
+    public func events<A: Decodable & Sendable, B: Decodable & Sendable, C: Decodable & Sendable>(
+        _ name: String, as: (A, B, C).Type
+    ) -> AsyncStream<(A, B, C)> {
+        typedEvents(name, arity: 3) { args in
+            (
+                try ActorValues.decode(A.self, from: args[0]), try ActorValues.decode(B.self, from: args[1]),
+                try ActorValues.decode(C.self, from: args[2])
+            )
+        }
+    }
+
+    /// Every event `name` with its raw positional arguments.
+    @available(*, deprecated, message: "use a typed overload")
+    public func events(_ name: String) -> AsyncStream<[JSONValue]> {
+        rawEvents(name)
+    }
+
+    /// Adds a listener for event `name` with its raw arguments; returns a token for
+    /// ``removeListener(_:)``. What the view modifiers and the streams are built on.
+    public func addListener(_ name: String, _ handler: @escaping ([JSONValue]) -> Void) -> UInt64 {
+        nextListener += 1
+        listeners[name, default: [:]][nextListener] = handler
+        if forwarders[name] == nil, let shared {
+            forward(name, from: shared)
+        }
+        return nextListener
+    }
+
+    /// Removes a listener; the last one of a name unsubscribes.
+    public func removeListener(_ token: UInt64) {
+        for name in listeners.keys where listeners[name]?[token] != nil {
+            listeners[name]?[token] = nil
+            if listeners[name]?.isEmpty == true {
+                listeners[name] = nil
+                forwarders.removeValue(forKey: name)?.cancel()
+            }
+        }
+    }
+
+    /// Decodes raw arguments of an event with exactly `arity` arguments; a mismatch or a
+    /// failed decoding sets ``error`` to `client.decode_error`.
+    public func decodeEvent<T>(_ name: String, _ args: [JSONValue], arity: Int, _ decode: ([JSONValue]) throws -> T) -> T? {
+        guard args.count == arity else {
+            error = ActorError(
+                group: "client", code: "decode_error",
+                message: "the event \(name) carried \(args.count) arguments, \(arity) were expected")
+            return nil
+        }
+        do {
+            return try decode(args)
+        } catch {
+            self.error =
+                (error as? ActorError).map { ActorError(group: "client", code: "decode_error", message: $0.message) }
+                ?? ActorError(group: "client", code: "decode_error", message: "\(error)")
+            return nil
+        }
+    }
+
+    private func typedEvents<T: Sendable>(_ name: String, arity: Int, _ decode: @escaping ([JSONValue]) throws -> T)
+        -> AsyncStream<T>
+    {
+        let (stream, continuation) = AsyncStream<T>.makeStream(bufferingPolicy: bufferingPolicy())
+        let token = addListener(name) { [weak self] args in
+            guard let self, let value = self.decodeEvent(name, args, arity: arity, decode) else { return }
+            continuation.yield(value)
+        }
+        continuation.onTermination = { [weak self] _ in
+            Task { @MainActor in self?.removeListener(token) }
+        }
+        return stream
+    }
+
+    private func rawEvents(_ name: String) -> AsyncStream<[JSONValue]> {
+        let (stream, continuation) = AsyncStream<[JSONValue]>.makeStream(bufferingPolicy: bufferingPolicy())
+        let token = addListener(name) { args in continuation.yield(args) }
+        continuation.onTermination = { [weak self] _ in
+            Task { @MainActor in self?.removeListener(token) }
+        }
+        return stream
+    }
+
+    /// At most ``ClientConfig/maxBufferedEvents`` waiting events per stream, the oldest dropped.
+    private func bufferingPolicy<T>() -> AsyncStream<T>.Continuation.BufferingPolicy {
+        .bufferingNewest(max(client.config.maxBufferedEvents, 1))
+    }
+
+    // MARK: Lifecycle
+
+    private func apply() {
+        guard opts.enabled else {
+            connStatus = .idle
+            return
+        }
+        let connection = client.acquireConnection(opts)
+        shared = connection
+        handle = client.getOrCreate(
+            opts.name, key: opts.key, params: opts.params, createWithInput: opts.createWithInput,
+            createInRegion: opts.createInRegion)
+        do {
+            _ = try client.config.resolved()
+        } catch {
+            self.error = error
+        }
+        let statuses = connection.statusUpdates()
+        let errors = connection.errors()
+        watchers.append(
+            Task { [weak self] in
+                for await status in statuses {
+                    guard let self else { return }
+                    self.connStatus = status
+                    self.connection = status == .connected ? connection : (status == .idle ? nil : self.connection)
+                }
+            })
+        watchers.append(
+            Task { [weak self] in
+                for await error in errors { self?.error = error }
+            })
+        for name in listeners.keys { forward(name, from: connection) }
+        connection.start()
+    }
+
+    private func detach() {
+        for watcher in watchers { watcher.cancel() }
+        watchers = []
+        for forwarder in forwarders.values { forwarder.cancel() }
+        forwarders = [:]
+        connStatus = .idle
+        connection = nil
+        handle = nil
+        guard let shared else { return }
+        self.shared = nil
+        let client = self.client
+        Task { await client.releaseConnection(shared) }
+    }
+
+    private func forward(_ name: String, from connection: ActorConnection) {
+        let stream = connection.events(name)
+        forwarders[name] = Task { [weak self] in
+            for await args in stream {
+                guard let self else { return }
+                for handler in (self.listeners[name] ?? [:]).values { handler(args) }
+            }
+        }
+    }
+}

@@ -1,0 +1,138 @@
+public import RivetKit
+
+/// An actor type: its name, how its `Codable` state begins, its typed actions and its
+/// connection hooks. Build one with the initialiser and the chained `action`/`on…` methods,
+/// and register it in an ``ActorRegistry``.
+///
+/// ```swift
+/// struct Counter: Codable, Sendable { var count = 0 }
+///
+/// let counter = ActorDefinition("counter", initialState: Counter())
+///     .action("increment") { (context: inout ActorContext<Counter>, by: Int) in
+///         context.state.count += by
+///         try context.broadcast("newCount", context.state.count)
+///         return context.state.count
+///     }
+///     .action("getCount") { context in context.state.count }
+/// ```
+///
+/// Errors an action or hook throws as ``RivetKit/ActorError`` reach the client with their group,
+/// code, message and metadata; any other error reaches it as `rivetkit.internal_error`, without
+/// its details.
+public struct ActorDefinition<State: Codable & Sendable>: Sendable {
+    /// The name clients use for this actor type.
+    public let name: String
+    let makeState: @Sendable (JSONValue?) async throws -> State
+    var actions: [String: ActionBody<State>] = [:]
+    var beforeConnect: (@Sendable (ActorConnectionInfo) async throws -> Void)?
+    var connected: (@Sendable (ActorConnectionInfo) async -> Void)?
+    var disconnected: (@Sendable (ActorConnectionInfo) async -> Void)?
+
+    /// Defines an actor type whose instances start with `initialState`, whatever their input.
+    public init(_ name: String, initialState: State) {
+        self.name = name
+        self.makeState = { _ in initialState }
+    }
+
+    /// Defines an actor type whose instances start with the state `onCreate` makes from the
+    /// creation input (`nil` when the client gave none).
+    public init(_ name: String, onCreate: @escaping @Sendable (_ input: JSONValue?) async throws -> State) {
+        self.name = name
+        self.makeState = onCreate
+    }
+
+    /// Adds an action without arguments.
+    public func action<R: Encodable & Sendable>(
+        _ name: String, _ body: @escaping @Sendable (inout ActorContext<State>) async throws -> R
+    ) -> Self {
+        adding(name) { context, args in
+            _ = try ActorValueCoding.arguments(args, count: 0, action: name)
+            return try await body(&context)
+        }
+    }
+
+    /// Adds an action with one argument.
+    public func action<A: Decodable & Sendable, R: Encodable & Sendable>(
+        _ name: String, _ body: @escaping @Sendable (inout ActorContext<State>, A) async throws -> R
+    ) -> Self {
+        adding(name) { context, args in
+            let values = try ActorValueCoding.arguments(args, count: 1, action: name)
+            let a = try ActorValueCoding.decode(A.self, values[0], argument: 0)
+            return try await body(&context, a)
+        }
+    }
+
+    /// Adds an action with two arguments.
+    public func action<A: Decodable & Sendable, B: Decodable & Sendable, R: Encodable & Sendable>(
+        _ name: String, _ body: @escaping @Sendable (inout ActorContext<State>, A, B) async throws -> R
+    ) -> Self {
+        adding(name) { context, args in
+            let values = try ActorValueCoding.arguments(args, count: 2, action: name)
+            let a = try ActorValueCoding.decode(A.self, values[0], argument: 0)
+            let b = try ActorValueCoding.decode(B.self, values[1], argument: 1)
+            return try await body(&context, a, b)
+        }
+    }
+
+    /// Adds an action with three arguments.
+    public func action<A: Decodable & Sendable, B: Decodable & Sendable, C: Decodable & Sendable, R: Encodable & Sendable>(
+        _ name: String, _ body: @escaping @Sendable (inout ActorContext<State>, A, B, C) async throws -> R
+    ) -> Self {
+        adding(name) { context, args in
+            let values = try ActorValueCoding.arguments(args, count: 3, action: name)
+            let a = try ActorValueCoding.decode(A.self, values[0], argument: 0)
+            let b = try ActorValueCoding.decode(B.self, values[1], argument: 1)
+            let c = try ActorValueCoding.decode(C.self, values[2], argument: 2)
+            return try await body(&context, a, b, c)
+        }
+    }
+
+    /// Adds an action that takes its positional arguments as raw JSON values.
+    public func action<R: Encodable & Sendable>(
+        _ name: String, rawArguments body: @escaping @Sendable (inout ActorContext<State>, [JSONValue]) async throws -> R
+    ) -> Self {
+        adding(name) { context, args in try await body(&context, args) }
+    }
+
+    /// Runs before a connection (realtime or HTTP action) is accepted; throwing refuses it,
+    /// and the client gets the error (an ``RivetKit/ActorError`` such as `auth.forbidden`).
+    public func onBeforeConnect(_ body: @escaping @Sendable (ActorConnectionInfo) async throws -> Void) -> Self {
+        var copy = self
+        copy.beforeConnect = body
+        return copy
+    }
+
+    /// Runs once a connection is accepted.
+    public func onConnect(_ body: @escaping @Sendable (ActorConnectionInfo) async -> Void) -> Self {
+        var copy = self
+        copy.connected = body
+        return copy
+    }
+
+    /// Runs when a connection has gone.
+    public func onDisconnect(_ body: @escaping @Sendable (ActorConnectionInfo) async -> Void) -> Self {
+        var copy = self
+        copy.disconnected = body
+        return copy
+    }
+
+    private func adding<R: Encodable & Sendable>(
+        _ name: String, _ body: @escaping @Sendable (inout ActorContext<State>, [JSONValue]) async throws -> R
+    ) -> Self {
+        var copy = self
+        copy.actions[name] = ActionBody { context, args in
+            let output = try await body(&context, args)
+            return try ActorValueCoding.encode(output)
+        }
+        return copy
+    }
+}
+
+/// One action of an actor type, its arguments and output as JSON.
+struct ActionBody<State: Codable & Sendable>: Sendable {
+    let run: @Sendable (inout ActorContext<State>, [JSONValue]) async throws -> JSONValue
+
+    init(_ run: @escaping @Sendable (inout ActorContext<State>, [JSONValue]) async throws -> JSONValue) {
+        self.run = run
+    }
+}

@@ -1,0 +1,33 @@
+import RivetKit
+
+/// Encoding Swift values to the JSON an action or event carries and back, with the errors a
+/// client sees.
+enum ActorValueCoding {
+    static func encode(_ value: any Encodable) throws(ActorError) -> JSONValue {
+        do {
+            return try JSONValueEncoder().encode(value)
+        } catch {
+            throw ActorError(group: "rivetkit", code: "internal_error", message: "a value could not be encoded: \(error)")
+        }
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, _ value: JSONValue, argument: Int) throws(ActorError) -> T {
+        do {
+            return try JSONValueDecoder().decode(T.self, from: value)
+        } catch {
+            throw ActorError(
+                group: "request", code: "invalid", message: "argument \(argument) is not a \(T.self): \(error)")
+        }
+    }
+
+    /// The arguments, checked against the count an action takes: missing ones are `null`
+    /// (for optional parameters), extra ones an error.
+    static func arguments(_ args: [JSONValue], count: Int, action: String) throws(ActorError) -> [JSONValue] {
+        guard args.count <= count else {
+            throw ActorError(
+                group: "request", code: "invalid",
+                message: "the action \(action) takes \(count) arguments, \(args.count) were given")
+        }
+        return args + Array(repeating: .null, count: count - args.count)
+    }
+}

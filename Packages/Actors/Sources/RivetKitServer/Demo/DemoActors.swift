@@ -1,0 +1,75 @@
+import RivetKit
+
+/// The demo registry `rivetkit serve --demo` runs: a `counter` and a `chat` actor.
+///
+/// - `counter`: state `count`, starting at 0 or at its creation input (a number);
+///   `increment(by)` adds, broadcasts `newCount(count)` and returns the new count;
+///   `getCount()`; `fail()` throws group `user`, code `test_error`, message `boom`, metadata
+///   `{"why":"asked to fail"}`; `whoAmI()` returns the `user` connection parameter.
+/// - `chat`, keyed by room: `send(from, text)` broadcasts `message(from, text)` and keeps the
+///   last 100 messages; `history()` returns them.
+public enum DemoActors {
+    /// The counter's state.
+    public struct Counter: Codable, Sendable, Hashable {
+        /// The count.
+        public var count: Int
+    }
+
+    /// One chat message.
+    public struct ChatMessage: Codable, Sendable, Hashable {
+        /// Who sent it.
+        public var from: String
+        /// What was said.
+        public var text: String
+
+        /// Creates a message.
+        public init(from: String, text: String) {
+            self.from = from
+            self.text = text
+        }
+    }
+
+    /// The chat's state.
+    public struct Chat: Codable, Sendable, Hashable {
+        /// The last messages, oldest first.
+        public var messages: [ChatMessage]
+    }
+
+    /// How many messages a chat keeps.
+    public static let chatHistoryLimit = 100
+
+    /// The counter actor type.
+    public static let counter = ActorDefinition<Counter>("counter") { input in
+        Counter(count: input?.intValue ?? 0)
+    }
+    .action("increment") { (context: inout ActorContext<Counter>, by: Int) in
+        context.state.count += by
+        try context.broadcast("newCount", context.state.count)
+        return context.state.count
+    }
+    .action("getCount") { context in context.state.count }
+    .action("fail") { (_: inout ActorContext<Counter>) -> Int in
+        throw ActorError(group: "user", code: "test_error", message: "boom", metadata: ["why": "asked to fail"])
+    }
+    .action("whoAmI") { context in context.connection.params?["user"]?.stringValue }
+
+    /// The chat actor type.
+    public static let chat = ActorDefinition("chat", initialState: Chat(messages: []))
+        .action("send") { (context: inout ActorContext<Chat>, from: String, text: String) in
+            context.state.messages.append(ChatMessage(from: from, text: text))
+            if context.state.messages.count > chatHistoryLimit {
+                context.state.messages.removeFirst(context.state.messages.count - chatHistoryLimit)
+            }
+            try context.broadcast("message", from, text)
+            return true
+        }
+        .action("history") { context in context.state.messages }
+
+    /// A registry with both.
+    public static var registry: ActorRegistry {
+        var registry = ActorRegistry()
+        registry.register(counter)
+        registry.register(chat)
+        return registry
+    }
+}

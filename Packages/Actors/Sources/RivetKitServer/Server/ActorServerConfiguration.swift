@@ -1,0 +1,54 @@
+/// Where an actor server listens and the limits it keeps.
+///
+/// ```swift
+/// var configuration = ActorServerConfiguration(host: "127.0.0.1", port: 6420)
+/// configuration.token = "secret"
+/// configuration.sleepAfter = .seconds(30)
+/// ```
+public struct ActorServerConfiguration: Sendable {
+    /// The address to listen on. Default `127.0.0.1`.
+    public var host: String
+    /// The port; 0 picks a free one. Default 6420, RivetKit's.
+    public var port: Int
+    /// When set, every request must carry this token (`Authorization: Bearer` or
+    /// `x-rivet-token` for HTTP, the `@token` path segment or `rvt-token` for the gateway);
+    /// others get `auth.unauthorized`. Default `nil`: no token needed.
+    public var token: String?
+    /// The largest WebSocket message or HTTP body accepted, in bytes; a larger frame closes
+    /// its connection, a larger body gets 413. Default 1 MiB.
+    public var maxMessageSize: Int
+    /// How many actions one connection may have waiting or running; more are refused with
+    /// `action.too_many_in_flight`. Default 64.
+    public var maxActionsInFlightPerConnection: Int
+    /// How many realtime connections one actor accepts; more are closed with
+    /// `actor.too_many_connections`. Default 10,000.
+    public var maxConnectionsPerActor: Int
+    /// How long an actor without connections or actions stays in memory before it sleeps
+    /// (its state is already saved; the next request wakes it). Default 60 seconds.
+    public var sleepAfter: Duration
+    /// How many bytes of frames may wait for one realtime connection that does not read;
+    /// past it that connection is cut, so a slow subscriber cannot make the server hold more.
+    /// Default 8 MiB.
+    public var maxPendingBytesPerConnection: Int
+
+    /// Creates a configuration; every parameter has the default its property documents.
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 6420,
+        token: String? = nil,
+        maxMessageSize: Int = 1024 * 1024,
+        maxActionsInFlightPerConnection: Int = 64,
+        maxConnectionsPerActor: Int = 10_000,
+        sleepAfter: Duration = .seconds(60),
+        maxPendingBytesPerConnection: Int = 8 * 1024 * 1024
+    ) {
+        self.host = host
+        self.port = port
+        self.token = token
+        self.maxMessageSize = maxMessageSize
+        self.maxActionsInFlightPerConnection = maxActionsInFlightPerConnection
+        self.maxConnectionsPerActor = maxConnectionsPerActor
+        self.sleepAfter = sleepAfter
+        self.maxPendingBytesPerConnection = maxPendingBytesPerConnection
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import RivetKit
+
+/// The server's actors: looks them up and creates them in the store, wakes sleeping ones on
+/// demand and puts idle ones to sleep.
+actor ActorDirectory {
+    private let registry: ActorRegistry
+    private let store: any ActorStore
+    private let configuration: ActorServerConfiguration
+    private var awake: [String: ActorInstance] = [:]
+
+    init(registry: ActorRegistry, store: any ActorStore, configuration: ActorServerConfiguration) {
+        self.registry = registry
+        self.store = store
+        self.configuration = configuration
+    }
+
+    /// The actor of a namespace, name and key, created from `input` when there is none.
+    func getOrCreate(namespace: String, name: String, key: [String], input: JSONValue?) async throws(ActorError)
+        -> (actor: StoredActor, created: Bool)
+    {
+        guard let behavior = registry.behavior(name) else {
+            throw ActorError(group: "actor", code: "not_found", message: "no actor type is called \(name)")
+        }
+        if let existing = try await find(namespace: namespace, name: name, key: key) {
+            return (existing, false)
+        }
+        let state = try await behavior.initialState(input: input)
+        let record = StoredActor(
+            id: Self.newId(), namespace: namespace, name: name, key: key, state: state,
+            createdAt: Int64(Date().timeIntervalSince1970 * 1000))
+        do {
+            let (stored, inserted) = try await store.insert(record)
+            return (stored, inserted)
+        } catch {
+            throw Self.storeFailure(error)
+        }
+    }
+
+    /// The actor of a namespace, name and key, if there is one.
+    func find(namespace: String, name: String, key: [String]) async throws(ActorError) -> StoredActor? {
+        do {
+            return try await store.actor(namespace: namespace, name: name, key: key)
+        } catch {
+            throw Self.storeFailure(error)
+        }
+    }
+
+    /// The actor with an id, if there is one.
+    func find(id: String) async throws(ActorError) -> StoredActor? {
+        if let instance = awake[id] { return instance.record }
+        do {
+            return try await store.actor(id: id)
+        } catch {
+            throw Self.storeFailure(error)
+        }
+    }
+
+    /// The awake instance of an actor, woken from the store when it sleeps.
+    func instance(id: String) async throws(ActorError) -> ActorInstance {
+        if let instance = awake[id] { return instance }
+        guard let record = try await find(id: id) else {
+            throw ActorError(group: "actor", code: "not_found", message: "the actor \(id) does not exist")
+        }
+        if let instance = awake[id] { return instance }  // woken meanwhile
+        guard let behavior = registry.behavior(record.name) else {
+            throw ActorError(group: "actor", code: "not_found", message: "no actor type is called \(record.name)")
+        }
+        let instance = ActorInstance(
+            record: record, behavior: behavior, store: store, maxConnections: configuration.maxConnectionsPerActor)
+        awake[id] = instance
+        return instance
+    }
+
+    /// Destroys an actor: its connections are closed and its record removed.
+    func destroy(id: String) async throws(ActorError) -> Bool {
+        if let instance = awake.removeValue(forKey: id) {
+            instance.closeAll(ActorError(group: "actor", code: "destroyed_while_connected", message: "the actor was destroyed"))
+        }
+        do {
+            return try await store.delete(id: id)
+        } catch {
+            throw Self.storeFailure(error)
+        }
+    }
+
+    /// Puts to sleep the actors idle for the configured time; returns how many.
+    @discardableResult
+    func sleepIdle(now: ContinuousClock.Instant = .now) -> Int {
+        let sleeping = awake.filter { $0.value.isIdle(for: configuration.sleepAfter, now: now) }.map(\.key)
+        for id in sleeping { awake[id] = nil }
+        return sleeping.count
+    }
+
+    /// The ids of the awake actors.
+    var awakeIds: Set<String> { Set(awake.keys) }
+
+    /// The names of the registered actor types.
+    var actorNames: [String] { registry.names }
+
+    private static func newId() -> String {
+        String(format: "%016llx%016llx", UInt64.random(in: .min ... .max), UInt64.random(in: .min ... .max))
+    }
+
+    private static func storeFailure(_ error: any Error) -> ActorError {
+        ActorError(group: "rivetkit", code: "internal_error", message: "the actor store failed")
+    }
+}

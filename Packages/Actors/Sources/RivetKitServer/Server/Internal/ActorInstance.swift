@@ -1,0 +1,116 @@
+import RivetKit
+import Synchronization
+
+/// One awake actor: its state in memory, its connections, and the queue that runs its actions
+/// one at a time, saving the state after each action that changed it and before answering.
+final class ActorInstance: Sendable {
+    let record: StoredActor
+    let behavior: any ActorBehavior
+    let broadcaster = ActorBroadcaster()
+    private let store: any ActorStore
+    private let queue = SerialQueue()
+    private let maxConnections: Int
+
+    private struct Activity {
+        var state: JSONValue
+        var running = 0
+        var connections = 0
+        var lastActive = ContinuousClock.now
+        var closers: [String: @Sendable (ActorError) -> Void] = [:]
+    }
+
+    private let activity: Mutex<Activity>
+
+    init(record: StoredActor, behavior: any ActorBehavior, store: any ActorStore, maxConnections: Int) {
+        self.record = record
+        self.behavior = behavior
+        self.store = store
+        self.maxConnections = maxConnections
+        self.activity = Mutex(Activity(state: record.state))
+    }
+
+    /// The state in memory (saved already).
+    var state: JSONValue { activity.withLock { $0.state } }
+
+    /// A place in the action queue, for a caller that must keep its actions in order.
+    func ticket() -> UInt64 {
+        queue.ticket()
+    }
+
+    /// Runs an action after the ones before it (those of earlier tickets); the new state is
+    /// saved before this returns.
+    func perform(
+        _ name: String, args: [JSONValue], connection: ActorConnectionInfo, ticket: UInt64? = nil
+    ) async throws(ActorError) -> JSONValue {
+        let ticket = ticket ?? queue.ticket()
+        activity.withLock { $0.running += 1 }
+        defer {
+            activity.withLock {
+                $0.running -= 1
+                $0.lastActive = .now
+            }
+        }
+        return try await queue.run(ticket: ticket) { () async throws(ActorError) -> JSONValue in
+            let before = self.state
+            let (after, output) = try await self.behavior.perform(
+                name, args: args, state: before, connection: connection, broadcaster: self.broadcaster)
+            if after != before {
+                do {
+                    try await self.store.saveState(id: self.record.id, state: after)
+                } catch {
+                    throw ActorError(group: "rivetkit", code: "internal_error", message: "the state could not be saved")
+                }
+                self.activity.withLock { $0.state = after }
+            }
+            return output
+        }
+    }
+
+    /// Admits a connection: the before-connect hook, the connection limit, then the connect hook.
+    func connect(
+        _ connection: ActorConnectionInfo,
+        deliver: @escaping @Sendable (String) -> Void,
+        close: @escaping @Sendable (ActorError) -> Void
+    ) async throws(ActorError) {
+        try await behavior.beforeConnect(connection)
+        let admitted = activity.withLock { activity -> Bool in
+            guard activity.connections < maxConnections else { return false }
+            activity.connections += 1
+            activity.closers[connection.id] = close
+            return true
+        }
+        guard admitted else {
+            throw ActorError(group: "actor", code: "too_many_connections", message: "the actor has \(maxConnections) connections")
+        }
+        broadcaster.add(connectionId: connection.id, deliver: deliver)
+        await behavior.connected(connection)
+    }
+
+    /// Lets a connection go and runs the disconnect hook.
+    func disconnect(_ connection: ActorConnectionInfo) async {
+        broadcaster.remove(connectionId: connection.id)
+        activity.withLock {
+            $0.connections -= 1
+            $0.closers[connection.id] = nil
+            $0.lastActive = .now
+        }
+        await behavior.disconnected(connection)
+    }
+
+    /// Runs the before-connect and connect hooks of a short-lived HTTP action connection.
+    func admitStateless(_ connection: ActorConnectionInfo) async throws(ActorError) {
+        try await behavior.beforeConnect(connection)
+        await behavior.connected(connection)
+    }
+
+    /// Whether the actor has had no connection and no action for `interval`.
+    func isIdle(for interval: Duration, now: ContinuousClock.Instant) -> Bool {
+        activity.withLock { $0.connections == 0 && $0.running == 0 && now - $0.lastActive >= interval }
+    }
+
+    /// Closes every connection with `error` (the actor was destroyed).
+    func closeAll(_ error: ActorError) {
+        let closers = activity.withLock { Array($0.closers.values) }
+        for close in closers { close(error) }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import RivetKit
+import RpcTransportNIO
+import Synchronization
+
+/// What the HTTP routes and the realtime connections of one actor server share.
+final class ActorServerCore: Sendable {
+    let configuration: ActorServerConfiguration
+    let directory: ActorDirectory
+    private let connectionCounter = Atomic<UInt64>(0)
+
+    /// The version `/metadata` reports.
+    static let version = "0.1.0"
+
+    init(registry: ActorRegistry, store: any ActorStore, configuration: ActorServerConfiguration) {
+        self.configuration = configuration
+        self.directory = ActorDirectory(registry: registry, store: store, configuration: configuration)
+    }
+
+    func nextConnectionId() -> String {
+        "conn_\(connectionCounter.add(1, ordering: .relaxed).newValue)"
+    }
+
+    // MARK: Tokens
+
+    func authorize(_ given: [String?]) throws(ActorError) {
+        guard let token = configuration.token else { return }
+        guard given.contains(where: { $0 == token }) else {
+            throw ActorError(group: "auth", code: "unauthorized", message: "a valid token is required")
+        }
+    }
+
+    // MARK: Resolution
+
+    /// The awake instance a gateway target names, with the namespace it lives in.
+    func instance(for target: GatewayTarget) async throws(ActorError) -> ActorInstance {
+        switch target.lookup {
+        case .id(let id):
+            return try await directory.instance(id: id)
+        case .query(let method, let namespace, let name, let key, let input):
+            let record: StoredActor
+            if method == "getOrCreate" {
+                record = try await directory.getOrCreate(namespace: namespace, name: name, key: key, input: input).actor
+            } else if let found = try await directory.find(namespace: namespace, name: name, key: key) {
+                record = found
+            } else {
+                throw ActorError(group: "actor", code: "not_found", message: "no \(name) actor has that key")
+            }
+            return try await directory.instance(id: record.id)
+        }
+    }
+
+    // MARK: HTTP errors
+
+    static func status(for error: ActorError) -> Int {
+        switch (error.group, error.code) {
+        case ("auth", _): 401
+        case (_, "not_found"): 404
+        case ("rivetkit", _): 500
+        case ("actor", "too_many_connections"), ("action", "too_many_in_flight"): 429
+        default: 400
+        }
+    }
+
+    static func errorResponse(_ error: ActorError) -> HTTPServerResponse {
+        HTTPServerResponse(status: status(for: error), json: RivetMessageCodec.encodeErrorBody(error))
+    }
+
+    static func json(_ value: JSONValue, status: Int = 200) -> HTTPServerResponse {
+        HTTPServerResponse(status: status, json: value.description)
+    }
+
+    static func actorObject(_ actor: StoredActor) -> JSONValue {
+        .object(
+            JSONObject([
+                ("actor_id", .string(actor.id)),
+                ("name", .string(actor.name)),
+                ("key", .string(ActorKey.serialize(actor.key))),
+                ("namespace_id", .string(actor.namespace)),
+                ("runner_name_selector", "default"),
+                ("create_ts", .integer(actor.createdAt)),
+                ("connectable_ts", .integer(actor.createdAt)),
+                ("destroy_ts", .null),
+                ("sleep_ts", .null),
+                ("start_ts", .integer(actor.createdAt)),
+                ("error", .null),
+            ]))
+    }
+}

@@ -1,0 +1,43 @@
+import RivetKit
+import Synchronization
+
+/// Runs bodies one at a time in the order their tickets were taken, even when they suspend:
+/// what makes an actor's actions run one after another, in the order they arrived. Every
+/// ticket taken must be run, or the ones after it wait for ever.
+final class SerialQueue: Sendable {
+    private struct State {
+        var nextTicket: UInt64 = 0
+        var serving: UInt64 = 0
+        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    /// A place in the queue, taken synchronously where the order is known.
+    func ticket() -> UInt64 {
+        state.withLock { state in
+            defer { state.nextTicket += 1 }
+            return state.nextTicket
+        }
+    }
+
+    /// Runs `body` once every ticket before `ticket` has been run.
+    func run<T: Sendable>(ticket: UInt64, _ body: () async throws(ActorError) -> T) async throws(ActorError) -> T {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                guard state.serving != ticket else { return true }
+                state.waiters[ticket] = continuation
+                return false
+            }
+            if now { continuation.resume() }
+        }
+        defer {
+            let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                state.serving += 1
+                return state.waiters.removeValue(forKey: state.serving)
+            }
+            next?.resume()
+        }
+        return try await body()
+    }
+}

@@ -1,0 +1,56 @@
+import RpcTransportNIO
+
+/// Starts an actor server, runs `body` with it and shuts it down when `body` returns or throws.
+///
+/// ```swift
+/// var registry = ActorRegistry()
+/// registry.register(counter)
+/// try await withActorServer(registry: registry, store: try SQLiteActorStore(path: "actors.sqlite")) { server in
+///     print("READY \(server.endpoint)")
+///     try await Task.sleep(for: .seconds(3600))
+/// }
+/// ```
+///
+/// - Parameters:
+///   - registry: The actor types offered.
+///   - store: Where actors and their state are kept.
+///   - configuration: Address, token and limits.
+///   - body: What to do while the server runs.
+/// - Returns: What `body` returns.
+/// - Throws: The transport's error when the server cannot listen, or what `body` throws.
+public func withActorServer<Value>(
+    registry: ActorRegistry,
+    store: any ActorStore,
+    configuration: ActorServerConfiguration = ActorServerConfiguration(),
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: (ActorServer) async throws -> Value
+) async throws -> Value {
+    let core = ActorServerCore(registry: registry, store: store, configuration: configuration)
+    var transportConfiguration = TransportServerConfiguration(address: .host(configuration.host, port: configuration.port))
+    transportConfiguration.upgradeHook = { request in ActorServerCore.decideUpgrade(request) }
+    transportConfiguration.maxMessageSize = configuration.maxMessageSize
+    transportConfiguration.maxFrameSize = configuration.maxMessageSize
+    transportConfiguration.maxRequestBodySize = configuration.maxMessageSize
+    transportConfiguration.maxPendingOutboundBytes = configuration.maxPendingBytesPerConnection
+    transportConfiguration.outboundBufferLimit = max(configuration.maxPendingBytesPerConnection / 2, 1)
+    transportConfiguration.shutdownGracePeriod = .seconds(2)
+    return try await withTransportServer(
+        configuration: transportConfiguration,
+        onConnection: { transport, request in await core.serve(transport, request: request) },
+        onRequest: { request in await core.respond(to: request) },
+        isolation: isolation
+    ) { transport in
+        let server = ActorServer(core: core, transport: transport)
+        return try await withThrowingTaskGroup(of: Void.self, returning: Value.self, isolation: isolation) { group in
+            let interval = max(configuration.sleepAfter / 4, .milliseconds(10))
+            group.addTask {
+                while !Task.isCancelled {
+                    try await Task.sleep(for: interval)
+                    await core.directory.sleepIdle()
+                }
+            }
+            defer { group.cancelAll() }
+            return try await body(server)
+        }
+    }
+}

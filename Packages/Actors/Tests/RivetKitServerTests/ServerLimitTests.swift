@@ -1,0 +1,91 @@
+import Foundation
+import NIOHTTP1
+import RivetKit
+import RivetKitServer
+import RpcTransportNIO
+import Synchronization
+import Testing
+
+@Suite("The actor server's limits are settings that hold")
+struct ServerLimitTests {
+    /// A registry whose `gate` action waits until `open` is called.
+    final class Gate: Sendable {
+        private let state = Mutex<(open: Bool, waiting: Int)>((false, 0))
+        func open() { state.withLock { $0.open = true } }
+        var waiting: Int { state.withLock { $0.waiting } }
+        func pass() async {
+            state.withLock { $0.waiting += 1 }
+            while !state.withLock({ $0.open }) { try? await Task.sleep(for: .milliseconds(5)) }
+        }
+    }
+
+    static func registry(_ gate: Gate) -> ActorRegistry {
+        var registry = DemoActors.registry
+        registry.register(
+            ActorDefinition("gated", initialState: 0).action("gate") { (context: inout ActorContext<Int>) in
+                await gate.pass()
+                context.state += 1
+                return context.state
+            })
+        return registry
+    }
+
+    @Test("Actions past maxActionsInFlightPerConnection get action.too_many_in_flight; the connection stays")
+    func actionsInFlight() async throws {
+        let gate = Gate()
+        var configuration = ServerHarness.configuration()
+        configuration.maxActionsInFlightPerConnection = 2
+        try await withActorServer(registry: Self.registry(gate), store: try SQLiteActorStore.inMemory(), configuration: configuration) {
+            (server: ActorServer) async throws -> Void in
+            let socket = try await ServerHarness.connect(server, "/gateway/gated/connect?rvt-method=getOrCreate&rvt-key=g")
+            _ = try await socket.nextMessage()
+            for id in 0 ..< 3 {
+                try await socket.send(.actionRequest(id: UInt64(id), name: "gate", args: []))
+            }
+            guard case .error(let error, let actionId) = try await socket.nextMessage() else {
+                Issue.record("expected the third action to be refused")
+                return
+            }
+            #expect(error.code == "too_many_in_flight")
+            #expect(actionId == 2)
+            gate.open()
+            #expect(try await socket.nextMessage() == .actionResponse(id: 0, output: 1))
+            #expect(try await socket.nextMessage() == .actionResponse(id: 1, output: 2))
+            await socket.transport.close(code: .normal, reason: "Disposed")
+        }
+    }
+
+    @Test("Connections past maxConnectionsPerActor are closed with actor.too_many_connections")
+    func connectionsPerActor() async throws {
+        var configuration = ServerHarness.configuration()
+        configuration.maxConnectionsPerActor = 1
+        try await withActorServer(registry: DemoActors.registry, store: try SQLiteActorStore.inMemory(), configuration: configuration) {
+            (server: ActorServer) async throws -> Void in
+            let (first, _) = try await ServerHarness.counter(server, key: "busy")
+            let second = try await ServerHarness.connect(
+                server, "/gateway/counter/connect?rvt-method=getOrCreate&rvt-key=busy")
+            #expect(try await second.closure().reason == "actor.too_many_connections")
+            await first.transport.close(code: .normal, reason: "Disposed")
+        }
+    }
+
+    @Test("A frame over maxMessageSize closes its connection with 1009, and a larger HTTP body gets 413")
+    func messageSize() async throws {
+        var configuration = ServerHarness.configuration()
+        configuration.maxMessageSize = 1024
+        try await withActorServer(registry: DemoActors.registry, store: try SQLiteActorStore.inMemory(), configuration: configuration) {
+            (server: ActorServer) async throws -> Void in
+            let (socket, actorId) = try await ServerHarness.counter(server, key: "big")
+            try? await socket.transport.send(
+                .text(RivetMessageCodec.encode(ClientMessage.actionRequest(id: 0, name: "increment", args: [.string(String(repeating: "x", count: 2000))]))))
+            #expect(try await socket.closure().code == .messageTooBig)
+            let client = try HTTPClient(baseURL: server.endpoint)
+            let large = try await client.execute(
+                HTTPClientRequest(
+                    method: .POST, path: "/gateway/\(actorId)/action/getCount",
+                    json: RivetMessageCodec.encodeActionRequestBody(args: [.string(String(repeating: "y", count: 2000))])))
+            #expect(large.status == 413)
+            await client.close()
+        }
+    }
+}

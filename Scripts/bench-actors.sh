@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Benchmarks the actor server and client (Packages/Actors) on loopback, in one process:
+# sequential actions (p50, p99, actions per second), actions per second with 64 in flight, and
+# one actor broadcasting to 1,000 subscribed connections (events per second, p99 delivery), with
+# the Session layer's calls per second (64 in flight) measured in the same run. Builds
+# Tests/Benchmarks in release mode and runs ActorsBenchmarks; extra arguments go to it
+# (--quick, --runs N). The last line has the form `ratio actors-vs-session-calls <x.xx>`.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+package="$REPO_ROOT/Tests/Benchmarks"
+# The release scratch path every benchmark build shares (see lib.sh).
+build_flags=(--package-path "$package" "${SWIFT_RELEASE_FLAGS[@]}")
+
+log "bench-actors: building ActorsBenchmarks (release)"
+swift build "${build_flags[@]}" --product ActorsBenchmarks
+bin_dir="$(swift build "${build_flags[@]}" --show-bin-path)"
+
+log "bench-actors: running"
+"$bin_dir/ActorsBenchmarks" "$@"
