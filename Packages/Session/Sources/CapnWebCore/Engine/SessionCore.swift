@@ -175,6 +175,18 @@ final class SessionCore: Sendable {
         return result
     }
 
+    /// Runs `body`, which sends several messages, and flushes what it sent in one go afterwards
+    /// (unless another flush is under way, which takes it).
+    func holdingFlush(_ body: () -> Void) {
+        let claimed = state.withLock { state -> Bool in
+            guard !state.flushing else { return false }
+            state.flushing = true
+            return true
+        }
+        body()
+        if claimed { flushOutbox() }
+    }
+
     private func claimFlush(_ state: inout State) -> Bool {
         guard !state.outbox.isEmpty, !state.flushing else { return false }
         state.flushing = true
