@@ -187,8 +187,13 @@ public struct Ref<T>: Sendable {
     /// ```
     @discardableResult
     public func sendNow() -> Ref<T> {
-        guard let deferred = stub.hook as? DeferredCallHook else { return self }
-        return Ref(stub: RpcStub(hook: deferred.dispatch(), path: stub.path, awaitsDelivery: stub.awaitsDelivery))
+        // The ref keeps its deferred hook, which forwards to what was sent: an HTTP batch asks
+        // for the result of every call it still holds when its request leaves.
+        if let deferred = stub.hook as? DeferredCallHook {
+            _ = deferred.dispatch()
+            deferred.batch?.registerSentEarly(deferred)
+        }
+        return self
     }
 
     // MARK: Awaiting
@@ -215,8 +220,13 @@ public struct Ref<T>: Sendable {
     /// Awaits the outcome without throwing: the value, the error value the peer rejected with
     /// (with its properties), or a local failure.
     nonisolated(nonsending) public func settle() async -> RpcOutcome {
-        let hook = stub.path.isEmpty ? stub.hook : stub.hook.get(stub.path)
-        let settlement = await hook.settled(deadlines: (stub.hook as? ImportHook)?.core.deadlines)
+        var base = stub.hook
+        if let deferred = base as? DeferredCallHook {
+            // The call leaves now (asking for its result at once when it is the value awaited).
+            base = deferred.dispatch(awaited: stub.path.isEmpty)
+        }
+        let hook = stub.path.isEmpty ? base : base.get(stub.path)
+        let settlement = await hook.settled(deadlines: (base as? ImportHook)?.core.deadlines)
         do {
             let value = try settlement.get()
             return .resolved(try await Substitution.resolve(value))
