@@ -45,6 +45,14 @@ public struct Ref<T>: Sendable {
         self.init(stub: stub)
     }
 
+    /// The same reference typed as `T` (nothing is sent): for example a member read typed as a
+    /// stream, to iterate, `Ref<AsyncThrowingStream<Message, any Error>>(api.chat.messages)`.
+    /// (Writing the type on the declaration instead, `let m: Ref<…> = api.chat.messages`, picks
+    /// the overload that awaits the member, as `Ref` is `Decodable`.)
+    public init<U>(_ ref: Ref<U>) {
+        self.init(stub: ref.stub)
+    }
+
     private func appending(_ key: CapnWebPathKey) -> RpcStub {
         // Appended in place: `path + [key]` would allocate the one-element array as well.
         var path = stub.path
