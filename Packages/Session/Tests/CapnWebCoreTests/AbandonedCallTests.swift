@@ -25,6 +25,32 @@ struct AbandonedCallTests {
         await server.close()
     }
 
+    @Test("a raw peer releasing the import of its unanswered, pulled hang() ends the conformance API's running call at once")
+    func rawReleaseEndsTheRunningHang() async throws {
+        let (a, b) = InMemoryTransport.makePair()
+        let api = TestAPI()
+        let server = RpcSession<Any>.start(transport: b, main: api)
+        let peer = RawPeer(a)
+        // What the reference client sends when a pending promise is disposed: a release of the
+        // call's import, before any answer.
+        try peer.send(#"["push",["pipeline",0,["hang"],[]]]"#)
+        try peer.send(#"["pull",1]"#)
+        try await waitUntil("the call to start") { api.hangsRunning == 1 }
+        try peer.send(#"["release",1,1]"#)
+        try await waitUntil("the running call to end") { api.hangsRunning == 0 }
+        #expect(api.hangsStarted == 1)
+        try await waitUntil("the server's tables to empty") { server.getStats() == RpcStats(imports: 1, exports: 1) }
+        // The session goes on, and the released call is never answered.
+        try peer.send(#"["push",["pipeline",0,["square"],[3]]]"#)
+        try peer.send(#"["pull",2]"#)
+        #expect(await peer.expect([#"["resolve",2,9]"#]) == [])
+        try peer.send(#"["release",2,1]"#)
+        await server.drain()
+        #expect(await peer.leftovers(markedBy: b) == [])
+        await expectSettledStats(server)
+        await server.close()
+    }
+
     @Test("a call the peer released while it ran, never pulled, is cancelled when the session ends")
     func releasedRunningCallsEndWithTheSession() async throws {
         let (a, b) = InMemoryTransport.makePair()

@@ -17,8 +17,8 @@ struct PeerAbortTests {
         let client = RpcSession<Any>.start(transport: a, configuration: Configuration(timeout: .seconds(600)))
         let peer = FaultPeer(b)
         let failures = Recorder<String>()
-        // A call awaited at once, one pipelined on an unanswered promise, and one pushed whose
-        // pull follows later.
+        // A call awaited at once, one pipelined on an unanswered promise, and one sent (explicitly:
+        // a ref that is only built sends nothing) whose pull follows later.
         let direct = Task {
             do {
                 let _: Double = try await client.api.square(2)
@@ -34,7 +34,7 @@ struct PeerAbortTests {
             }
         }
         #expect(await waitUntil { peer.frames.filter { $0.hasPrefix(#"["pull","#) }.count == 2 })
-        let pushed = client.api.square(3)
+        let pushed = client.api.square(3).sendNow()
         #expect(await waitUntil { peer.frames.count == 6 })
 
         try peer.send(frame)

@@ -150,8 +150,9 @@ struct ExecutorTests {
         let probe = ThreadProbeTarget()
         try await withRpcServer(main: { probe }) { server in
             let session = try await RpcSession<Any>.connect(to: server.webSocketURL)
-            // Held until the session ends, so that the call is not released before.
-            let hanging = session.api.hang()
+            // Sent now (a ref only built sends nothing) and held until the session ends, so that
+            // the call is not released before.
+            let hanging = session.api.hang().sendNow()
             #expect(await waitUntil { server.sessions.first.map { $0.getStats().exports == 2 } ?? false })
             #expect(probe.hangsCancelled.all.isEmpty)
             await session.close()

@@ -93,7 +93,35 @@ struct NetworkSessionTests {
         }
     }
 
-    @Test("calls made after the batch was answered fail with connectionLost")
+    @Test("every call made in a batch goes in its one POST, however long the closure takes between them")
+    func slowBatchClosureStillOnePost() async throws {
+        let mains = Recorder<Int>()
+        try await withRpcServer(main: { mains.append(1); return NetTarget() }) { server in
+            // The default quiet time (5 ms) is far shorter than the pauses: only awaiting a
+            // result (or returning) makes the request leave.
+            let (square, sum, logged) = try await RpcSession<Any>.batch(url: server.batchURL) { api in
+                let square = api.square(4)
+                try await Task.sleep(for: .milliseconds(50))
+                let sum = api.add(2, 3)
+                try await Task.sleep(for: .milliseconds(50))
+                // Sent at once, awaited after the others: its result is asked for too.
+                let sent = api.add(3, 4).sendNow()
+                try await Task.sleep(for: .milliseconds(50))
+                let squared: Double = try await square.resolved()
+                let added: Int = try await sum.resolved()
+                let value: Int = try await sent.resolved()
+                return (squared, added, value)
+            }
+            #expect(square == 16)
+            #expect(sum == 5)
+            #expect(logged == 7)
+            // One main object per POST: one POST carried all three calls.
+            #expect(mains.all.count == 1)
+            #expect(server.sessionCount == 0)
+        }
+    }
+
+    @Test("calls made after the batch's POST left fail at once with an error that says so")
     func batchEndsAfterAnswer() async throws {
         try await withRpcServer(main: { NetTarget() }) { server in
             let error = try await RpcSession<Any>.batch(url: server.batchURL) { api -> RpcError? in
@@ -110,7 +138,8 @@ struct NetworkSessionTests {
                 Issue.record("expected connectionLost, got \(String(describing: error))")
                 return
             }
-            #expect(String(describing: underlying).contains("Batch RPC request ended."))
+            #expect(String(describing: underlying).contains("BatchAlreadySent"))
+            #expect(String(describing: underlying).contains("has already been sent"))
         }
     }
 

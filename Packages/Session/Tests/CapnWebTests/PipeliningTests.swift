@@ -65,7 +65,7 @@ struct PipeliningTests {
         #expect(pulls == 1)
     }
 
-    @Test("a call awaited at once sends its pull with its push, before anything awaits; a call kept for pipelining sends only its push")
+    @Test("a call awaited at once sends its pull with its push, before anything awaits; a call sent for pipelining sends only its push")
     func awaitedCallSendsPushAndPullTogether() async throws {
         let frames = Recorder<String>()
         try await withRpcServer(main: { NetTarget() }) { server in
@@ -74,7 +74,8 @@ struct PipeliningTests {
                     if sent { frames.append(text) }
                 }
             }) { session in
-                let kept = session.api.square(3)
+                // Sent explicitly: a ref that is only built sends nothing.
+                let kept = session.api.square(3).sendNow()
                 #expect(await waitUntil { frames.all.count == 1 })
                 #expect(frames.all.first?.hasPrefix("[\"push\"") == true)
 

@@ -24,7 +24,7 @@ extension SessionCore {
         var after: [@Sendable () -> Void] = []
         let target = operation.target
         let outcome = locked { state -> PushOutcome in
-            if let ended = state.ended { return .sent(ErrorHook(ended)) }
+            if let ended = state.sealed ?? state.ended { return .sent(ErrorHook(ended)) }
             guard let entry = state.imports[target.id],
                 entry.permanent || entry.owner == ObjectIdentifier(target)
             else { return .local }
@@ -85,14 +85,18 @@ extension SessionCore {
 
     /// Asks the peer for the resolution of a promise import, once.
     func pull(_ hook: ImportHook) {
-        locked { state in
+        let sealed = locked { state -> Rejection? in
             guard state.ended == nil, var entry = state.imports[hook.id],
                 entry.owner == ObjectIdentifier(hook), !entry.pulled
-            else { return }
+            else { return nil }
+            // An HTTP batch whose request has left cannot ask for anything more.
+            if let sealed = state.sealed { return sealed }
             entry.pulled = true
             state.imports[hook.id] = entry
             state.outbox.append(.pull(importID: hook.id))
+            return nil
         }
+        if let sealed { hook.resolution.settle(.failure(sealed)) }
     }
 
     /// Opens a pipe to the peer (`["pipe"]`); called while serializing, under the mutex.

@@ -61,6 +61,8 @@ final class SessionCore: Sendable {
         var spareBytes: [UInt8] = []
         var flushing = false
         var ended: Rejection?
+        /// Set when an HTTP batch's request has left: new calls fail with it at once.
+        var sealed: Rejection?
         /// Exports the peer pulled (or promises we exported) whose answer is not sent yet; an
         /// entry the peer releases first leaves the set with it.
         var unanswered: Set<Int64> = []
@@ -173,6 +175,31 @@ final class SessionCore: Sendable {
         }
         if flush { flushOutbox() }
         return result
+    }
+
+    /// Closes the session to new calls, which fail with `rejection` from now on (an HTTP batch
+    /// whose request is leaving), and returns once every message sent before has reached the
+    /// transport.
+    func seal(_ rejection: Rejection) async {
+        state.withLock { state in
+            if state.sealed == nil { state.sealed = rejection }
+        }
+        // Whoever is flushing writes what was sent before the seal; it never waits for anything.
+        while state.withLock({ $0.flushing && $0.ended == nil }) {
+            await Task.yield()
+        }
+    }
+
+    /// Runs `body`, which sends several messages, and flushes what it sent in one go afterwards
+    /// (unless another flush is under way, which takes it).
+    func holdingFlush(_ body: () -> Void) {
+        let claimed = state.withLock { state -> Bool in
+            guard !state.flushing else { return false }
+            state.flushing = true
+            return true
+        }
+        body()
+        if claimed { flushOutbox() }
     }
 
     private func claimFlush(_ state: inout State) -> Bool {

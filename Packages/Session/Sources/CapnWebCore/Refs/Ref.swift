@@ -2,14 +2,17 @@ internal import RpcWire
 
 /// A reference to a remote value that may not exist yet: the heart of promise pipelining.
 ///
-/// Member access, subscripts and calls build on the reference without waiting: each call is
-/// sent at once, pipelined on the result of the previous one, and nothing is fetched until the
-/// value is awaited. A whole chain costs one round trip.
+/// Member access, subscripts and calls build on the reference without waiting and without
+/// sending anything: a call leaves when its result is awaited, when a call that uses it (as an
+/// argument, or as the base of a pipelined call or member) leaves, or when ``sendNow()`` sends
+/// it. It then leaves once, after the calls it is based on, pipelined on their results, so a
+/// whole chain costs one round trip. A ref that is built and dropped sends nothing (the
+/// compiler warns about an unused one).
 ///
 /// ```swift
 /// let name: String = try await session.api.getUser(42).profile.displayName
-/// let counter = session.api.makeCounter(10)          // Ref<Any>, sent, not awaited
-/// let value: Int = try await counter.increment(5)      // pipelined on the counter
+/// let counter = session.api.makeCounter(10)          // Ref<Any>, not sent yet
+/// let value: Int = try await counter.increment(5)      // both calls leave now, pipelined
 /// ```
 ///
 /// Awaiting: write the expected type (`let n: Int = try await ref.square(5)`, which picks the
@@ -40,6 +43,14 @@ public struct Ref<T>: Sendable {
     /// A reference through an untyped stub.
     public init(_ stub: RpcStub) {
         self.init(stub: stub)
+    }
+
+    /// The same reference typed as `T` (nothing is sent): for example a member read typed as a
+    /// stream, to iterate, `Ref<AsyncThrowingStream<Message, any Error>>(api.chat.messages)`.
+    /// (Writing the type on the declaration instead, `let m: Ref<…> = api.chat.messages`, picks
+    /// the overload that awaits the member, as `Ref` is `Decodable`.)
+    public init<U>(_ ref: Ref<U>) {
+        self.init(stub: ref.stub)
     }
 
     private func appending(_ key: CapnWebPathKey) -> RpcStub {
@@ -91,7 +102,8 @@ public struct Ref<T>: Sendable {
     // MARK: Calls
 
     /// Calls the referenced function with the arguments in order (labels are dropped). The call
-    /// is sent at once; the result is a ref to pipeline on or await.
+    /// leaves when the result is awaited, used by a call that leaves, or sent with
+    /// ``sendNow()``; the result is a ref to pipeline on or await.
     public func dynamicallyCall(withKeywordArguments arguments: KeyValuePairs<String, any Sendable>) -> Ref<Any> {
         Ref<Any>(stub: call(arguments))
     }
@@ -124,7 +136,8 @@ public struct Ref<T>: Sendable {
         return stream.decoded(as: Element.self)
     }
 
-    /// Calls the referenced function with argument values.
+    /// Calls the referenced function with argument values; like a dynamic call, it leaves when
+    /// its result is needed or ``sendNow()`` sends it.
     public func call(_ arguments: [RpcPayload]) -> Ref<Any> {
         Ref<Any>(stub: send(arguments))
     }
@@ -147,14 +160,48 @@ public struct Ref<T>: Sendable {
     }
 
     /// The stub of a call with `arguments`, recorded when a `map` closure is being recorded.
+    ///
+    /// A call that is not awaited at once is deferred: nothing leaves until the result is
+    /// awaited, used by a call that leaves, or sent with ``sendNow()``.
     private func send(_ arguments: [RpcPayload], awaited: Bool = false) -> RpcStub {
         if let recorder = MapRecorder.recording {
             return recorder.recordCall(stub, arguments)
         }
-        if awaited {
-            return RpcStub(hook: stub.hook.callAwaited(stub.path, arguments))
+        guard awaited else {
+            return RpcStub(hook: DeferredCallHook(base: stub.hook, path: stub.path, operation: .call(arguments)))
         }
-        return RpcStub(hook: stub.hook.call(stub.path, arguments))
+        if stub.hook is DeferredCallHook {
+            // The chain below leaves with this call, in one flush.
+            let call = DeferredCallHook(base: stub.hook, path: stub.path, operation: .call(arguments))
+            return RpcStub(hook: call.dispatch(awaited: true))
+        }
+        return RpcStub(hook: stub.hook.callAwaited(stub.path, DeferredCallHook.dispatchingArguments(arguments)))
+    }
+
+    // MARK: Sending
+
+    /// Sends the call this ref stands for now, without waiting for its result (fire and
+    /// forget), together with the calls it is based on; does nothing if it has left already.
+    ///
+    /// Building a ref sends nothing: a call leaves when its result is awaited, when it is passed
+    /// to (or pipelined on by) a call that leaves, or when this method sends it. A ref that is
+    /// built and dropped never reaches the peer. Awaiting the ref afterwards does not send the
+    /// call again.
+    ///
+    /// ```swift
+    /// session.api.log("started").sendNow()                 // leaves now, result ignored
+    /// let counter = session.api.makeCounter(10).sendNow()   // leaves now, awaited later
+    /// let value: Int = try await counter.value
+    /// ```
+    @discardableResult
+    public func sendNow() -> Ref<T> {
+        // The ref keeps its deferred hook, which forwards to what was sent: an HTTP batch asks
+        // for the result of every call it still holds when its request leaves.
+        if let deferred = stub.hook as? DeferredCallHook {
+            _ = deferred.dispatch()
+            deferred.batch?.registerSentEarly(deferred)
+        }
+        return self
     }
 
     // MARK: Awaiting
@@ -181,8 +228,13 @@ public struct Ref<T>: Sendable {
     /// Awaits the outcome without throwing: the value, the error value the peer rejected with
     /// (with its properties), or a local failure.
     nonisolated(nonsending) public func settle() async -> RpcOutcome {
-        let hook = stub.path.isEmpty ? stub.hook : stub.hook.get(stub.path)
-        let settlement = await hook.settled(deadlines: (stub.hook as? ImportHook)?.core.deadlines)
+        var base = stub.hook
+        if let deferred = base as? DeferredCallHook {
+            // The call leaves now (asking for its result at once when it is the value awaited).
+            base = deferred.dispatch(awaited: stub.path.isEmpty)
+        }
+        let hook = stub.path.isEmpty ? base : base.get(stub.path)
+        let settlement = await hook.settled(deadlines: (base as? ImportHook)?.core.deadlines)
         do {
             let value = try settlement.get()
             return .resolved(try await Substitution.resolve(value))
@@ -225,7 +277,7 @@ public struct Ref<T>: Sendable {
         if let parent {
             return parent.recordMap(stub, recording)
         }
-        return RpcStub(hook: stub.hook.map(stub.path, recording))
+        return RpcStub(hook: DeferredCallHook(base: stub.hook, path: stub.path, operation: .map(recording)))
     }
 
     // MARK: Breakage
@@ -233,9 +285,10 @@ public struct Ref<T>: Sendable {
     /// Runs `handler` once if the session ends while this ref is held (on connection loss or
     /// abort), with the error later calls fail with.
     public func onBroken(_ handler: @escaping @Sendable (RpcError) -> Void) {
-        if let imported = stub.hook as? ImportHook {
+        let hook = (stub.hook as? DeferredCallHook)?.underlyingHook ?? stub.hook
+        if let imported = hook as? ImportHook {
             imported.core.onBroken(handler)
-        } else if let main = stub.hook as? SessionMainHook {
+        } else if let main = hook as? SessionMainHook {
             main.onBroken(handler)
         }
     }

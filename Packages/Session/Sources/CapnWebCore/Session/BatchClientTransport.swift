@@ -1,9 +1,14 @@
 import Synchronization
 internal import RpcTransport
 
-/// A message transport over one HTTP batch: it collects what the session sends, posts it all
-/// in one request once nothing new has come for ``delay``, and delivers the answer's lines as
-/// inbound messages. Then the session ends; nothing more can be sent.
+/// A message transport over one HTTP batch: it collects what the session sends and posts it all
+/// in one request, then delivers the answer's lines as inbound messages. Then the session ends;
+/// nothing more can be sent.
+///
+/// The request leaves when the batch's closure returns (``finish()``), or once a result has been
+/// asked for (a `pull` or `stream` message) and nothing new has come for ``delay`` (time for
+/// the closure's concurrent tasks, such as `async let`s, to add their calls). However long the
+/// closure takes between calls that nobody awaits yet, they all go in the one request.
 final class BatchClientTransport: MessageTransport {
     private struct State {
         var handler: (@Sendable (TransportEvent) -> Void)?
@@ -12,6 +17,8 @@ final class BatchClientTransport: MessageTransport {
         var deadline: ContinuousClock.Instant?
         var sender: Task<Void, Never>?
         var sent = false
+        /// Whether a result has been asked for: only then does the quiet time count.
+        var awaited = false
         var transportState: TransportState = .open
         var observers: [AsyncStream<TransportState>.Continuation] = []
         var onAnswered: (@Sendable () -> Void)?
@@ -20,6 +27,13 @@ final class BatchClientTransport: MessageTransport {
     private let exchange: @Sendable ([TransportMessage]) async throws(TransportError) -> [TransportMessage]
     private let delay: Duration
     private let lock = Mutex(State())
+    /// Runs just before the request is assembled: sends the calls still held and closes the
+    /// session to new ones (see ``beforePost(_:)``).
+    private let prepare = Mutex<(@Sendable () async -> Void)?>(nil)
+
+    /// The first bytes of the messages that ask for a result.
+    private static let pullPrefix = Array(#"["pull""#.utf8)
+    private static let streamPrefix = Array(#"["stream""#.utf8)
 
     /// - Parameters:
     ///   - delay: The quiet time after the latest message before the batch leaves.
@@ -30,6 +44,12 @@ final class BatchClientTransport: MessageTransport {
     ) {
         self.delay = delay
         self.exchange = exchange
+    }
+
+    /// Sets what runs just before the request is assembled: it may still send messages, which
+    /// go in the request.
+    func beforePost(_ body: @escaping @Sendable () async -> Void) {
+        prepare.withLock { $0 = body }
     }
 
     /// Sets what runs once the answer's messages are delivered: ending the session.
@@ -59,7 +79,13 @@ final class BatchClientTransport: MessageTransport {
                 return TransportError(code: .closed, message: "the HTTP batch has already been answered")
             }
             state.outbox.append(message)
-            state.deadline = .now + delay
+            if !state.awaited, message.bytes.starts(with: Self.pullPrefix) || message.bytes.starts(with: Self.streamPrefix) {
+                state.awaited = true
+            }
+            guard state.awaited else { return nil }
+            if state.deadline.map({ $0 > .now }) ?? true {
+                state.deadline = .now + delay
+            }
             if state.sender == nil {
                 state.sender = Task { [self] in await runSender() }
             }
@@ -93,6 +119,9 @@ final class BatchClientTransport: MessageTransport {
     func finish() async {
         let sender = lock.withLock { state -> Task<Void, Never>? in
             state.deadline = .now
+            if state.sender == nil, !state.sent, !state.outbox.isEmpty {
+                state.sender = Task { [self] in await runSender() }
+            }
             return state.sender
         }
         guard let sender else { return }
@@ -103,7 +132,8 @@ final class BatchClientTransport: MessageTransport {
         }
     }
 
-    /// Waits until no message has come for ``delay``, then posts the batch.
+    /// Waits until no message has come for ``delay`` (or the closure returned), then posts the
+    /// batch.
     private func runSender() async {
         while true {
             guard let deadline = lock.withLock({ $0.deadline }) else { return }
@@ -113,6 +143,9 @@ final class BatchClientTransport: MessageTransport {
             } catch {
                 break
             }
+        }
+        if let prepare = prepare.withLock({ $0 }) {
+            await prepare()
         }
         let taken = lock.withLock { state -> [TransportMessage]? in
             guard !state.transportState.isClosed else { return nil }

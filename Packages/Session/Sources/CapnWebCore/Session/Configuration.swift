@@ -23,9 +23,9 @@ public struct Configuration: Sendable {
     public var limits: RpcLimits
     /// How long to wait for the connection to open (default 10 seconds).
     public var connectTimeout: Duration
-    /// For ``RpcSession/batch(url:configure:execute:)``: how long the batch waits after the
-    /// latest message before it is sent, so that calls made together travel together
-    /// (default 5 ms).
+    /// For ``RpcSession/batch(url:configure:execute:)``: once a result is awaited, how long the
+    /// batch waits after the latest message before it is sent, so that calls made together
+    /// (`async let`) travel together (default 5 ms). Calls nobody awaits yet do not start it.
     public var batchDelay: Duration
     /// Called with the text of every frame the session sends (`sent` true) or receives, in
     /// order, for logging and debugging (`capnweb call --trace`); `nil` (the default) for none.

@@ -31,8 +31,15 @@ extension RpcSession {
         execute: (Ref<API>) async throws -> T
     ) async throws -> T {
         let transport = BatchClientTransport(delay: configuration.batchDelay, exchange: exchange)
-        let connection = SessionConnection(configuration: configuration, makeMain: { nil })
+        let calls = BatchCallRegistry()
+        let connection = SessionConnection(configuration: configuration, makeMain: { nil }, batchCalls: calls)
         connection.attach(transport)
+        // The request takes every call made in the batch and still held, asking for each result
+        // (awaiting it is the only use left); a call made after it left fails at once.
+        transport.beforePost { [weak connection] in
+            calls.sendHeldCalls()
+            await connection?.currentCore()?.seal(.failed(BatchCallRegistry.lateCall))
+        }
         // Through the connection: a weak reference to the engine would slow its reference
         // counting down, and a strong one would be a cycle (the engine holds the transport).
         transport.onAnswered { [weak connection] in

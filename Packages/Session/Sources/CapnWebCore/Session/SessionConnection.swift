@@ -50,14 +50,18 @@ final class SessionConnection: Sendable {
     /// (a session opened from a URL pins one event loop).
     let pinnedExecutor: (any TaskExecutor)?
     private let state = Mutex(State())
+    /// For an HTTP batch session, the calls made in it not sent yet; `nil` otherwise.
+    let batchCalls: BatchCallRegistry?
 
     init(
         configuration: Configuration,
         makeMain: @escaping @Sendable () -> (any RpcTarget)?,
         trace: (@Sendable (_ sent: Bool, _ text: String) -> Void)? = nil,
         executor: (any TaskExecutor)? = nil,
-        connector: Connector? = nil
+        connector: Connector? = nil,
+        batchCalls: BatchCallRegistry? = nil
     ) {
+        self.batchCalls = batchCalls
         self.pinnedExecutor = executor
         self.configuration = configuration
         self.makeMain = makeMain

@@ -14,6 +14,7 @@ final class SessionMainHook: StubHook {
     /// The main import of the current connection, or a broken hook when there is none.
     func current() -> any StubHook {
         if let core = connection.currentCore() { return core.mainImport() }
+        if connection.batchCalls != nil { return ErrorHook(.failed(BatchCallRegistry.lateCall)) }
         return ErrorHook(.failed(.connectionLost(connection.lastError)))
     }
 

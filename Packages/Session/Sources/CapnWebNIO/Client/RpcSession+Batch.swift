@@ -9,8 +9,10 @@ public import CapnWebCore
 
 extension RpcSession {
     /// Runs `execute` against the server's main object over HTTP batch: every call made in it
-    /// travels in one POST, sent once no new call has come for ``Configuration/batchDelay``
-    /// (or when `execute` returns).
+    /// travels in one POST, however long `execute` takes between calls. The POST leaves when
+    /// `execute` returns, or once a result is awaited and no new call has come for
+    /// ``Configuration/batchDelay`` (time for `async let` calls to join); the calls made in
+    /// the batch and still held then go with it, their results asked for.
     ///
     /// ```swift
     /// let (user, posts) = try await RpcSession<API>.batch(url: url) { api in
@@ -20,8 +22,9 @@ extension RpcSession {
     /// }
     /// ```
     ///
-    /// After the answer arrives the batch session ends: refs from it are dead and calls made
-    /// later fail with ``RpcError/connectionLost(_:)``.
+    /// A call (or an await that needs the server) made after the POST left fails at once with
+    /// ``RpcError/connectionLost(_:)`` whose error is named `BatchAlreadySent`; after the answer
+    /// arrives the batch session ends and refs from it are dead.
     ///
     /// - Parameters:
     ///   - url: An `http://` or `https://` URL.
