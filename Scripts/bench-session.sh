@@ -3,9 +3,11 @@
 # per side: sequential `square` calls with a 128-byte string argument (p50, p99, calls per
 # second), calls per second with 64 in flight, and a 4-step chain pipelined against the same
 # calls awaited one by one; also sequential calls of `squareAsync` (the same method answered
-# from the target's async method), reported but not part of a ratio. Builds Tests/Benchmarks in release mode and runs SessionBenchmarks;
-# extra arguments go to it (for example --quick, --runs 3).
-# The last three lines have the form `ratio <name> <x.xx>`.
+# from the target's async method), reported but not part of a ratio; and sequential `square` calls
+# answered by an `@Rpc` object beside the hand-written target, in the same run. Builds
+# Tests/Benchmarks in release mode and runs SessionBenchmarks; extra arguments go to it (for
+# example --quick, --runs 3).
+# The last five lines have the form `ratio <name> <x.xx>`.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 

@@ -6,6 +6,8 @@
    only use the layer below.
 2. The Cap'n Web protocol core, and its tests, have no SwiftNIO product anywhere in their
    dependency closure.
+3. The Cap'n Web umbrella and the layers above it have no swift-syntax in theirs: only code that
+   uses the macros (`CapnWebMacros`) builds swift-syntax.
 
 Usage: check_layers.py REPO_ROOT LAYER_PACKAGE... (bottom-up; a package may be written
 `Dir=Below` when the layer it names is not the one listed just before it).
@@ -19,6 +21,9 @@ import sys
 # Targets that must build without SwiftNIO: package directory, target names.
 NIO_FREE = {"Packages/Session": ["CapnWebCore", "CapnWebCoreTests"]}
 NIO_PACKAGE = "swift-nio"
+# Targets that must build without swift-syntax: package directory, target names.
+SYNTAX_FREE = {"Packages/Session": ["CapnWeb", "CapnWebCore", "CapnWebNIO", "CapnWebTesting"], "Packages/Managed": ["RpcDo"]}
+SYNTAX_PACKAGE = "swift-syntax"
 
 _manifests = {}
 
@@ -110,6 +115,14 @@ def main():
                 failures.append(f"{target} reaches SwiftNIO: {' -> '.join(reached[0])}")
             else:
                 print(f"layers: {target} has no SwiftNIO product in its dependency closure")
+    for directory, targets in SYNTAX_FREE.items():
+        for target in targets:
+            reached = [trail for package, _, trail in closure(os.path.join(root, directory), target, set(), [target])
+                       if package == SYNTAX_PACKAGE]
+            if reached:
+                failures.append(f"{target} reaches swift-syntax: {' -> '.join(reached[0])}")
+            else:
+                print(f"layers: {target} has no swift-syntax in its dependency closure")
     for failure in failures:
         print(f"error: {failure}", file=sys.stderr)
     return 1 if failures else 0

@@ -68,6 +68,8 @@ let package = Package(
                 "RpcDo",
                 "RpcDoTodo",
                 .product(name: "CapnWebTesting", package: "Session"),
+                // The typed client of the Todo API (`@RpcProtocol`).
+                .product(name: "CapnWebMacros", package: "Session"),
             ],
             swiftSettings: strictSettings
         ),

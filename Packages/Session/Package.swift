@@ -1,4 +1,5 @@
 // swift-tools-version: 6.1
+import CompilerPluginSupport
 import PackageDescription
 
 /// Settings shared by every Swift target of the package: a small, explicit public surface.
@@ -20,12 +21,17 @@ let package = Package(
         // For tests of code built on Cap'n Web: the above, the in-memory transport pair and the
         // waiting helpers.
         .library(name: "CapnWebTesting", targets: ["CapnWebTesting"]),
+        // `import CapnWebMacros`: `CapnWeb` and the `@RpcProtocol`, `@Rpc` and `@RpcName` macros.
+        // Only code that imports it builds swift-syntax.
+        .library(name: "CapnWebMacros", targets: ["CapnWebMacros"]),
         .executable(name: "capnweb", targets: ["CapnWebTool"]),
     ],
     dependencies: [
         .package(path: "../Transport"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/swiftlang/swift-syntax.git", from: "603.0.1"),
+        .package(url: "https://github.com/pointfreeco/swift-macro-testing.git", from: "0.7.0"),
     ],
     targets: [
         // The Cap'n Web protocol, both peers, over any `MessageTransport`: tables, pipelining,
@@ -64,6 +70,25 @@ let package = Package(
                 "CapnWeb",
                 .product(name: "RpcTransportTesting", package: "Transport"),
             ],
+            swiftSettings: strictSettings
+        ),
+        // The compiler plug-in that expands `@RpcProtocol`, `@Rpc` and `@RpcName`.
+        .macro(
+            name: "CapnWebMacrosPlugin",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // `import CapnWebMacros`: the macros' declarations and the small runtime their
+        // expansions use, with `CapnWeb` re-exported.
+        .target(
+            name: "CapnWebMacros",
+            dependencies: ["CapnWeb", "CapnWebMacrosPlugin"],
             swiftSettings: strictSettings
         ),
         // The conformance test API (`TEST-API.md`) as a main object, shared by the command and
@@ -108,6 +133,26 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
+        ),
+        // The macros' expansions (snapshot tests) and typed sessions end to end.
+        .testTarget(
+            name: "CapnWebMacrosTests",
+            dependencies: [
+                "CapnWebMacros",
+                "CapnWebMacrosPlugin",
+                "CapnWebDemo",
+                "CapnWebTesting",
+                .product(name: "MacroTesting", package: "swift-macro-testing"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+            ],
+            // Without `ExistentialAny`, so that the seed's spelling (`RpcSession<TodoAPI>`,
+            // `var todos: TodoService { get async throws }`) compiles here as in an app.
+            swiftSettings: [
+                .enableUpcomingFeature("InternalImportsByDefault"),
+                .enableUpcomingFeature("MemberImportVisibility"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -60,13 +60,15 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // Cap'n Web sessions against a bare SwiftNIO WebSocket echo: call latency, calls per
-        // second with 64 in flight and pipelining, one process per side, on loopback.
+        // second with 64 in flight and pipelining, one process per side, on loopback; and the
+        // same `square` served by an `@Rpc` object instead of a hand-written target.
         .executableTarget(
             name: "SessionBenchmarks",
             dependencies: [
                 "BenchmarkSupport",
                 "LoopbackSupport",
                 .product(name: "CapnWeb", package: "Session"),
+                .product(name: "CapnWebMacros", package: "Session"),
                 .product(name: "RpcTransportNIO", package: "Transport"),
             ],
             swiftSettings: strictSettings

@@ -11,7 +11,9 @@ import LoopbackSupport
 /// 4-step chain (`makeCounter` and three `increment`s) pipelined and awaited one by one. These
 /// methods do not suspend, so the target answers them from `callImmediately`; sequential calls
 /// of `squareAsync`, the same method answered from the target's `async` `call`, show what the
-/// task such a call runs in costs (reported, not part of a ratio). The
+/// task such a call runs in costs (reported, not part of a ratio). A third server serves the
+/// same `square` from an `@Rpc` object (`MacroBenchAPI`), whose sequential calls are compared
+/// with the hand-written target's in the same run. The
 /// bare side echoes a 128-byte text message: sequential round trips and messages per second
 /// with the same window. Both are measured `--runs` times, taking turns, and the best figure of
 /// each kind is kept. The output ends with `ratio <name> <x.xx>` lines.
@@ -55,6 +57,7 @@ enum SessionBenchmarks {
 
         var bareRuns: [RunResult] = []
         var sessionRuns: [SessionRunResult] = []
+        var macroRuns: [RunResult] = []
         for run in 1 ... options.runs {
             let bare = try await measureBare(options)
             bareRuns.append(bare)
@@ -66,10 +69,15 @@ enum SessionBenchmarks {
             print("run \(run)  " + ReportFormat.left("squareAsync", 15)
                 + session.asyncMethod.line.replacingOccurrences(of: "msgs/s", with: "calls/s sequential"))
             print("run \(run)  " + ReportFormat.left("chain", 15) + session.chainLine)
+            let macro = try await measureMacro(options)
+            macroRuns.append(macro)
+            print("run \(run)  " + ReportFormat.left("@Rpc square", 15)
+                + macro.line.replacingOccurrences(of: "msgs/s", with: "calls/s sequential"))
         }
 
         let bare = RunResult.best(of: bareRuns)
         let session = SessionRunResult.best(of: sessionRuns)
+        let macro = RunResult.best(of: macroRuns)
         print("")
         print(ReportFormat.left("side", 16) + ReportFormat.right("p50 us", 9) + ReportFormat.right("p99 us", 9)
             + ReportFormat.right("per s (\(options.window) in flight)", 24) + ReportFormat.right("per s (sequential)", 20))
@@ -82,6 +90,11 @@ enum SessionBenchmarks {
             + ReportFormat.right(ReportFormat.fixed(session.asyncMethod.p99Microseconds, decimals: 1), 9)
             + ReportFormat.right("-", 24)
             + ReportFormat.right(ReportFormat.grouped(session.asyncMethod.messagesPerSecond), 20))
+        print(ReportFormat.left("@Rpc square", 16)
+            + ReportFormat.right(ReportFormat.fixed(macro.p50Microseconds, decimals: 1), 9)
+            + ReportFormat.right(ReportFormat.fixed(macro.p99Microseconds, decimals: 1), 9)
+            + ReportFormat.right("-", 24)
+            + ReportFormat.right(ReportFormat.grouped(macro.messagesPerSecond), 20))
         print("chain of 4      " + session.chainLine)
         print("elapsed " + ReportFormat.fixed((clock.now - start).inSeconds, decimals: 1) + " s")
 
@@ -94,7 +107,13 @@ enum SessionBenchmarks {
         print("summary async method  squareAsync p50 / bare-nio echo p50 = "
             + ReportFormat.fixed(session.asyncMethod.p50Microseconds / bare.p50Microseconds)
             + " (square answered from the target's async method, in a task; not a goal)")
+        let macroLatencyRatio = macro.p50Microseconds / bare.p50Microseconds
+        let macroVersusHand = macro.p50Microseconds / session.figures.p50Microseconds
+        print("summary @Rpc target  @Rpc square p50 / hand-written square p50 = " + ReportFormat.fixed(macroVersusHand)
+            + " (the generated conformance answers from callImmediately too)")
         print(RatioSummary.ratioLine("session-pipelined-chain-vs-sequential", session.chainRatio))
+        print(RatioSummary.ratioLine("session-macro-target-vs-hand-written-latency", macroVersusHand))
+        print(RatioSummary.ratioLine("session-macro-target-latency-vs-bare-nio", macroLatencyRatio))
         print(RatioSummary.ratioLine("session-latency-vs-bare-nio", latencyRatio))
         print(RatioSummary.ratioLine("session-throughput-vs-bare-nio-echo", throughputRatio))
     }
@@ -110,6 +129,25 @@ enum SessionBenchmarks {
             let samples = try await driver.sequential(count: options.calls)
             let elapsed = try await driver.pipelined(total: options.pipelinedCalls, window: options.window)
             return RunResult(samples: samples, messages: options.pipelinedCalls, elapsed: elapsed)
+        }
+        await driver.close()
+        return result
+    }
+
+    /// Starts the `@Rpc` session server, connects, warms up, measures sequential `square` calls
+    /// and stops the server.
+    private static func measureMacro(_ options: SessionBenchmarkOptions) async throws -> RunResult {
+        let server = try ServerProcess.start(arguments: ["--serve", SessionServerKind.sessionMacro.rawValue], label: "session-macro")
+        defer { server.stop() }
+        let driver = try await SessionClientDriver.connect(port: server.port, argument: argument)
+        let result = try await Watchdog.run("@Rpc session measurement", limit: .seconds(120)) {
+            _ = try await phase("warm-up sequential calls of the @Rpc target") {
+                try await driver.sequential(count: min(2_000, options.calls))
+            }
+            let sequential = try await phase("sequential calls of the @Rpc target") {
+                try await driver.sequential(count: options.calls)
+            }
+            return RunResult(samples: sequential.samples, messages: options.calls, elapsed: sequential.elapsed)
         }
         await driver.close()
         return result

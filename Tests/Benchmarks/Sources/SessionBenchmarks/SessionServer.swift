@@ -1,9 +1,11 @@
 import CapnWeb
+import CapnWebMacros
 import LoopbackSupport
 import RpcTransportNIO
 
 /// The server side: `SessionBenchmarks --serve session` serves ``BenchAPI`` over Cap'n Web
-/// sessions on a free loopback port; `--serve bare` runs the bare SwiftNIO echo. Both print
+/// sessions on a free loopback port, `--serve session-macro` serves ``MacroBenchAPI`` (the same
+/// `square`, its target made by `@Rpc`); `--serve bare` runs the bare SwiftNIO echo. All print
 /// `PORT <n>` and serve until standard input closes.
 enum SessionServer {
     static func serve(_ kind: SessionServerKind) async throws {
@@ -11,7 +13,9 @@ enum SessionServer {
         case .bare:
             try await LoopbackServer.serveBareEcho(tls: nil)
         case .session:
-            try await serveSessions()
+            try await serveSessions { BenchAPI() }
+        case .sessionMacro:
+            try await serveSessions { MacroBenchAPI() }
         }
     }
 
@@ -26,21 +30,25 @@ enum SessionServer {
         }
     }
 
-    private static func serveSessions() async throws {
-        try await withSessionServer { port in
+    private static func serveSessions(main: @escaping @Sendable () -> any RpcTarget) async throws {
+        try await withSessionServer(main: main) { port in
             LoopbackServer.announce(port: port)
             await LoopbackServer.standardInputClosed()
         }
     }
 
-    /// Serves ``BenchAPI`` sessions on a free loopback port while `body` runs with that port.
-    private static func withSessionServer(_ body: (Int) async throws -> Void) async throws {
+    /// Serves sessions of `main` (``BenchAPI`` unless given) on a free loopback port while `body`
+    /// runs with that port.
+    private static func withSessionServer(
+        main: @escaping @Sendable () -> any RpcTarget = { BenchAPI() },
+        _ body: (Int) async throws -> Void
+    ) async throws {
         var configuration = TransportServerConfiguration(address: .host("127.0.0.1", port: 0))
         configuration.shutdownGracePeriod = .seconds(1)
         try await withTransportServer(
             configuration: configuration,
             onConnection: { transport, _ in
-                let session = RpcSession<Any>.start(transport: transport, main: BenchAPI())
+                let session = RpcSession<Any>.start(transport: transport, main: main())
                 _ = await transport.waitUntilClosed()
                 await session.close()
             }
@@ -54,6 +62,8 @@ enum SessionServer {
 enum SessionServerKind: String, CaseIterable, Sendable {
     /// Cap'n Web sessions serving ``BenchAPI``.
     case session
+    /// Cap'n Web sessions serving ``MacroBenchAPI``.
+    case sessionMacro = "session-macro"
     /// SwiftNIO's WebSocket upgrader, frame decoder and encoder and a minimal echo handler.
     case bare
 }

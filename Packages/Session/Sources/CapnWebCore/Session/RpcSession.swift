@@ -15,6 +15,10 @@ public actor RpcSession<API> {
     nonisolated let connection: SessionConnection
 
     /// The peer's main object. Calls on it go to the current connection.
+    ///
+    /// Disfavoured so that where a typed view of the same name applies (a session typed by an
+    /// `@RpcProtocol` stub), that view is chosen.
+    @_disfavoredOverload
     public nonisolated let api: Ref<API>
 
     init(connection: SessionConnection) {
