@@ -44,6 +44,8 @@ public final class TinyvexClient: Sendable {
     private struct Lifecycle {
         var starting: Task<Result<Void, TinyvexError>, Never>?
         var token: String?
+        /// The last `auth.setToken` sent; later requests wait for it so they run with the token.
+        var tokenSend: Task<Void, Never>?
         var closed = false
     }
 
@@ -87,11 +89,13 @@ public final class TinyvexClient: Sendable {
     /// Closes the connection, ends every subscription with a transport error and stops the
     /// background work.
     public func close() async {
-        let starting = lifecycle.withLock { state in
+        let (starting, tokenSend) = lifecycle.withLock { state in
             state.closed = true
-            return state.starting
+            return (state.starting, state.tokenSend)
         }
         _ = await starting?.value
+        tokenSend?.cancel()
+        await tokenSend?.value
         await tasks.cancelAll()
         await channel.connection.close()
         registry.failAll(.transport("the client was closed"))
@@ -199,6 +203,7 @@ public final class TinyvexClient: Sendable {
     private func sendSubscribe(subID: String, name: String, params: JSONValue, lastSeq: Int64?) async {
         var members: JSONObject = ["subId": .string(subID), "name": .string(name), "params": params]
         if let lastSeq { members.updateValue(.integer(lastSeq), forKey: "lastSeq") }
+        await tokenSent()
         subscribeRequests.add(1, ordering: .relaxed)
         do {
             _ = try await channel.request(TinyvexMethod.subscribe, params: .named(members))
@@ -251,15 +256,27 @@ public final class TinyvexClient: Sendable {
     /// connected and again after every reconnect. A refused token shows in the calls that need
     /// an identity, which fail with `TVX006`.
     public func setAuthToken(_ token: String?) {
-        lifecycle.withLock { $0.token = token }
-        guard channel.connection.state.isConnected else { return }
-        tasks.run { [weak self] in
-            _ = try? await self?.channel.request(TinyvexMethod.setToken, params: .named(["token": token.map(JSONValue.string) ?? .null]))
+        let connected = channel.connection.state.isConnected
+        let channel = self.channel
+        lifecycle.withLock { state in
+            state.token = token
+            guard connected, !state.closed else { return }
+            let previous = state.tokenSend
+            state.tokenSend = Task {
+                await previous?.value
+                _ = try? await channel.request(TinyvexMethod.setToken, params: .named(["token": token.map(JSONValue.string) ?? .null]))
+            }
         }
+    }
+
+    /// Waits for a token change in flight, so the next request runs with it.
+    private func tokenSent() async {
+        await lifecycle.withLock { $0.tokenSend }?.value
     }
 
     private func call<T: Decodable>(_ method: String, params: JSONObject, idempotent: Bool, as type: T.Type) async throws -> T {
         if case .failure(let error) = await start() { throw error }
+        await tokenSent()
         let result: JSONValue
         do {
             result = try await channel.request(method, params: .named(params), idempotent: idempotent)
