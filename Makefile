@@ -1,5 +1,5 @@
 # A thin front for the scripts in Scripts/.
-.PHONY: all bootstrap test-all test bench bench-wire bench-transport bench-session fuzz demo check-docs clean check-layers
+.PHONY: all bootstrap test-all test bench bench-wire bench-transport bench-session bench-tinyvex fuzz demo check-docs clean check-layers
 
 all: test-all
 
@@ -22,6 +22,9 @@ bench-transport:
 
 bench-session:
 	@bash Scripts/bench-session.sh
+
+bench-tinyvex:
+	@bash Scripts/bench-tinyvex.sh
 
 fuzz:
 	@bash Scripts/fuzz.sh

@@ -16,3 +16,11 @@ swift build --package-path "$package" --product rpcdo-demo "${SWIFT_DEBUG_FLAGS[
 bin="$(swift build --package-path "$package" --product rpcdo-demo "${SWIFT_DEBUG_FLAGS[@]}" --show-bin-path)"
 log "demo: running"
 "$bin/rpcdo-demo"
+
+# The Tinyvex step: an embedded server, two clients on one query, a restart resumed by lastSeq.
+tinyvex="$REPO_ROOT/Packages/Tinyvex"
+log "demo: building tinyvex-demo"
+swift build --package-path "$tinyvex" --product tinyvex-demo "${SWIFT_DEBUG_FLAGS[@]}" -q
+bin="$(swift build --package-path "$tinyvex" --product tinyvex-demo "${SWIFT_DEBUG_FLAGS[@]}" --show-bin-path)"
+log "demo: running the Tinyvex step"
+"$bin/tinyvex-demo"

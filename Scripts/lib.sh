@@ -33,6 +33,7 @@ TEST_PACKAGES=(
 # Packages under Tests/ that `make test-all` only builds (benchmarks), so they cannot rot.
 BUILD_ONLY_PACKAGES=(
     Tests/Benchmarks
+    Tests/TinyvexBenchmarks
 )
 
 # Conformance material sits beside the checkout unless RPC_SHARED_DIR says otherwise.

@@ -20,6 +20,8 @@ let package = Package(
         .library(name: "TinyvexProtocol", targets: ["TinyvexProtocol"]),
         // `tinyvex serve --demo`: the server with the demo chat schema.
         .executable(name: "tinyvex", targets: ["TinyvexCommand"]),
+        // `make demo`'s Tinyvex step: two clients, one query, a mutation, a server restart.
+        .executable(name: "tinyvex-demo", targets: ["TinyvexDemo"]),
     ],
     dependencies: [
         .package(path: "../Managed"),
@@ -62,6 +64,15 @@ let package = Package(
             dependencies: [
                 "TinyvexServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "TinyvexDemo",
+            dependencies: [
+                "Tinyvex",
+                "TinyvexServer",
+                .product(name: "RpcDo", package: "Managed"),
             ],
             swiftSettings: strictSettings
         ),

@@ -105,7 +105,8 @@ public final class TinyvexClient: Sendable {
 
     /// The live value of the query `name` with `params`, as a publisher: the current value, then
     /// each new one. A server error or a value that does not decode ends it with a failure;
-    /// cancelling the last subscriber of the query unsubscribes upstream.
+    /// cancelling the last subscriber of the query unsubscribes upstream. Values arrive on the
+    /// connection's thread; use `receive(on:)` to move them (to the main actor, say).
     public func subscribe<T: Decodable & SendableMetatype>(_ name: String, params: any Encodable, as type: T.Type) -> AnyPublisher<T, TinyvexError> {
         let query: (key: String, params: JSONValue)
         do {
