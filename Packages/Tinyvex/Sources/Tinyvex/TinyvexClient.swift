@@ -37,6 +37,7 @@ public final class TinyvexClient: Sendable {
     private let channel: JSONRPCChannel
     private let registry: SubscriptionRegistry
     private let tasks = TaskSet()
+    private let gate = RestoreGate()
     private let states: StateBroadcaster<ConnectionState>
     private let lifecycle = Mutex(Lifecycle())
     private let subscribeRequests = Atomic<Int>(0)
@@ -69,9 +70,19 @@ public final class TinyvexClient: Sendable {
             onNotification: { method, params in Self.notify(registry, method, params) })
         let states = StateBroadcaster(channel.connection.state)
         self.states = states
+        let gate = self.gate
         channel.connection.connection.onStateChange { [weak self] state in
+            switch state {
+            case .connected:
+                self?.restore(epoch: gate.epoch)
+            case .disconnected:
+                // Given up or closed: waiting calls go on and fail with a transport error.
+                gate.close()
+                gate.open(epoch: nil)
+            default:
+                gate.close()
+            }
             states.subject.send(state)
-            if state.isConnected { self?.restore() }
         }
     }
 
@@ -97,6 +108,7 @@ public final class TinyvexClient: Sendable {
         tokenSend?.cancel()
         await tokenSend?.value
         await tasks.cancelAll()
+        gate.open(epoch: nil)
         await channel.connection.close()
         registry.failAll(.transport("the client was closed"))
     }
@@ -216,18 +228,22 @@ public final class TinyvexClient: Sendable {
         }
     }
 
-    /// After each (re)connect: the token first, then every live query with its `lastSeq`.
-    private func restore() {
+    /// After each (re)connect: the token first, then every live query with its `lastSeq`; then
+    /// the gate opens for the calls waiting to be sent.
+    private func restore(epoch: UInt64) {
         tasks.run { [weak self] in
             guard let self else { return }
             if let token = self.lifecycle.withLock({ $0.token }) {
                 _ = try? await self.channel.request(TinyvexMethod.setToken, params: .named(["token": .string(token)]))
             }
-            for upstream in self.registry.live {
-                self.tasks.run { [weak self] in
-                    await self?.sendSubscribe(subID: upstream.subID, name: upstream.name, params: upstream.params, lastSeq: upstream.lastSeq)
+            await withTaskGroup(of: Void.self) { group in
+                for upstream in self.registry.live {
+                    group.addTask { [weak self] in
+                        await self?.sendSubscribe(subID: upstream.subID, name: upstream.name, params: upstream.params, lastSeq: upstream.lastSeq)
+                    }
                 }
             }
+            self.gate.open(epoch: epoch)
         }
     }
 
@@ -278,11 +294,22 @@ public final class TinyvexClient: Sendable {
     private func call<T: Decodable>(_ method: String, params: JSONObject, idempotent: Bool, as type: T.Type) async throws -> T {
         if case .failure(let error) = await start() { throw error }
         await tokenSent()
+        var resends = 0
         let result: JSONValue
-        do {
-            result = try await channel.request(method, params: .named(params), idempotent: idempotent)
-        } catch {
-            throw Self.tinyvexError(error)
+        while true {
+            // Never overtake the resubscriptions of a new connection.
+            await gate.wait()
+            do {
+                result = try await channel.request(method, params: .named(params))
+                break
+            } catch {
+                let lost = error.code == .connectionLost || error.code == .notConnected
+                guard idempotent, lost, resends < configuration.maxMutationResends else {
+                    throw Self.tinyvexError(error)
+                }
+                // Sent again with the same requestId: the server applies a mutation once.
+                resends += 1
+            }
         }
         do {
             return try JSONValueDecoder().decode(T.self, from: result["value"] ?? .null)

@@ -149,6 +149,19 @@ struct ClientTests {
         }
     }
 
+    @Test("a value the server splits into transitionChunks arrives whole")
+    func chunkedValue() async throws {
+        try await TinyvexServer.withServer(schema: TinyvexDemoSchema.schema(), configuration: TinyvexServerConfiguration(maxChunkBytes: 100), port: 0) { server in
+            let client = try makeClient(server.url)
+            let long = String(repeating: "chunké/", count: 100)
+            _ = try await client.mutation("messages.send", args: Send(channel: "general", author: "f", text: long), as: Int64.self)
+            let stream: AsyncThrowingStream<[Message], any Error> = client.subscribe("messages.list", params: Channel(channel: "general"), as: [Message].self)
+            var iterator = stream.makeAsyncIterator()
+            #expect(try await iterator.next()?.first?.text == long)
+            await client.close()
+        }
+    }
+
     @Test("setAuthToken sends the token; a query that needs an identity sees it")
     func authToken() async throws {
         var schema = TinyvexDemoSchema.schema()

@@ -111,6 +111,36 @@ struct FaultTests {
         try await server.stop()
     }
 
+    @Test("an action in flight when the connection drops fails with a transport error and is not sent again (the server cancels it with its connection)")
+    func actionLost() async throws {
+        let (database, cleanup) = temporaryDatabase()
+        defer { cleanup() }
+        let schema = TinyvexDemoSchema.schema()
+        var server = try await ServerHandle.start(schema: schema, database: database)
+        let port = server.port
+        let client = try makeClient(server.url)
+        struct Later: Encodable { let channel: String; let author: String; let text: String; let delayMs: Int }
+        let action = Task {
+            try await client.action("messages.sendLater", args: Later(channel: "general", author: "a", text: "late", delayMs: 400), as: Int64.self)
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        try await server.stop()
+        do {
+            _ = try await action.value
+            Issue.record("the action should have failed")
+        } catch let error as TinyvexError {
+            guard case .transport = error else { Issue.record("got \(error)"); return }
+        }
+        // The server cancelled the action with its connection, and the client did not send it
+        // again: it never ran.
+        server = try await ServerHandle.start(schema: schema, database: database, port: port)
+        let stream: AsyncThrowingStream<[Message], any Error> = client.subscribe("messages.list", params: Channel(channel: "general"), as: [Message].self)
+        var iterator = stream.makeAsyncIterator()
+        #expect(try await iterator.next() == [])
+        await client.close()
+        try await server.stop()
+    }
+
     @Test("a silent server (accepts, never answers) is found dead by the heartbeat and the client reconnects")
     func silentServer() async throws {
         let connections = Atomic<Int>(0)
