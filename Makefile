@@ -1,5 +1,5 @@
 # A thin front for the scripts in Scripts/.
-.PHONY: all bootstrap test-all test bench bench-wire bench-transport bench-session bench-actors fuzz demo check-docs clean check-layers
+.PHONY: all bootstrap test-all test bench bench-wire bench-transport bench-session bench-actors bench-tinyvex fuzz demo check-docs clean check-layers
 
 all: test-all
 
@@ -25,6 +25,9 @@ bench-session:
 
 bench-actors:
 	@bash Scripts/bench-actors.sh
+
+bench-tinyvex:
+	@bash Scripts/bench-tinyvex.sh
 
 fuzz:
 	@bash Scripts/fuzz.sh

@@ -6,8 +6,9 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# openssl: the command line makes the certificates of the TLS tests.
-APT_PACKAGES=(pkg-config libssl-dev zlib1g-dev openssl)
+# openssl: the command line makes the certificates of the TLS tests. libsqlite3-dev: the SQLite
+# that GRDB (Tinyvex's store) links against.
+APT_PACKAGES=(pkg-config libssl-dev zlib1g-dev openssl libsqlite3-dev)
 
 missing=()
 for package in "${APT_PACKAGES[@]}"; do

@@ -25,3 +25,11 @@ swift build --package-path "$actors" --product rivetkit-demo "${SWIFT_DEBUG_FLAG
 bin="$(swift build --package-path "$actors" --product rivetkit-demo "${SWIFT_DEBUG_FLAGS[@]}" --show-bin-path)"
 log "demo: running the Actors step"
 "$bin/rivetkit-demo"
+
+# The Tinyvex step: an embedded server, two clients on one query, a restart resumed by lastSeq.
+tinyvex="$REPO_ROOT/Packages/Tinyvex"
+log "demo: building tinyvex-demo"
+swift build --package-path "$tinyvex" --product tinyvex-demo "${SWIFT_DEBUG_FLAGS[@]}" -q
+bin="$(swift build --package-path "$tinyvex" --product tinyvex-demo "${SWIFT_DEBUG_FLAGS[@]}" --show-bin-path)"
+log "demo: running the Tinyvex step"
+"$bin/tinyvex-demo"

@@ -1,0 +1,99 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Settings shared by every Swift target of the package: a small, explicit public surface.
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "Tinyvex",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        // The client of seed 003: live queries as publishers and streams, mutations, actions.
+        .library(name: "Tinyvex", targets: ["Tinyvex"]),
+        // The embedded server: queries, mutations and actions over SQLite, with live queries.
+        .library(name: "TinyvexServer", targets: ["TinyvexServer"]),
+        // The wire vocabulary both ends share: method names, error codes, limits.
+        .library(name: "TinyvexProtocol", targets: ["TinyvexProtocol"]),
+        // `tinyvex serve --demo`: the server with the demo chat schema.
+        .executable(name: "tinyvex", targets: ["TinyvexCommand"]),
+        // `make demo`'s Tinyvex step: two clients, one query, a mutation, a server restart.
+        .executable(name: "tinyvex-demo", targets: ["TinyvexDemo"]),
+    ],
+    dependencies: [
+        .package(path: "../Managed"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    ],
+    targets: [
+        // Method names, error codes and parameter shapes of the protocol (docs/tinyvex-protocol.md).
+        .target(
+            name: "TinyvexProtocol",
+            dependencies: [
+                .product(name: "RpcDo", package: "Managed"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The server: a document store in SQLite (GRDB), reactive query streams, the WebSocket
+        // endpoint.
+        .target(
+            name: "TinyvexServer",
+            dependencies: [
+                "TinyvexProtocol",
+                .product(name: "RpcDo", package: "Managed"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The client: one reconnecting JSON-RPC channel, shared subscriptions, resume by seq.
+        .target(
+            name: "Tinyvex",
+            dependencies: [
+                "TinyvexProtocol",
+                .product(name: "RpcDo", package: "Managed"),
+                .product(name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: [.linux, .windows, .android, .wasi])),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "TinyvexCommand",
+            dependencies: [
+                "TinyvexServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "TinyvexDemo",
+            dependencies: [
+                "Tinyvex",
+                "TinyvexServer",
+                .product(name: "RpcDo", package: "Managed"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "TinyvexServerTests",
+            dependencies: [
+                "TinyvexServer",
+                "TinyvexProtocol",
+                .product(name: "RpcDo", package: "Managed"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "TinyvexTests",
+            dependencies: [
+                "Tinyvex",
+                "TinyvexServer",
+                .product(name: "RpcDo", package: "Managed"),
+            ],
+            swiftSettings: strictSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,48 @@
+import ArgumentParser
+import Foundation
+import TinyvexServer
+
+/// `tinyvex`: runs a Tinyvex server.
+@main
+struct TinyvexCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tinyvex",
+        abstract: "Live queries, mutations and actions over JSON-RPC on WebSocket, stored in SQLite.",
+        subcommands: [Serve.self])
+}
+
+/// `tinyvex serve --demo`: the demo chat schema on a port, until interrupted.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve the demo chat schema; prints READY <ws-url> once listening.")
+
+    @Flag(help: "Serve the demo chat schema (messages.list, channels.list, messages.send, messages.clear, messages.sendLater).")
+    var demo = false
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on (0 for any free port).")
+    var port = 9099
+
+    @Option(help: "An SQLite file to keep the documents in (WAL); in memory when absent.")
+    var db: String?
+
+    func validate() throws {
+        guard demo else {
+            throw ValidationError("only --demo is available: the command serves the demo chat schema")
+        }
+    }
+
+    func run() async throws {
+        let database: TinyvexDatabase = db.map { .file($0) } ?? .inMemory
+        try await TinyvexServer.withServer(schema: TinyvexDemoSchema.schema(), database: database, host: host, port: port) { server in
+            // Unbuffered, so a process reading the pipe sees the line at once.
+            FileHandle.standardOutput.write(Data("READY \(server.url)\n".utf8))
+            // Serve until the process is interrupted.
+            while !Task.isCancelled {
+                try await Task.sleep(for: .seconds(3600))
+            }
+        }
+    }
+}

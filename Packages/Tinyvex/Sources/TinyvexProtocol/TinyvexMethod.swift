@@ -1,0 +1,26 @@
+/// The method names of the Tinyvex protocol (docs/tinyvex-protocol.md), requests and
+/// notifications alike.
+public enum TinyvexMethod {
+    /// Request: introduces the client, optionally with a token.
+    public static let connect = "tinyvex/connect"
+    /// Request: starts (or resumes) a live query under a client-chosen `subId`.
+    public static let subscribe = "tinyvex/subscribe"
+    /// Request: ends a live query.
+    public static let unsubscribe = "tinyvex/unsubscribe"
+    /// Request: runs a mutation, idempotent by `requestId`.
+    public static let mutation = "tinyvex/mutation"
+    /// Request: runs an action.
+    public static let action = "tinyvex/action"
+    /// Request: sets or clears the connection's auth token.
+    public static let setToken = "tinyvex/auth.setToken"
+    /// Request: a liveness probe, answered with `{t}`.
+    public static let ping = "tinyvex/ping"
+    /// Notification: a live query's new value with its `seq`.
+    public static let data = "tinyvex/data"
+    /// Notification: a subscription-level error.
+    public static let error = "tinyvex/error"
+    /// Notification: the server's heartbeat.
+    public static let pong = "tinyvex/pong"
+    /// Notification: one piece of a value too large for one `data` message.
+    public static let transitionChunk = "tinyvex/transitionChunk"
+}

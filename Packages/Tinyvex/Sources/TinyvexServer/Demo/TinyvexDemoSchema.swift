@@ -1,0 +1,93 @@
+import RpcWire
+import TinyvexProtocol
+
+/// The demo chat schema of `tinyvex serve --demo`.
+///
+/// - query `messages.list {channel}`: the channel's messages, oldest first, each
+///   `{id, channel, author, text}`;
+/// - query `channels.list {}`: the names of the channels that have messages, sorted;
+/// - mutation `messages.send {channel, author, text}`: adds a message, returns its id;
+/// - mutation `messages.clear {channel}`: deletes the channel's messages, returns how many;
+/// - action `messages.sendLater {channel, author, text, delayMs}`: waits, then runs
+///   `messages.send`, and returns the new id.
+public enum TinyvexDemoSchema {
+    /// One chat message as the demo queries return it.
+    public struct Message: Codable, Sendable, Hashable {
+        /// The message's id.
+        public var id: Int64
+        /// The channel it was sent to.
+        public var channel: String
+        /// Who sent it.
+        public var author: String
+        /// What it says.
+        public var text: String
+
+        /// Creates a message value.
+        public init(id: Int64, channel: String, author: String, text: String) {
+            self.id = id
+            self.channel = channel
+            self.author = author
+            self.text = text
+        }
+    }
+
+    struct ChannelParams: Codable {
+        let channel: String
+    }
+
+    struct NoParams: Codable {}
+
+    struct SendArgs: Codable {
+        let channel: String
+        let author: String
+        let text: String
+    }
+
+    struct SendLaterArgs: Codable {
+        let channel: String
+        let author: String
+        let text: String
+        let delayMs: Int
+    }
+
+    /// The schema.
+    public static func schema() -> TinyvexSchema {
+        var schema = TinyvexSchema()
+        schema.query("messages.list") { (context, params: ChannelParams) -> [Message] in
+            try context.filter("messages", where: "channel", equals: .string(params.channel)).map(message)
+        }
+        schema.query("channels.list") { (context, _: NoParams) -> [String] in
+            Array(Set(try context.all("messages").compactMap { $0["channel"]?.stringValue })).sorted()
+        }
+        schema.mutation("messages.send") { (context, args: SendArgs) -> Int64 in
+            try context.insert("messages", ["channel": .string(args.channel), "author": .string(args.author), "text": .string(args.text)])
+        }
+        schema.mutation("messages.clear") { (context, params: ChannelParams) -> Int in
+            let messages = try context.filter("messages", where: "channel", equals: .string(params.channel))
+            for document in messages {
+                if let id = document["id"]?.int64Value {
+                    try context.delete("messages", id: id)
+                }
+            }
+            return messages.count
+        }
+        schema.action("messages.sendLater") { (context, args: SendLaterArgs) -> Int64 in
+            try await Task.sleep(for: .milliseconds(max(0, args.delayMs)))
+            let id = try await context.runMutation(
+                "messages.send", args: ["channel": .string(args.channel), "author": .string(args.author), "text": .string(args.text)])
+            guard let id = id.int64Value else {
+                throw TinyvexServerError(.mutationFailed, "messages.send returned \(id.kindName), not an id")
+            }
+            return id
+        }
+        return schema
+    }
+
+    private static func message(_ document: JSONObject) -> Message {
+        Message(
+            id: document["id"]?.int64Value ?? 0,
+            channel: document["channel"]?.stringValue ?? "",
+            author: document["author"]?.stringValue ?? "",
+            text: document["text"]?.stringValue ?? "")
+    }
+}

@@ -1,0 +1,227 @@
+import Foundation
+import RpcTransport
+import RpcWire
+import TinyvexProtocol
+
+/// Serves one client connection: reads its requests in order, answers each, runs actions
+/// concurrently, writes the connection's send queue and sends the heartbeat.
+struct ConnectionHandler: Sendable {
+    let engine: TinyvexEngine
+    let serverVersion: String
+
+    func serve(_ transport: any MessageTransport) async {
+        let configuration = engine.configuration
+        let outbox = Outbox(limit: configuration.maxSendQueue)
+        let connectionID = await engine.register(outbox: outbox)
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                while let items = await outbox.next() {
+                    for item in items {
+                        for message in item.messages {
+                            do {
+                                try await transport.send(message)
+                            } catch {
+                                return
+                            }
+                        }
+                    }
+                }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    do {
+                        try await Task.sleep(for: configuration.heartbeatInterval)
+                    } catch {
+                        return
+                    }
+                    let pong: JSONObject = ["t": .integer(Self.nowMilliseconds())]
+                    outbox.push(.init(kind: .control, messages: [Wire.encode(.notification(method: TinyvexMethod.pong, params: .named(pong)))]))
+                }
+            }
+            do {
+                for try await message in transport.inboundMessages() {
+                    await receive(message, connectionID: connectionID, outbox: outbox, group: &group)
+                }
+            } catch {
+                // The connection ended with an error: nothing more to read.
+            }
+            outbox.close()
+            group.cancelAll()
+        }
+        await engine.unregister(connectionID)
+        await transport.close(code: .normal, reason: "")
+    }
+
+    private func receive(_ message: TransportMessage, connectionID: UInt64, outbox: Outbox, group: inout DiscardingTaskGroup) async {
+        let value: JSONValue
+        do {
+            value = try JSONParser(configuration: Wire.codec.parserConfiguration).parse(message.bytes)
+        } catch {
+            outbox.push(.init(kind: .control, messages: [Wire.encode(.failure(id: .null, error: .parseError(error.description)))]))
+            return
+        }
+        let elements: [Result<JSONRPCMessage, WireError>]
+        do {
+            elements = try Wire.codec.decodeEach(value)
+        } catch {
+            outbox.push(.init(kind: .control, messages: [Wire.encode(.failure(id: .null, error: .invalidRequest(error.description)))]))
+            return
+        }
+        let raw: [JSONValue] = if case .array(let items) = value { items } else { [value] }
+        for (position, element) in elements.enumerated() {
+            switch element {
+            case .failure(let error):
+                // Answer with the request's id when it is readable, so the caller can match it.
+                let id = (raw.indices.contains(position) ? raw[position]["id"] : nil).flatMap { try? JSONRPCID($0) } ?? .null
+                outbox.push(.init(kind: .control, messages: [Wire.encode(Wire.codec.errorResponse(for: error, id: id))]))
+            case .success(.request(let id, let method, let params)):
+                if method == TinyvexMethod.action {
+                    group.addTask { await self.action(id: id, params: params, connectionID: connectionID, outbox: outbox) }
+                } else {
+                    let answer = await call(method, params: params, connectionID: connectionID, outbox: outbox)
+                    let reply: JSONRPCMessage =
+                        switch answer {
+                        case .success(let result): .success(id: id, result: result)
+                        case .failure(let error): .failure(id: id, error: error)
+                        }
+                    outbox.push(.init(kind: .control, messages: [Wire.encode(reply)]))
+                }
+            case .success(.notification(let method, _)):
+                // Every Tinyvex method is a request: a call without an id cannot be answered by
+                // id, so it is refused with id null rather than dropped unseen.
+                outbox.push(.init(kind: .control, messages: [
+                    Wire.encode(.failure(id: .null, error: .invalidRequest("\(method) is a request and needs an id"))),
+                ]))
+            case .success(.success), .success(.failure):
+                break  // The server sends no requests, so there is nothing to match.
+            }
+        }
+    }
+
+    private func call(_ method: String, params: JSONRPCParams?, connectionID: UInt64, outbox: Outbox) async -> Result<JSONValue, JSONRPCErrorObject> {
+        do {
+            let params = try RequestParams(params)
+            switch method {
+            case TinyvexMethod.connect:
+                let identity = try await authenticate(params.optionalString("token"), connectionID: connectionID)
+                let features: JSONObject = ["chunks": true, "maxChunkBytes": .integer(Int64(engine.configuration.maxChunkBytes))]
+                return .success(.object([
+                    "serverVersion": .string(serverVersion), "nowTs": .integer(Self.nowMilliseconds()),
+                    "features": .object(features), "identity": identity.map(JSONValue.string) ?? .null,
+                ]))
+            case TinyvexMethod.subscribe:
+                let subID = try params.string("subId")
+                let name = try params.string("name")
+                let queryParams = try params.object("params")
+                let lastSeq = try params.optionalInteger("lastSeq")
+                let subscribed = try await Self.tinyvex { () async throws(TinyvexServerError) in
+                    try await engine.subscribe(connectionID: connectionID, subID: subID, name: name, params: queryParams, lastSeq: lastSeq)
+                }
+                return .success(["accepted": true, "resumed": .bool(subscribed.resumed), "seq": .integer(subscribed.seq)])
+            case TinyvexMethod.unsubscribe:
+                let subID = try params.string("subId")
+                try await Self.tinyvex { () async throws(TinyvexServerError) in try await engine.unsubscribe(connectionID: connectionID, subID: subID) }
+                return .success(["ok": true])
+            case TinyvexMethod.mutation:
+                let requestID = try params.string("requestId")
+                let name = try params.string("name")
+                let args = params.value("args")
+                let identity = await engine.identity(of: connectionID)
+                let outcome = try await Self.tinyvex { () async throws(TinyvexServerError) in
+                    try await engine.mutate(connectionID: connectionID, identity: identity, requestID: requestID, name: name, args: args)
+                }
+                return .success(["requestId": .string(requestID), "value": outcome.value, "seq": .integer(outcome.seq)])
+            case TinyvexMethod.setToken:
+                guard params.members["token"] != nil else { throw JSONRPCErrorObject.invalidParams("token must be a string or null") }
+                let identity = try await authenticate(params.optionalString("token"), connectionID: connectionID)
+                return .success(["ok": true, "identity": identity.map(JSONValue.string) ?? .null])
+            case TinyvexMethod.ping:
+                switch params.members["t"] {
+                case nil, .null?: return .success(["t": .integer(Self.nowMilliseconds())])
+                case .integer?, .double?: return .success(["t": params.value("t")])
+                default: throw JSONRPCErrorObject.invalidParams("t must be a number")
+                }
+            default:
+                return .failure(.methodNotFound(method))
+            }
+        } catch let error as JSONRPCErrorObject {
+            return .failure(error)
+        } catch {
+            return .failure(.internalError("\(error)"))
+        }
+    }
+
+    private func action(id: JSONRPCID, params: JSONRPCParams?, connectionID: UInt64, outbox: Outbox) async {
+        let reply: JSONRPCMessage
+        do {
+            let params = try RequestParams(params)
+            let requestID = try params.string("requestId")
+            let name = try params.string("name")
+            let args = params.value("args")
+            let identity = await engine.identity(of: connectionID)
+            let value = try await Self.tinyvex { () async throws(TinyvexServerError) -> JSONValue in
+                try await runAction(name: name, args: args, identity: identity, connectionID: connectionID)
+            }
+            reply = .success(id: id, result: ["requestId": .string(requestID), "value": value])
+        } catch {
+            reply = .failure(id: id, error: error)
+        }
+        outbox.push(.init(kind: .control, messages: [Wire.encode(reply)]))
+    }
+
+    private func runAction(name: String, args: JSONValue, identity: String?, connectionID: UInt64) async throws(TinyvexServerError) -> JSONValue {
+        guard let function = engine.schema.actions[name] else {
+            throw TinyvexServerError(.mutationFailed, "no action named \(name)")
+        }
+        if function.requiresIdentity, identity == nil {
+            throw TinyvexServerError(.unauthorized, "the action \(name) needs an identity")
+        }
+        let context = TinyvexActionContext(identity: identity, engine: engine, connectionID: connectionID)
+        let timeout = engine.configuration.actionTimeout
+        let outcome = await withTaskGroup(of: Result<JSONValue, TinyvexServerError>?.self) { group in
+            group.addTask {
+                do {
+                    return .success(try await function.body(context, args))
+                } catch let error as TinyvexServerError {
+                    return .failure(error)
+                } catch {
+                    return .failure(TinyvexServerError(.mutationFailed, "the action \(name) failed: \(error)"))
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return Task.isCancelled ? nil : .failure(TinyvexServerError(.timeout, "the action \(name) ran longer than \(timeout)"))
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? .failure(TinyvexServerError(.timeout, "the action \(name) was cancelled"))
+        }
+        return try outcome.get()
+    }
+
+    private func authenticate(_ token: String?, connectionID: UInt64) async throws(JSONRPCErrorObject) -> String? {
+        guard let token else {
+            await engine.setIdentity(nil, for: connectionID)
+            return nil
+        }
+        guard let hook = engine.configuration.authenticate else { return nil }
+        guard let identity = await hook(token) else {
+            throw Wire.errorObject(TinyvexServerError(.unauthorized, "the token was refused"))
+        }
+        await engine.setIdentity(identity, for: connectionID)
+        return identity
+    }
+
+    /// Runs an engine call and turns its error into the answer's error object.
+    private static func tinyvex<T>(_ body: () async throws(TinyvexServerError) -> T) async throws(JSONRPCErrorObject) -> T {
+        do {
+            return try await body()
+        } catch {
+            throw Wire.errorObject(error)
+        }
+    }
+
+    static func nowMilliseconds() -> Int64 {
+        Int64(Date().timeIntervalSince1970 * 1000)
+    }
+}

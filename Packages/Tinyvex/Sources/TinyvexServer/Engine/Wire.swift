@@ -1,0 +1,76 @@
+import RpcTransport
+import RpcWire
+import TinyvexProtocol
+
+/// Encoding of the server's outbound messages.
+enum Wire {
+    static let codec = JSONRPCCodec()
+
+    static func encode(_ message: JSONRPCMessage) -> TransportMessage {
+        // Values come from the database or from Codable encoding, which refuses non-finite
+        // numbers; an unwritable value still yields a well-formed internal-error answer.
+        if let bytes = try? codec.encode(message) {
+            return .text(utf8: bytes)
+        }
+        let id: JSONRPCID =
+            switch message {
+            case .request(let id, _, _), .success(let id, _), .failure(let id, _): id
+            case .notification: .null
+            }
+        let fallback = JSONRPCMessage.failure(id: id, error: .internalError("the value could not be written as JSON"))
+        return .text(utf8: (try? codec.encode(fallback)) ?? Array(#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}"#.utf8))
+    }
+
+    static func errorObject(_ error: TinyvexServerError) -> JSONRPCErrorObject {
+        var data: JSONObject = ["code": .string(error.code.rawValue)]
+        if let details = error.details {
+            data.updateValue(details, forKey: "details")
+        }
+        return JSONRPCErrorObject(code: error.code.jsonRPCCode, message: error.message, data: .object(data))
+    }
+
+    static func errorNotice(subID: String?, _ error: TinyvexServerError) -> TransportMessage {
+        var params = JSONObject()
+        if let subID { params.updateValue(.string(subID), forKey: "subId") }
+        params.updateValue(.string(error.code.rawValue), forKey: "code")
+        params.updateValue(.string(error.message), forKey: "message")
+        if let details = error.details { params.updateValue(details, forKey: "data") }
+        return encode(.notification(method: TinyvexMethod.error, params: .named(params)))
+    }
+
+    /// A value for a subscription: one `tinyvex/data`, or `transitionChunk`s when its JSON text
+    /// is longer than `maxChunkBytes`.
+    static func data(subID: String, seq: Int64, value: JSONValue, maxChunkBytes: Int, transitionID: @autoclosure () -> String) -> [TransportMessage] {
+        let text = (try? JSONSerializer().serialize(value)) ?? Array("null".utf8)
+        if text.count <= maxChunkBytes {
+            let params: JSONObject = ["subId": .string(subID), "seq": .integer(seq), "value": value]
+            return [encode(.notification(method: TinyvexMethod.data, params: .named(params)))]
+        }
+        let pieces = split(text, maxBytes: max(4, maxChunkBytes))
+        let id = transitionID()
+        return pieces.enumerated().map { index, piece in
+            let params: JSONObject = [
+                "subId": .string(subID), "seq": .integer(seq), "transitionId": .string(id),
+                "part": .integer(Int64(index + 1)), "total": .integer(Int64(pieces.count)),
+                "chunk": .string(String(decoding: piece, as: UTF8.self)),
+            ]
+            return encode(.notification(method: TinyvexMethod.transitionChunk, params: .named(params)))
+        }
+    }
+
+    /// Splits UTF-8 text into pieces of at most `maxBytes`, never inside a character.
+    static func split(_ bytes: [UInt8], maxBytes: Int) -> [ArraySlice<UInt8>] {
+        var pieces: [ArraySlice<UInt8>] = []
+        var start = 0
+        while start < bytes.count {
+            var end = min(start + maxBytes, bytes.count)
+            // Step back off continuation bytes (10xxxxxx) so a character stays whole.
+            while end < bytes.count, end > start + 1, bytes[end] & 0xC0 == 0x80 {
+                end -= 1
+            }
+            pieces.append(bytes[start..<end])
+            start = end
+        }
+        return pieces
+    }
+}

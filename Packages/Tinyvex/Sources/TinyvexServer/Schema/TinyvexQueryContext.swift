@@ -1,0 +1,64 @@
+import GRDB
+public import RpcWire
+import TinyvexProtocol
+
+/// What a query sees: the caller's identity and read access to the documents, on one snapshot.
+///
+/// Every read is recorded (a table, a document key or an index range) so the server re-runs
+/// the query only after a write that meets what it read. Documents are JSON objects with their
+/// `id` as the first member.
+public class TinyvexQueryContext {
+    /// The caller's identity from the auth hook, `nil` when unauthenticated.
+    public let identity: String?
+    let db: Database
+    var reads = ReadSet()
+    private let deadline: ContinuousClock.Instant?
+
+    init(db: Database, identity: String?, deadline: ContinuousClock.Instant?) {
+        self.db = db
+        self.identity = identity
+        self.deadline = deadline
+    }
+
+    /// The document `id` of `table`, or `nil` when there is none.
+    public func get(_ table: String, id: Int64) throws -> JSONObject? {
+        try checkDeadline()
+        reads.documents.insert(ReadSet.DocumentKey(table: table, id: id))
+        return try DocumentStore.document(table, id: id, db).map { Self.withID(id, $0) }
+    }
+
+    /// Every document of `table`, oldest first.
+    public func all(_ table: String) throws -> [JSONObject] {
+        try checkDeadline()
+        reads.tables.insert(table)
+        return try DocumentStore.documents(table, db).map { Self.withID($0.0, $0.1) }
+    }
+
+    /// The documents of `table` whose top-level `field` equals the scalar `value`, oldest first.
+    ///
+    /// - Throws: ``TinyvexServerError`` when `value` is not a scalar or `field` is not a plain
+    ///   name (letters, digits, `_`).
+    public func filter(_ table: String, where field: String, equals value: JSONValue) throws -> [JSONObject] {
+        try checkDeadline()
+        guard let key = IndexKey(value) else {
+            throw TinyvexServerError(.subscriptionRejected, "an index lookup needs a string, number or boolean, got \(value.kindName)")
+        }
+        reads.ranges.insert(ReadSet.IndexRange(table: table, field: field, value: key))
+        return try DocumentStore.documents(table, field: field, equals: key, db).map { Self.withID($0.0, $0.1) }
+    }
+
+    private func checkDeadline() throws {
+        if let deadline, ContinuousClock.now > deadline {
+            throw TinyvexServerError(.timeout, "the query ran past its evaluation time limit")
+        }
+    }
+
+    static func withID(_ id: Int64, _ fields: JSONObject) -> JSONObject {
+        var document = JSONObject(minimumCapacity: fields.count + 1)
+        document.updateValue(.integer(id), forKey: "id")
+        for (key, value) in fields where key != "id" {
+            document.updateValue(value, forKey: key)
+        }
+        return document
+    }
+}

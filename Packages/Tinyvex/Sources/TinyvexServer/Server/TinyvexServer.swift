@@ -1,0 +1,86 @@
+public import RpcTransport
+import RpcTransportNIO
+import TinyvexProtocol
+
+/// The embedded Tinyvex server: a ``TinyvexSchema`` over a document store in SQLite, served
+/// as JSON-RPC over WebSocket (docs/tinyvex-protocol.md).
+///
+/// ```swift
+/// try await TinyvexServer.withServer(schema: schema, port: 0) { server in
+///     print(server.url)   // ws://127.0.0.1:PORT/
+/// }
+/// ```
+public final class TinyvexServer: Sendable {
+    /// The version the server reports in `tinyvex/connect`.
+    public static let version = "0.1.0"
+
+    let engine: TinyvexEngine
+    private let handler: ConnectionHandler
+    /// The `ws://` URL clients connect to; empty for a server that only serves given transports.
+    public let url: String
+    /// The TCP port the server listens on; `nil` for a server that only serves given transports.
+    public let port: Int?
+
+    private init(engine: TinyvexEngine, url: String, port: Int?) {
+        self.engine = engine
+        self.handler = ConnectionHandler(engine: engine, serverVersion: Self.version)
+        self.url = url
+        self.port = port
+    }
+
+    /// Opens the store, listens on `host:port` (port 0 picks a free one), runs `body`, then
+    /// closes every connection and stops.
+    ///
+    /// - Parameters:
+    ///   - schema: The queries, mutations and actions.
+    ///   - database: Where the documents live; in memory by default.
+    ///   - configuration: Limits and the auth hook.
+    ///   - host: The address to bind; loopback by default.
+    ///   - port: The port; 0 for any free port.
+    ///   - body: Runs while the server listens.
+    /// - Throws: A GRDB error when the database cannot be opened, a transport error when the
+    ///   port cannot be bound, or what `body` throws.
+    public static func withServer<T>(
+        schema: TinyvexSchema,
+        database: TinyvexDatabase = .inMemory,
+        configuration: TinyvexServerConfiguration = TinyvexServerConfiguration(),
+        host: String = "127.0.0.1",
+        port: Int = 0,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (TinyvexServer) async throws -> T
+    ) async throws -> T {
+        let engine = try TinyvexEngine(schema: schema, database: database, configuration: configuration)
+        let handler = ConnectionHandler(engine: engine, serverVersion: version)
+        var transportConfiguration = TransportServerConfiguration(address: .host(host, port: port))
+        transportConfiguration.maxMessageSize = configuration.maxMessageBytes
+        transportConfiguration.maxFrameSize = configuration.maxMessageBytes
+        transportConfiguration.shutdownGracePeriod = .seconds(2)
+        return try await withTransportServer(
+            configuration: transportConfiguration,
+            onConnection: { transport, _ in await handler.serve(transport) }
+        ) { transportServer in
+            let bound = transportServer.port ?? port
+            let server = TinyvexServer(engine: engine, url: "ws://\(Self.urlHost(host)):\(bound)/", port: bound)
+            return try await body(server)
+        }
+    }
+
+    /// Serves one already open transport (an in-memory pair in tests, say) until it closes.
+    public func serve(_ transport: any MessageTransport) async {
+        await handler.serve(transport)
+    }
+
+    /// The number of live query streams: identical subscriptions of all clients share one.
+    public var liveQueryCount: Int {
+        get async { await engine.streamCount }
+    }
+
+    /// How many query evaluations the server has run (first evaluations and re-runs).
+    public var evaluationCount: Int {
+        get async { await engine.evaluationCount }
+    }
+
+    private static func urlHost(_ host: String) -> String {
+        host.contains(":") ? "[\(host)]" : host
+    }
+}

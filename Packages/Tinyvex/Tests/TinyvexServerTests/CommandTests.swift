@@ -1,0 +1,57 @@
+import Foundation
+import RpcWire
+import Testing
+import TinyvexProtocol
+
+@Suite("The tinyvex command")
+struct CommandTests {
+    /// `tinyvex`, beside the test bundle where the build puts it.
+    static var binary: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("tinyvex")
+    }
+
+    @Test("serve --demo --port 0 --db FILE prints READY <ws-url> and serves the demo chat schema to a client of the documented protocol")
+    func serveDemo() async throws {
+        #expect(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build the tinyvex product first")
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tinyvex-\(UUID().uuidString).sqlite").path
+        defer {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        }
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["serve", "--demo", "--host", "127.0.0.1", "--port", "0", "--db", path]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        defer {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        var line: [UInt8] = []
+        while let byte = try output.fileHandleForReading.read(upToCount: 1)?.first, byte != 10 {
+            line.append(byte)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        #expect(text.hasPrefix("READY ws://127.0.0.1:"))
+        let url = String(text.dropFirst("READY ".count))
+
+        let peer = try await RawPeer(url: url)
+        try await peer.call(TinyvexMethod.subscribe, ["subId": "m", "name": "messages.list", "params": ["channel": "general"]])
+        try await peer.call(TinyvexMethod.subscribe, ["subId": "c", "name": "channels.list", "params": [:]])
+        let sent = try await peer.call(TinyvexMethod.mutation, [
+            "requestId": "r1", "name": "messages.send", "args": ["channel": "general", "author": "ann", "text": "hi"],
+        ])
+        let id = try #require(sent.result?["value"]?.int64Value)
+        let messages = peer.notifications(TinyvexMethod.data).filter { $0["subId"] == "m" }.last
+        #expect(messages?["value"] == [["id": .integer(id), "channel": "general", "author": "ann", "text": "hi"]])
+        #expect(peer.notifications(TinyvexMethod.data).filter { $0["subId"] == "c" }.last?["value"] == ["general"])
+        let later = try await peer.call(TinyvexMethod.action, [
+            "requestId": "a1", "name": "messages.sendLater", "args": ["channel": "general", "author": "bob", "text": "later", "delayMs": 10],
+        ])
+        #expect(later.result?["value"]?.int64Value ?? 0 > id)
+        let cleared = try await peer.call(TinyvexMethod.mutation, ["requestId": "r2", "name": "messages.clear", "args": ["channel": "general"]])
+        #expect(cleared.result?["value"] == 2)
+        #expect(peer.notifications(TinyvexMethod.data).filter { $0["subId"] == "m" }.last?["value"] == .array([]))
+        await peer.close()
+    }
+}
