@@ -3,7 +3,7 @@ import RpcWire
 import Testing
 import TinyvexProtocol
 
-@Suite("The tinyvex command")
+@Suite("The tinyvex command", .timeLimit(.minutes(1)))
 struct CommandTests {
     /// `tinyvex`, beside the test bundle where the build puts it.
     static var binary: URL {

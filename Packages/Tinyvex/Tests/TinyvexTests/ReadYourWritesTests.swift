@@ -21,7 +21,7 @@ struct SplitMix64: RandomNumberGenerator {
     }
 }
 
-@Suite("Tinyvex read-your-writes against a model")
+@Suite("Tinyvex read-your-writes against a model", .timeLimit(.minutes(1)))
 struct ReadYourWritesTests {
     enum Operation: Sendable {
         case send(channel: String)
