@@ -3,7 +3,7 @@ import RpcWire
 import Testing
 import TinyvexProtocol
 
-@Suite("The tinyvex command")
+@Suite("The tinyvex command", .timeLimit(.minutes(1)))
 struct CommandTests {
     /// `tinyvex`, beside the test bundle where the build puts it.
     static var binary: URL {
@@ -23,16 +23,36 @@ struct CommandTests {
         let output = Pipe()
         process.standardOutput = output
         try process.run()
-        defer {
+        do {
+            try await Self.exercise(process, output: output)
+        } catch {
+            await Self.stop(process)
+            throw error
+        }
+        await Self.stop(process)
+    }
+
+    /// Reads the READY line and talks to the server it names.
+    private static func exercise(_ process: Process, output: Pipe) async throws {
+        // A command that never says READY is stopped after a while: the read then sees the end
+        // of the pipe and the test fails instead of waiting forever.
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(15))
             process.terminate()
-            process.waitUntilExit()
         }
-        var line: [UInt8] = []
-        while let byte = try output.fileHandleForReading.read(upToCount: 1)?.first, byte != 10 {
-            line.append(byte)
+        defer { watchdog.cancel() }
+        // Reading the pipe blocks, so it runs on a thread of its own, not the cooperative pool.
+        let handle = output.fileHandleForReading
+        let line = try await onOwnThread { () throws -> [UInt8] in
+            var line: [UInt8] = []
+            while let byte = try handle.read(upToCount: 1)?.first, byte != 10 {
+                line.append(byte)
+            }
+            return line
         }
+        watchdog.cancel()
         let text = String(decoding: line, as: UTF8.self)
-        #expect(text.hasPrefix("READY ws://127.0.0.1:"))
+        try #require(text.hasPrefix("READY ws://127.0.0.1:"), "the command printed \(text)")
         let url = String(text.dropFirst("READY ".count))
 
         let peer = try await RawPeer(url: url)
@@ -53,5 +73,19 @@ struct CommandTests {
         #expect(cleared.result?["value"] == 2)
         #expect(peer.notifications(TinyvexMethod.data).filter { $0["subId"] == "m" }.last?["value"] == .array([]))
         await peer.close()
+    }
+
+    /// Ends the command and waits for it to exit, on a thread of its own (the wait blocks).
+    private static func stop(_ process: Process) async {
+        process.terminate()
+        _ = try? await onOwnThread { process.waitUntilExit() }
+    }
+}
+
+/// Runs blocking `body` on a thread of its own and returns what it returns: on the cooperative
+/// pool, which has one thread per core, it would hold a thread the server under test needs.
+func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
     }
 }

@@ -4,7 +4,7 @@ import Testing
 import TinyvexProtocol
 @testable import TinyvexServer
 
-@Suite("Tinyvex send queue")
+@Suite("Tinyvex send queue", .timeLimit(.minutes(1)))
 struct OutboxTests {
     private func data(_ subID: String, _ seq: Int) -> Outbox.Item {
         .init(kind: .data(subID: subID), messages: [.text("\(subID):\(seq)")])

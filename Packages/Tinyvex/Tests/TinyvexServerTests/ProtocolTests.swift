@@ -20,7 +20,7 @@ func send(_ peer: RawPeer, _ requestID: String, channel: String = "general", tex
     ])
 }
 
-@Suite("Tinyvex protocol: methods and notifications")
+@Suite("Tinyvex protocol: methods and notifications", .timeLimit(.minutes(1)))
 struct ProtocolMethodTests {
     @Test("connect reports the server version, the chunking feature and no identity")
     func connect() async throws {
@@ -181,7 +181,7 @@ struct ProtocolMethodTests {
     }
 }
 
-@Suite("Tinyvex protocol: resume by lastSeq")
+@Suite("Tinyvex protocol: resume by lastSeq", .timeLimit(.minutes(1)))
 struct ProtocolResumeTests {
     @Test("lastSeq equal to the stream's seq resumes with nothing sent; behind gets the current value; ahead gets TVX004 then a fresh value past it")
     func resume() async throws {
@@ -262,7 +262,7 @@ struct ProtocolResumeTests {
     }
 }
 
-@Suite("Tinyvex protocol: error codes")
+@Suite("Tinyvex protocol: error codes", .timeLimit(.minutes(1)))
 struct ProtocolErrorTests {
     @Test("malformed JSON-RPC gets -32700, -32600, -32601 and -32602 and the connection keeps working")
     func malformed() async throws {

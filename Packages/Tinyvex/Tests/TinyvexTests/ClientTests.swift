@@ -13,7 +13,7 @@ func withDemo<T>(_ body: (TinyvexServer) async throws -> T) async throws -> T {
     try await TinyvexServer.withServer(schema: TinyvexDemoSchema.schema(), port: 0, body)
 }
 
-@Suite("Tinyvex client against the real server")
+@Suite("Tinyvex client against the real server", .timeLimit(.minutes(1)))
 struct ClientTests {
     @Test("three local subscribers of one query share one upstream subscribe, and all three see a mutation")
     func dedupe() async throws {

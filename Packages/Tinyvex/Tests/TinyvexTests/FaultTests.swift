@@ -21,7 +21,7 @@ func record(_ client: TinyvexClient, channel: String) -> (Recorder<[Message]>, A
     return (recorder, cancellable)
 }
 
-@Suite("Tinyvex fault matrix")
+@Suite("Tinyvex fault matrix", .timeLimit(.minutes(1)))
 struct FaultTests {
     @Test("server restarted mid-subscription while the client is offline for three mutations: the client resumes with the newest value, nothing duplicated or out of order")
     func restartWhileOffline() async throws {

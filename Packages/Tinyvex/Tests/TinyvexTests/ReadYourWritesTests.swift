@@ -21,7 +21,7 @@ struct SplitMix64: RandomNumberGenerator {
     }
 }
 
-@Suite("Tinyvex read-your-writes against a model")
+@Suite("Tinyvex read-your-writes against a model", .timeLimit(.minutes(1)))
 struct ReadYourWritesTests {
     enum Operation: Sendable {
         case send(channel: String)
@@ -55,10 +55,16 @@ struct ReadYourWritesTests {
     static func drive(_ client: TinyvexClient, name: String, _ operations: [Operation]) async throws -> Outcome {
         var outcome = Outcome()
         var live: [String: (recorder: Recorder<[Message]>, cancellable: AnyCancellable)] = [:]
-        for channel in channels {
+        // A new subscription is waited on until it shows its first value, so every later send
+        // to its channel is checked and the number checked follows from the operations alone.
+        func subscribe(_ channel: String) async throws {
             let (recorder, cancellable) = record(client, channel: channel)
             live[channel] = (recorder, cancellable)
             outcome.subscriptions.append((channel, recorder))
+            try await waitUntil("\(name)'s first value of \(channel)") { !recorder.values.isEmpty || recorder.finished }
+        }
+        for channel in channels {
+            try await subscribe(channel)
         }
         for (step, operation) in operations.enumerated() {
             switch operation {
@@ -76,9 +82,7 @@ struct ReadYourWritesTests {
                 if let current = live.removeValue(forKey: channel) {
                     current.cancellable.cancel()
                 } else {
-                    let (recorder, cancellable) = record(client, channel: channel)
-                    live[channel] = (recorder, cancellable)
-                    outcome.subscriptions.append((channel, recorder))
+                    try await subscribe(channel)
                 }
             case .pause:
                 await Task.yield()
@@ -88,13 +92,30 @@ struct ReadYourWritesTests {
         return outcome
     }
 
+    /// How many sends of `operations` go to a channel its client is subscribed to (all three
+    /// are at the start; a toggle ends or starts one).
+    static func expectedChecks(_ operations: [Operation]) -> Int {
+        var live = Set(channels)
+        var checks = 0
+        for operation in operations {
+            switch operation {
+            case .send(let channel): if live.contains(channel) { checks += 1 }
+            case .toggle(let channel): if live.remove(channel) == nil { live.insert(channel) }
+            case .pause: break
+            }
+        }
+        return checks
+    }
+
     @Test("1,000 randomised operations of two concurrent clients: every snapshot is one the database had, values only grow, and each client's mutation is in its own subscriptions when it returns")
     func model() async throws {
         try await withDemo { server in
             let first = try makeClient(server.url)
             let second = try makeClient(server.url)
-            async let one = Self.drive(first, name: "one", Self.operations(count: 500, seed: 18))
-            async let two = Self.drive(second, name: "two", Self.operations(count: 500, seed: 1_018))
+            let firstOperations = Self.operations(count: 500, seed: 18)
+            let secondOperations = Self.operations(count: 500, seed: 1_018)
+            async let one = Self.drive(first, name: "one", firstOperations)
+            async let two = Self.drive(second, name: "two", secondOperations)
             let outcomes = try await [one, two]
             let sent = outcomes.flatMap(\.sent)
             #expect(sent.count > 500)
@@ -116,7 +137,9 @@ struct ReadYourWritesTests {
                 }
             }
             #expect(snapshots > 500)
-            #expect(outcomes.map(\.checked).reduce(0, +) > 200)
+            let expectedChecks = Self.expectedChecks(firstOperations) + Self.expectedChecks(secondOperations)
+            #expect(expectedChecks > 200)
+            #expect(outcomes.map(\.checked).reduce(0, +) == expectedChecks)
             await first.close()
             await second.close()
         }

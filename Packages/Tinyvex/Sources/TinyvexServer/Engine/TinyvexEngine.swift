@@ -7,7 +7,9 @@ import TinyvexProtocol
 ///
 /// An actor whose database work is synchronous inside each call, so mutations run one at a
 /// time and the re-evaluations a commit causes are queued on the connections before the call
-/// returns (which gives read-your-writes: the caller queues its answer after them).
+/// returns (which gives read-your-writes: the caller queues its answer after them). That work
+/// blocks the thread it runs on, so the actor runs on a ``StoreExecutor`` (a dispatch queue of
+/// its own) and never on a thread of the cooperative pool.
 actor TinyvexEngine {
     /// A live query shared by every subscription with the same name, params and identity.
     private struct Stream {
@@ -55,11 +57,28 @@ actor TinyvexEngine {
     /// How many evaluations ran (first ones and re-runs), for tests of sharing and selectivity.
     private(set) var evaluationCount = 0
 
-    init(schema: TinyvexSchema, database: TinyvexDatabase, configuration: TinyvexServerConfiguration) throws {
+    private let executor: StoreExecutor
+
+    /// Runs the actor's jobs on its own queue, off the cooperative pool.
+    nonisolated var unownedExecutor: UnownedSerialExecutor {
+        executor.asUnownedSerialExecutor()
+    }
+
+    private init(schema: TinyvexSchema, database: TinyvexDatabase, configuration: TinyvexServerConfiguration, executor: StoreExecutor) throws {
         self.schema = schema
         self.configuration = configuration
+        self.executor = executor
         self.store = try DocumentStore(database)
         self.version = try store.version()
+    }
+
+    /// Opens the store (blocking file and SQLite work) on the engine's own queue and returns
+    /// the engine that runs there.
+    static func open(schema: TinyvexSchema, database: TinyvexDatabase, configuration: TinyvexServerConfiguration) async throws -> TinyvexEngine {
+        let executor = StoreExecutor(label: "tinyvex.engine")
+        return try await executor.run {
+            try TinyvexEngine(schema: schema, database: database, configuration: configuration, executor: executor)
+        }
     }
 
     // MARK: Connections

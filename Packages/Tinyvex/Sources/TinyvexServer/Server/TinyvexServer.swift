@@ -49,7 +49,7 @@ public final class TinyvexServer: Sendable {
         isolation: isolated (any Actor)? = #isolation,
         _ body: (TinyvexServer) async throws -> T
     ) async throws -> T {
-        let engine = try TinyvexEngine(schema: schema, database: database, configuration: configuration)
+        let engine = try await TinyvexEngine.open(schema: schema, database: database, configuration: configuration)
         let handler = ConnectionHandler(engine: engine, serverVersion: version)
         var transportConfiguration = TransportServerConfiguration(address: .host(host, port: port))
         transportConfiguration.maxMessageSize = configuration.maxMessageBytes
