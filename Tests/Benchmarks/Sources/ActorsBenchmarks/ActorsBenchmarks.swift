@@ -12,7 +12,8 @@ import Synchronization
 /// layer's calls per second with 64 in flight are measured in the same run, the same way, and
 /// the last line is `ratio actors-vs-session-calls <x.xx>` (actions over calls, goal >= 0.8).
 ///
-/// Options: `--quick` (fewer operations), `--runs N` (default 3).
+/// Options: `--quick` (fewer operations), `--runs N` (default 3), `--profile-actions N` (only
+/// N actor actions with 64 in flight, for a profiler; prints no ratio).
 @main
 enum ActorsBenchmarks {
     static func main() async throws {
@@ -24,6 +25,13 @@ enum ActorsBenchmarks {
         }
         let sequential = quick ? 500 : 5_000
         let concurrent = quick ? 5_000 : 50_000
+        if let index = arguments.firstIndex(of: "--profile-actions"), index + 1 < arguments.endIndex,
+            let count = Int(arguments[index + 1])
+        {
+            let actors = try await ActorSide.measure(sequential: 0, concurrent: count, subscribers: 0, broadcasts: 0)
+            print("actors 64 in flight: \(fixed(actors.concurrentPerSecond)) actions/s")
+            return
+        }
         let subscribers = 1_000
         let broadcasts = quick ? 5 : 20
 
@@ -102,7 +110,7 @@ enum ActorSide {
             }
             let concurrentElapsed = clock.now - concurrentStart
 
-            let (eventsPerSecond, deliveryP99) = try await broadcast(
+            let (eventsPerSecond, deliveryP99) = subscribers == 0 ? (0, .zero) : try await broadcast(
                 client: client, subscribers: subscribers, broadcasts: broadcasts, sender: connection)
             await connection.dispose()
             await client.close()

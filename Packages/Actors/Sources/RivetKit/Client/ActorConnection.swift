@@ -23,7 +23,7 @@ public final class ActorConnection: Sendable {
 
     private struct Waiting {
         var continuation: CheckedContinuation<JSONValue, any Error>
-        var frame: String
+        var frame: [UInt8]
         var sent: Bool
     }
 
@@ -32,7 +32,6 @@ public final class ActorConnection: Sendable {
         var actorId: String?
         var connectionId: String?
         var transport: (any MessageTransport)?
-        var nextActionId: UInt64 = 0
         var waiting: [UInt64: Waiting] = [:]
         var queue: [UInt64] = []
         var subscriptions: [String: [UInt64: AsyncStream<[JSONValue]>.Continuation]] = [:]
@@ -45,6 +44,7 @@ public final class ActorConnection: Sendable {
     }
 
     private let state = Mutex(State())
+    private let nextActionId = Atomic<UInt64>(0)
 
     init(client: RivetKitClient, options: ActorOptions) {
         self.client = client
@@ -181,18 +181,20 @@ public final class ActorConnection: Sendable {
     public func action(_ name: String, args: [JSONValue]) async throws(ActorError) -> JSONValue {
         do {
             return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<JSONValue, any Error>) in
-                state.withLock { state in
-                    let id = state.nextActionId
-                    state.nextActionId += 1
-                    let frame = RivetMessageCodec.encode(ClientMessage.actionRequest(id: id, name: name, args: args))
+                // The frame is written outside the lock; the send happens outside it too, once the
+                // action is registered as sent (a transport lost meanwhile rejects it).
+                let id = nextActionId.add(1, ordering: .relaxed).oldValue
+                let frame = RivetMessageCodec.frame(ClientMessage.actionRequest(id: id, name: name, args: args))
+                let transport = state.withLock { state -> (any MessageTransport)? in
                     if state.status == .connected, let transport = state.transport {
                         state.waiting[id] = Waiting(continuation: continuation, frame: frame, sent: true)
-                        Self.send(frame, on: transport)
-                    } else {
-                        state.waiting[id] = Waiting(continuation: continuation, frame: frame, sent: false)
-                        state.queue.append(id)
+                        return transport
                     }
+                    state.waiting[id] = Waiting(continuation: continuation, frame: frame, sent: false)
+                    state.queue.append(id)
+                    return nil
                 }
+                if let transport { Self.send(frame, on: transport) }
             }
         } catch let error as ActorError {
             throw error
@@ -235,17 +237,18 @@ public final class ActorConnection: Sendable {
         transport.start { [weak self] event in
             switch event {
             case .message(let message):
-                self?.receive(message.text ?? "", from: transport)
+                self?.receive(message, from: transport)
             case .closed(let closure):
                 self?.lost(closure, transport: transport)
             }
         }
     }
 
-    private func receive(_ text: String, from transport: any MessageTransport) {
+    private func receive(_ frame: TransportMessage, from transport: any MessageTransport) {
         let message: ServerMessage
         do {
-            message = try RivetMessageCodec.decodeServerMessage(text)
+            guard frame.kind == .text else { return }
+            message = try RivetMessageCodec.decodeServerMessage(utf8: frame.bytes)
         } catch {
             return  // RivetKit's client drops frames it cannot read.
         }
@@ -342,12 +345,12 @@ public final class ActorConnection: Sendable {
     }
 
     private static func send(_ message: ClientMessage, on transport: any MessageTransport) {
-        send(RivetMessageCodec.encode(message), on: transport)
+        send(RivetMessageCodec.frame(message), on: transport)
     }
 
-    private static func send(_ frame: String, on transport: any MessageTransport) {
+    private static func send(_ frame: [UInt8], on transport: any MessageTransport) {
         do {
-            try transport.enqueue(.text(frame))
+            try transport.enqueue(.text(utf8: frame))
         } catch {
             // The loss of the transport is reported through its closure.
         }

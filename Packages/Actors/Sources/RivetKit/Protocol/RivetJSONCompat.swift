@@ -25,11 +25,27 @@ public enum RivetJSONCompat {
         }
     }
 
+    /// Whether ``encode(_:)`` would change `value`: whether it holds an array of two elements
+    /// whose first is a string starting with `$`.
+    public static func needsEncoding(_ value: JSONValue) -> Bool {
+        switch value {
+        case .array(let elements):
+            if elements.count == 2, case .string(let tag) = elements[0], tag.hasPrefix("$") { return true }
+            return elements.contains(where: needsEncoding)
+        case .object(let object):
+            return object.contains { needsEncoding($0.value) }
+        default:
+            return false
+        }
+    }
+
     /// The value `wire` carries, with the compat forms read as described above.
     ///
     /// - Throws: ``ActorError`` `message.malformed` for an unknown tag or a tagged pair whose
     ///   payload has the wrong type.
     public static func decode(_ wire: JSONValue) throws(ActorError) -> JSONValue {
+        // Most values hold no tagged pair and travel as they are.
+        guard needsEncoding(wire) else { return wire }
         switch wire {
         case .array(let elements):
             if elements.count == 2, case .string(let tag) = elements[0], tag.hasPrefix("$") {

@@ -17,33 +17,54 @@ public enum RivetMessageCodec {
 
     /// The frame for a client message.
     public static func encode(_ message: ClientMessage) -> String {
+        String(decoding: frame(message), as: UTF8.self)
+    }
+
+    /// The frame for a client message, as the UTF-8 bytes of a text message.
+    public static func frame(_ message: ClientMessage) -> [UInt8] {
         switch message {
         case .actionRequest(let id, let name, let args):
-            envelope(
-                "ActionRequest",
-                [
-                    ("id", RivetJSONCompat.bigInt(id)),
-                    ("name", .string(name)),
-                    ("args", .array(args.map(RivetJSONCompat.encode))),
-                ])
+            var writer = FrameWriter(tag: "ActionRequest")
+            writer.key("id", first: true)
+            writer.bigInt(id)
+            writer.key("name")
+            writer.writer.writeString(name)
+            writer.key("args")
+            writer.values(args)
+            return writer.finish()
         case .subscriptionRequest(let eventName, let subscribe):
-            envelope("SubscriptionRequest", [("eventName", .string(eventName)), ("subscribe", .bool(subscribe))])
+            return Array(envelope("SubscriptionRequest", [("eventName", .string(eventName)), ("subscribe", .bool(subscribe))]).utf8)
         }
     }
 
     /// The frame for a server message.
     public static func encode(_ message: ServerMessage) -> String {
+        String(decoding: frame(message), as: UTF8.self)
+    }
+
+    /// The frame for a server message, as the UTF-8 bytes of a text message.
+    public static func frame(_ message: ServerMessage) -> [UInt8] {
         switch message {
         case .initialize(let actorId, let connectionId):
-            return envelope("Init", [("actorId", .string(actorId)), ("connectionId", .string(connectionId))])
+            return Array(envelope("Init", [("actorId", .string(actorId)), ("connectionId", .string(connectionId))]).utf8)
         case .actionResponse(let id, let output):
-            return envelope("ActionResponse", [("id", RivetJSONCompat.bigInt(id)), ("output", RivetJSONCompat.encode(output))])
+            var writer = FrameWriter(tag: "ActionResponse")
+            writer.key("id", first: true)
+            writer.bigInt(id)
+            writer.key("output")
+            writer.value(output)
+            return writer.finish()
         case .event(let name, let args):
-            return envelope("Event", [("name", .string(name)), ("args", .array(args.map(RivetJSONCompat.encode)))])
+            var writer = FrameWriter(tag: "Event")
+            writer.key("name", first: true)
+            writer.writer.writeString(name)
+            writer.key("args")
+            writer.values(args)
+            return writer.finish()
         case .error(let error, let actionId):
             var members = errorMembers(error)
             members.append(("actionId", actionId.map(RivetJSONCompat.bigInt) ?? .null))
-            return envelope("Error", members)
+            return Array(envelope("Error", members).utf8)
         }
     }
 
@@ -52,7 +73,14 @@ public enum RivetMessageCodec {
     /// - Throws: ``ActorError`` `message.malformed` for text that is not JSON, an envelope of
     ///   another shape, an unknown tag or fields of the wrong type.
     public static func decodeClientMessage(_ text: String) throws(ActorError) -> ClientMessage {
-        let (tag, val) = try open(text)
+        try decodeClientMessage(utf8: Array(text.utf8))
+    }
+
+    /// The client message in a frame's UTF-8 bytes.
+    ///
+    /// - Throws: ``ActorError`` `message.malformed` as ``decodeClientMessage(_:)`` does.
+    public static func decodeClientMessage(utf8 bytes: [UInt8]) throws(ActorError) -> ClientMessage {
+        let (tag, val) = try open(bytes)
         switch tag {
         case "ActionRequest":
             let id = try RivetJSONCompat.unsigned(try field(val, "id"))
@@ -77,7 +105,14 @@ public enum RivetMessageCodec {
     /// - Throws: ``ActorError`` `message.malformed` as ``decodeClientMessage(_:)`` does, and
     ///   for an `Error` without `actionId`.
     public static func decodeServerMessage(_ text: String) throws(ActorError) -> ServerMessage {
-        let (tag, val) = try open(text)
+        try decodeServerMessage(utf8: Array(text.utf8))
+    }
+
+    /// The server message in a frame's UTF-8 bytes.
+    ///
+    /// - Throws: ``ActorError`` `message.malformed` as ``decodeServerMessage(_:)`` does.
+    public static func decodeServerMessage(utf8 bytes: [UInt8]) throws(ActorError) -> ServerMessage {
+        let (tag, val) = try open(bytes)
         switch tag {
         case "Init":
             guard case .string(let actorId) = try field(val, "actorId"),
@@ -188,8 +223,8 @@ public enum RivetMessageCodec {
         }
     }
 
-    private static func open(_ text: String) throws(ActorError) -> (String, JSONObject) {
-        let value = try parse(Array(text.utf8))
+    private static func open(_ bytes: [UInt8]) throws(ActorError) -> (String, JSONObject) {
+        let value = try parse(bytes)
         guard case .object(let envelope) = value, case .object(let body)? = envelope["body"],
             case .string(let tag)? = body["tag"], case .object(let val)? = body["val"]
         else { throw .malformed("a frame is {\"body\":{\"tag\":…,\"val\":{…}}}") }
@@ -199,5 +234,56 @@ public enum RivetMessageCodec {
     private static func field(_ object: JSONObject, _ name: String) throws(ActorError) -> JSONValue {
         guard let value = object[name] else { throw .malformed("the field \(name) is missing") }
         return value
+    }
+}
+
+/// Writes a frame envelope straight into bytes, without building the envelope as a value.
+private struct FrameWriter {
+    var writer = JSONWriter(reservingCapacity: 128)
+
+    init(tag: StaticString) {
+        writer.writeRaw("{\"body\":{\"tag\":\"")
+        writer.writeRaw(tag)
+        writer.writeRaw("\",\"val\":{")
+    }
+
+    mutating func key(_ name: StaticString, first: Bool = false) {
+        writer.writeRaw(first ? "\"" : ",\"")
+        writer.writeRaw(name)
+        writer.writeRaw("\":")
+    }
+
+    /// `["$BigInt","n"]`.
+    mutating func bigInt(_ value: UInt64) {
+        writer.writeRaw("[\"$BigInt\",\"")
+        writer.bytes.append(contentsOf: String(value).utf8)
+        writer.writeRaw("\"]")
+    }
+
+    /// A user value in the compat encoding, written as `JSONValue.description` writes it.
+    mutating func value(_ value: JSONValue) {
+        let wire = RivetJSONCompat.needsEncoding(value) ? RivetJSONCompat.encode(value) : value
+        let mark = writer.bytes.count
+        do {
+            try writer.write(wire)
+        } catch {
+            // A non-finite number or a deep value: the lenient form (null, no depth limit).
+            writer.bytes.removeSubrange(mark...)
+            writer.bytes.append(contentsOf: wire.description.utf8)
+        }
+    }
+
+    mutating func values(_ values: [JSONValue]) {
+        writer.writeRaw("[")
+        for (index, element) in values.enumerated() {
+            if index > 0 { writer.writeRaw(",") }
+            value(element)
+        }
+        writer.writeRaw("]")
+    }
+
+    mutating func finish() -> [UInt8] {
+        writer.writeRaw("}}}")
+        return writer.bytes
     }
 }

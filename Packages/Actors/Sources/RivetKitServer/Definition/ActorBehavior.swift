@@ -9,8 +9,9 @@ protocol ActorBehavior: Sendable {
     func initialState(input: JSONValue?) async throws(ActorError) -> JSONValue
     /// Runs action `name` on `state`; returns the new state and the output.
     func perform(
-        _ name: String, args: [JSONValue], state: JSONValue, connection: ActorConnectionInfo, broadcaster: ActorBroadcaster
-    ) async throws(ActorError) -> (state: JSONValue, output: JSONValue)
+        _ name: String, args: [JSONValue], state: ActorStateValue, connection: ActorConnectionInfo,
+        broadcaster: ActorBroadcaster
+    ) async throws(ActorError) -> (state: ActorStateValue, output: JSONValue)
     /// Runs the before-connect hook.
     func beforeConnect(_ connection: ActorConnectionInfo) async throws(ActorError)
     /// Runs the connect hook.
@@ -31,24 +32,33 @@ extension ActorDefinition: ActorBehavior {
     }
 
     func perform(
-        _ name: String, args: [JSONValue], state: JSONValue, connection: ActorConnectionInfo, broadcaster: ActorBroadcaster
-    ) async throws(ActorError) -> (state: JSONValue, output: JSONValue) {
+        _ name: String, args: [JSONValue], state: ActorStateValue, connection: ActorConnectionInfo,
+        broadcaster: ActorBroadcaster
+    ) async throws(ActorError) -> (state: ActorStateValue, output: JSONValue) {
         guard let action = actions[name] else {
             throw ActorError(group: "action", code: "not_found", message: "the action \(name) does not exist")
         }
         let typed: State
-        do {
-            typed = try JSONValueDecoder().decode(State.self, from: state)
-        } catch {
-            throw ActorError(group: "rivetkit", code: "internal_error", message: "the stored state does not decode")
+        if let decoded = state.typed as? State {
+            typed = decoded
+        } else {
+            do {
+                typed = try JSONValueDecoder().decode(State.self, from: state.json)
+            } catch {
+                throw ActorError(group: "rivetkit", code: "internal_error", message: "the stored state does not decode")
+            }
         }
         var context = ActorContext(state: typed, connection: connection, broadcaster: broadcaster)
+        let output: JSONValue
         do {
-            let output = try await action.run(&context, args)
-            return (try ActorValueCoding.encode(context.state), output)
+            output = try await action.run(&context, args)
         } catch {
             throw Self.clientError(error)
         }
+        let json = try ActorValueCoding.encode(context.state)
+        // A class instance is shared with the action and may change after it: only values are kept.
+        let keep: (any Sendable)? = State.self is AnyObject.Type ? nil : context.state
+        return (ActorStateValue(json: json, typed: keep), output)
     }
 
     func beforeConnect(_ connection: ActorConnectionInfo) async throws(ActorError) {
@@ -74,4 +84,12 @@ extension ActorDefinition: ActorBehavior {
         if let error = error as? ActorError { return error }
         return ActorError(group: "rivetkit", code: "internal_error", message: "Internal error")
     }
+}
+
+/// An actor's state: its JSON (what the store holds) and, once an action ran, the typed value
+/// it left, which the next action starts from instead of decoding the JSON again (as an actor
+/// keeps its state in memory between actions; the JSON is what survives a restart).
+struct ActorStateValue: Sendable {
+    var json: JSONValue
+    var typed: (any Sendable)?
 }

@@ -12,7 +12,7 @@ final class ActorInstance: Sendable {
     private let maxConnections: Int
 
     private struct Activity {
-        var state: JSONValue
+        var state: ActorStateValue
         var running = 0
         var connections = 0
         var lastActive = ContinuousClock.now
@@ -26,11 +26,11 @@ final class ActorInstance: Sendable {
         self.behavior = behavior
         self.store = store
         self.maxConnections = maxConnections
-        self.activity = Mutex(Activity(state: record.state))
+        self.activity = Mutex(Activity(state: ActorStateValue(json: record.state, typed: nil)))
     }
 
     /// The state in memory (saved already).
-    var state: JSONValue { activity.withLock { $0.state } }
+    var state: JSONValue { activity.withLock { $0.state.json } }
 
     /// A place in the action queue, for a caller that must keep its actions in order.
     func ticket() -> UInt64 {
@@ -51,17 +51,17 @@ final class ActorInstance: Sendable {
             }
         }
         return try await queue.run(ticket: ticket) { () async throws(ActorError) -> JSONValue in
-            let before = self.state
+            let before = self.activity.withLock { $0.state }
             let (after, output) = try await self.behavior.perform(
                 name, args: args, state: before, connection: connection, broadcaster: self.broadcaster)
-            if after != before {
+            if after.json != before.json {
                 do {
-                    try await self.store.saveState(id: self.record.id, state: after)
+                    try await self.store.saveState(id: self.record.id, state: after.json)
                 } catch {
                     throw ActorError(group: "rivetkit", code: "internal_error", message: "the state could not be saved")
                 }
-                self.activity.withLock { $0.state = after }
             }
+            self.activity.withLock { $0.state = after }
             return output
         }
     }

@@ -35,13 +35,13 @@ extension ActorServerCore {
         await withDiscardingTaskGroup { group in
             for await event in events {
                 guard case .message(let message) = event else { break }
-                guard let text = message.text else {
+                guard message.kind == .text else {
                     await Self.close(transport, with: .malformed("frames of the json encoding are text"))
                     break
                 }
                 let decoded: ClientMessage
                 do throws(ActorError) {
-                    decoded = try RivetMessageCodec.decodeClientMessage(text)
+                    decoded = try RivetMessageCodec.decodeClientMessage(utf8: message.bytes)
                 } catch {
                     await Self.close(transport, with: error)
                     break
@@ -55,7 +55,7 @@ extension ActorServerCore {
                         let error = ActorError(
                             group: "action", code: "too_many_in_flight",
                             message: "a connection may have \(limit) actions in flight")
-                        _ = try? transport.enqueue(.text(RivetMessageCodec.encode(ServerMessage.error(error, actionId: id))))
+                        _ = try? transport.enqueue(.text(utf8: RivetMessageCodec.frame(ServerMessage.error(error, actionId: id))))
                         continue
                     }
                     // The ticket keeps this connection's actions in the order they arrived.
@@ -69,7 +69,7 @@ extension ActorServerCore {
                             reply = .error(error, actionId: id)
                         }
                         inFlight.decrement()
-                        _ = try? transport.enqueue(.text(RivetMessageCodec.encode(reply)))
+                        _ = try? transport.enqueue(.text(utf8: RivetMessageCodec.frame(reply)))
                     }
                 }
             }
