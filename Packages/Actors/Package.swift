@@ -62,19 +62,12 @@ let package = Package(
             dependencies: ["RivetKit", "RivetKitServer"],
             swiftSettings: strictSettings
         ),
+        // The protocol codec against the transcripts, the server, and the client against it.
         .testTarget(
             name: "RivetKitServerTests",
             dependencies: [
                 "RivetKit",
                 "RivetKitServer",
-            ],
-            swiftSettings: strictSettings
-        ),
-        .testTarget(
-            name: "RivetKitTests",
-            dependencies: [
-                "RivetKit",
-                .product(name: "RpcDo", package: "Managed"),
             ],
             swiftSettings: strictSettings
         ),

@@ -41,18 +41,7 @@ func withSelfSignedCertificate<T>(
     defer { try? FileManager.default.removeItem(at: directory) }
     let certificate = directory.appendingPathComponent("server.pem").path
     let key = directory.appendingPathComponent("server.key").path
-    let openssl = Process()
-    openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    openssl.arguments = [
-        "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-        "-keyout", key, "-out", certificate, "-days", "2", "-subj", "/CN=127.0.0.1",
-        "-addext", "subjectAltName=IP:127.0.0.1",
-    ]
-    openssl.standardOutput = FileHandle.nullDevice
-    openssl.standardError = FileHandle.nullDevice
-    try openssl.run()
-    openssl.waitUntilExit()
-    try #require(openssl.terminationStatus == 0)
+    try SelfSignedCertificate.write(certificatePath: certificate, keyPath: key)
     return try await body(certificate, key)
 }
 

@@ -3,7 +3,7 @@ public import NIOHTTP1
 
 /// One HTTP request a ``TransportServer`` received that is not a WebSocket upgrade, as its
 /// request handler sees it: the method, where it was sent, its headers and its whole body.
-public struct HTTPServerRequest: Sendable {
+public struct HTTPServerRequest: HTTPRequestTarget, Sendable {
     /// The request method.
     public var method: HTTPMethod
     /// The request target's path, without the query.
@@ -31,22 +31,6 @@ public struct HTTPServerRequest: Sendable {
         self.headers = headers
         self.body = body
         self.remoteAddress = remoteAddress
-    }
-
-    /// The query of the request target, without the `?`; empty when there is none.
-    public var query: String {
-        HTTPQuery.query(of: uri)
-    }
-
-    /// The query's parameters in order, names and values percent-decoded (`+` as a space);
-    /// a parameter without `=` has an empty value.
-    public var queryItems: [(name: String, value: String)] {
-        HTTPQuery.items(of: query)
-    }
-
-    /// The value of the first query parameter called `name`, percent-decoded.
-    public func queryValue(_ name: String) -> String? {
-        queryItems.first { $0.name == name }?.value
     }
 
     /// The body as UTF-8 text; `nil` when it is not valid UTF-8.

@@ -3,7 +3,7 @@ public import NIOHTTP1
 
 /// An opening handshake a ``TransportServer`` received, as its upgrade hook sees it and as the
 /// connection handler receives it alongside the connection.
-public struct WebSocketUpgradeRequest: Sendable {
+public struct WebSocketUpgradeRequest: HTTPRequestTarget, Sendable {
     /// The request target's path, without the query.
     public var path: String
     /// The request target as sent: path and query.
@@ -28,20 +28,5 @@ public struct WebSocketUpgradeRequest: Sendable {
         self.headers = headers
         self.remoteAddress = remoteAddress
         self.offeredSubprotocols = offeredSubprotocols
-    }
-
-    /// The query of the request target, without the `?`; empty when there is none.
-    public var query: String {
-        HTTPQuery.query(of: uri)
-    }
-
-    /// The query's parameters in order, names and values percent-decoded (`+` as a space).
-    public var queryItems: [(name: String, value: String)] {
-        HTTPQuery.items(of: query)
-    }
-
-    /// The value of the first query parameter called `name`, percent-decoded.
-    public func queryValue(_ name: String) -> String? {
-        queryItems.first { $0.name == name }?.value
     }
 }
