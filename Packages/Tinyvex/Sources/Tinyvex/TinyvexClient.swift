@@ -27,7 +27,8 @@ import TinyvexProtocol
 /// the token again and resubscribes every live query with its `lastSeq`. A mutation is resent
 /// after a reconnect with its `requestId`, which the server applies once; an action in flight
 /// when the connection drops fails with ``TinyvexError/transport(_:)`` unless it was marked
-/// idempotent. Call ``close()`` when done.
+/// idempotent. When reconnecting gives up, the next subscription or call starts the connection
+/// again. Call ``close()`` when done.
 public final class TinyvexClient: Sendable {
     /// The server's WebSocket URL.
     public let endpoint: URL
@@ -104,11 +105,15 @@ public final class TinyvexClient: Sendable {
             state.closed = true
             return (state.starting, state.tokenSend)
         }
-        _ = await starting?.value
         tokenSend?.cancel()
         await tokenSend?.value
         await tasks.cancelAll()
         gate.open(epoch: nil)
+        // Closing first ends a start that waits for a reconnect; one that began just before
+        // `closed` was set may then have restarted the connection, so close it again once that
+        // start is over (no new one can begin).
+        await channel.connection.close()
+        _ = await starting?.value
         await channel.connection.close()
         registry.failAll(.transport("the client was closed"))
     }
@@ -188,17 +193,15 @@ public final class TinyvexClient: Sendable {
             listener(.value(current))
         }
         if added.isNew {
-            // Either the connection is up and this sends it, or the next `connected` state
-            // resubscribes every live query, this one included.
+            // The query is registered before the state is read: either the connection is up and
+            // this sends it, or the next `connected` state (its restore reads the registry after
+            // the state changed) resubscribes every live query, this one included. `start()`
+            // makes sure there will be a next `connected` state: it starts the connection again
+            // when reconnecting gave up.
             if channel.connection.state.isConnected {
                 tasks.run { [weak self] in await self?.sendSubscribe(subID: added.subID, name: name, params: params, lastSeq: nil) }
             } else {
-                tasks.run { [weak self] in
-                    guard let self else { return }
-                    if case .failure(let error) = await self.start() {
-                        self.registry.fail(subID: added.subID, error)
-                    }
-                }
+                tasks.run { [weak self] in await self?.startOrFail(subID: added.subID) }
             }
         }
         return added.listenerID
@@ -223,8 +226,21 @@ public final class TinyvexClient: Sendable {
         } catch {
             if error.code == .remote {
                 registry.fail(subID: subID, Self.tinyvexError(error))
+            } else if case .disconnected = channel.connection.state {
+                // Reconnecting gave up while this waited (giving up publishes `disconnected`
+                // before it fails the waiting requests): no `connected` state would ever
+                // resubscribe it, so start the connection again.
+                await startOrFail(subID: subID)
             }
             // A lost connection resubscribes on the next one.
+        }
+    }
+
+    /// Starts the connection (again, when reconnecting gave up) so that its `connected` state
+    /// resubscribes `subID`; fails the subscription when the connection cannot be opened.
+    private func startOrFail(subID: String) async {
+        if case .failure(let error) = await start() {
+            registry.fail(subID: subID, error)
         }
     }
 
@@ -318,8 +334,10 @@ public final class TinyvexClient: Sendable {
         }
     }
 
-    /// Opens the connection once; concurrent callers share the attempt, a failed one is retried
-    /// by the next caller.
+    /// Opens the connection, or starts it again when reconnecting gave up; returns once it is
+    /// connected. Concurrent callers share one attempt; once it is over the next caller makes a
+    /// new one (which returns at once while connected), so a client whose reconnecting gave up
+    /// connects again on its next subscription or call instead of waiting forever.
     private func start() async -> Result<Void, TinyvexError> {
         let task = lifecycle.withLock { state -> Task<Result<Void, TinyvexError>, Never>? in
             guard !state.closed else { return nil }
@@ -327,6 +345,8 @@ public final class TinyvexClient: Sendable {
             let channel = self.channel
             let starting = Task { () -> Result<Void, TinyvexError> in
                 do {
+                    // Race-free in the connection: connected returns at once, reconnecting waits
+                    // for the link (and fails if it gives up), given up or idle starts it.
                     try await channel.connection.start()
                     return .success(())
                 } catch {
@@ -338,10 +358,8 @@ public final class TinyvexClient: Sendable {
         }
         guard let task else { return .failure(.transport("the client was closed")) }
         let outcome = await task.value
-        if case .failure = outcome {
-            lifecycle.withLock { state in
-                if state.starting == task { state.starting = nil }
-            }
+        lifecycle.withLock { state in
+            if state.starting == task { state.starting = nil }
         }
         return outcome
     }

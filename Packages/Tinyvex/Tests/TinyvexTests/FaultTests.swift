@@ -141,6 +141,36 @@ struct FaultTests {
         try await server.stop()
     }
 
+    @Test("a client whose reconnecting gave up connects again for its next subscription and call: the subscription gets its first value, the mutation runs")
+    func gaveUpThenSubscribe() async throws {
+        let (database, cleanup) = temporaryDatabase()
+        defer { cleanup() }
+        let schema = TinyvexDemoSchema.schema()
+        var server = try await ServerHandle.start(schema: schema, database: database)
+        let port = server.port
+        let client = try makeClient(server.url, configuration: TinyvexClientConfiguration(
+            reconnect: .init(maxAttempts: 2, backoff: .exponential(base: .milliseconds(5), max: .milliseconds(10)))))
+        let states = Recorder<String>()
+        let stateCancellable = client.connectionState.sink { states.record("\($0)") }
+        let (first, firstCancellable) = record(client, channel: "general")
+        try await waitUntil("the first value") { first.values == [[]] }
+        try await server.stop()
+        // Nothing listens on the port: the two reconnect attempts fail and the client gives up.
+        try await waitUntil("the client gave up") { states.values.last?.hasPrefix("disconnected") == true }
+
+        server = try await ServerHandle.start(schema: schema, database: database, port: port)
+        let (second, secondCancellable) = record(client, channel: "random")
+        try await waitUntil("the new subscription's first value") { second.values == [[]] || second.finished }
+        #expect(second.failure == nil)
+        _ = try await client.mutation("messages.send", args: Send(channel: "general", author: "a", text: "again"), as: Int64.self)
+        // The earlier subscription was resubscribed by the new connection too.
+        try await waitUntil("the earlier subscription's new value") { first.values.last?.map(\.text) == ["again"] || first.finished }
+        #expect(first.failure == nil)
+        _ = (stateCancellable, firstCancellable, secondCancellable)
+        await client.close()
+        try await server.stop()
+    }
+
     @Test("a silent server (accepts, never answers) is found dead by the heartbeat and the client reconnects")
     func silentServer() async throws {
         let connections = Atomic<Int>(0)
