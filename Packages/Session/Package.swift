@@ -98,12 +98,21 @@ let package = Package(
             dependencies: ["CapnWebCore"],
             swiftSettings: strictSettings
         ),
-        // The `capnweb` command: `serve --demo` and `call`.
-        .executableTarget(
-            name: "CapnWebTool",
+        // The `capnweb` command: `serve --demo` and `call`, as a library the tests import.
+        .target(
+            name: "CapnWebCLI",
             dependencies: [
                 "CapnWeb",
                 "CapnWebDemo",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The `capnweb` executable: only runs CapnWebCLI's command.
+        .executableTarget(
+            name: "CapnWebTool",
+            dependencies: [
+                "CapnWebCLI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -124,7 +133,7 @@ let package = Package(
                 "CapnWeb",
                 "CapnWebCore",
                 "CapnWebDemo",
-                "CapnWebTool",
+                "CapnWebCLI",
                 .product(name: "RpcTransportTesting", package: "Transport"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

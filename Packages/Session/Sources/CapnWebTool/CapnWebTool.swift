@@ -1,11 +1,10 @@
+import CapnWebCLI
 import ArgumentParser
 
-/// The `capnweb` command: `serve --demo` runs the conformance test API, `call` calls a server.
+/// The `capnweb` executable: runs ``CapnWebCommand``.
 @main
-struct CapnWebTool: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "capnweb",
-        abstract: "Serve the Cap'n Web conformance API, or call a Cap'n Web server.",
-        subcommands: [ServeCommand.self, CallCommand.self]
-    )
+enum CapnWebTool {
+    static func main() async {
+        await CapnWebCommand.main()
+    }
 }

@@ -1,6 +1,6 @@
 import RpcTransportTesting
 import Testing
-@testable import CapnWebTool
+@testable import CapnWebCLI
 
 /// What one in-process `capnweb call` printed and returned.
 private struct DeadlineRun: Sendable {

@@ -1,7 +1,7 @@
 import Testing
 import CapnWeb
 import RpcWire
-@testable import CapnWebTool
+@testable import CapnWebCLI
 
 /// A structural rendering of an expression, to compare trees in tests.
 private func dump(_ expression: CallExpression) -> String {

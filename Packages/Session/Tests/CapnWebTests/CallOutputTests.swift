@@ -1,5 +1,5 @@
 import Testing
-@testable import CapnWebTool
+@testable import CapnWebCLI
 import CapnWeb
 
 /// What `capnweb call` prints for what a server sent: control characters never reach the

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import RpcTesting
 import Testing
-@testable import CapnWebTool
+@testable import CapnWebCLI
 import CapnWeb
 import CapnWebDemo
 
