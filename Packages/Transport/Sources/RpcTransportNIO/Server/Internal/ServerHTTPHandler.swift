@@ -183,14 +183,7 @@ final class ServerHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             state = .idle
             return
         }
-        guard core.registry.beginBatch() else {
-            state = .answered
-            keepAlive = false
-            respond(.serviceUnavailable, text: "the server is shutting down")
-            state = .idle
-            return
-        }
-        state = .awaitingBatch
+        guard beginAwaitingAnswer() else { return }
         let request = HTTPBatchRequest(
             path: ServerCore.path(of: head.uri),
             uri: head.uri,
@@ -205,16 +198,23 @@ final class ServerHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         core.work.yield(.batch(request, ServerReply(promise: promise)))
     }
 
-    private func dispatchRequest(head: HTTPRequestHead, body: ByteBuffer) {
-        guard let context else { return }
+    /// Registers a batch or routed request with the server and waits for its answer; when the
+    /// server is shutting down, answers 503 instead, closes after it, and returns `false`.
+    private func beginAwaitingAnswer() -> Bool {
         guard core.registry.beginBatch() else {
             state = .answered
             keepAlive = false
             respond(.serviceUnavailable, text: "the server is shutting down")
             state = .idle
-            return
+            return false
         }
         state = .awaitingBatch
+        return true
+    }
+
+    private func dispatchRequest(head: HTTPRequestHead, body: ByteBuffer) {
+        guard let context else { return }
+        guard beginAwaitingAnswer() else { return }
         let request = HTTPServerRequest(
             method: head.method,
             uri: head.uri,
