@@ -56,6 +56,7 @@ let package = Package(
                 "LoopbackSupport",
                 .product(name: "RpcTransport", package: "Transport"),
                 .product(name: "RpcTransportNIO", package: "Transport"),
+                .product(name: "RpcTesting", package: "Wire"),
             ],
             swiftSettings: strictSettings
         ),
