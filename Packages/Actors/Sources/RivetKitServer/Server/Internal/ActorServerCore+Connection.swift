@@ -13,7 +13,13 @@ extension ActorServerCore {
         return .accept(subprotocol: "rivet")
     }
 
-    /// Serves one realtime connection until it closes.
+    /// Serves one realtime connection until it closes and its last action has answered.
+    ///
+    /// Frames are handled as the transport delivers them, on the connection's event loop. Each
+    /// action takes its place in the actor's queue there, in arrival order, and starts at once
+    /// on that loop: one that does not suspend (a read of the state, say) answers before the
+    /// loop reads on, so its reply is written with the others of the same read, without a hop
+    /// to another thread and back.
     func serve(_ transport: WebSocketTransport, request: WebSocketUpgradeRequest) async {
         let instance: ActorInstance
         let connection: ActorConnectionInfo
@@ -25,57 +31,68 @@ extension ActorServerCore {
         }
         _ = try? transport.enqueue(.text(RivetMessageCodec.encode(ServerMessage.initialize(
             actorId: instance.record.id, connectionId: connection.id))))
-        let (events, continuation) = AsyncStream<TransportEvent>.makeStream()
+        let tracker = ConnectionTracker(limit: max(configuration.maxActionsInFlightPerConnection, 1))
+        let executor = transport.executor
         transport.start { event in
-            continuation.yield(event)
-            if case .closed = event { continuation.finish() }
-        }
-        let inFlight = InFlightCounter()
-        let limit = max(configuration.maxActionsInFlightPerConnection, 1)
-        await withDiscardingTaskGroup { group in
-            for await event in events {
-                guard case .message(let message) = event else { break }
-                guard message.kind == .text else {
-                    await Self.close(transport, with: .malformed("frames of the json encoding are text"))
-                    break
-                }
-                let decoded: ClientMessage
-                do throws(ActorError) {
-                    decoded = try RivetMessageCodec.decodeClientMessage(utf8: message.bytes)
-                } catch {
-                    await Self.close(transport, with: error)
-                    break
-                }
-                switch decoded {
-                case .subscriptionRequest(let eventName, let subscribe):
-                    instance.broadcaster.update(connectionId: connection.id, event: eventName, subscribe: subscribe)
-                case .actionRequest(let id, let name, let args):
-                    guard inFlight.increment() <= limit else {
-                        inFlight.decrement()
-                        let error = ActorError(
-                            group: "action", code: "too_many_in_flight",
-                            message: "a connection may have \(limit) actions in flight")
-                        _ = try? transport.enqueue(.text(utf8: RivetMessageCodec.frame(ServerMessage.error(error, actionId: id))))
-                        continue
-                    }
-                    // The ticket keeps this connection's actions in the order they arrived.
-                    let ticket = instance.ticket()
-                    group.addTask {
-                        let reply: ServerMessage
-                        do throws(ActorError) {
-                            let output = try await instance.perform(name, args: args, connection: connection, ticket: ticket)
-                            reply = .actionResponse(id: id, output: output)
-                        } catch {
-                            reply = .error(error, actionId: id)
-                        }
-                        inFlight.decrement()
-                        _ = try? transport.enqueue(.text(utf8: RivetMessageCodec.frame(reply)))
-                    }
-                }
+            switch event {
+            case .message(let message):
+                Self.handle(message, transport: transport, instance: instance, connection: connection, tracker: tracker, executor: executor)
+            case .closed:
+                tracker.close()
             }
         }
-        continuation.finish()
+        await tracker.finished()
         await instance.disconnect(connection)
+    }
+
+    /// Handles one inbound frame of a connection, on the thread that delivered it.
+    private static func handle(
+        _ message: TransportMessage, transport: WebSocketTransport, instance: ActorInstance,
+        connection: ActorConnectionInfo, tracker: ConnectionTracker, executor: (any TaskExecutor)?
+    ) {
+        guard tracker.isReading else { return }
+        guard message.kind == .text else {
+            stop(transport, tracker: tracker, with: .malformed("frames of the json encoding are text"))
+            return
+        }
+        let decoded: ClientMessage
+        do throws(ActorError) {
+            decoded = try RivetMessageCodec.decodeClientMessage(utf8: message.bytes)
+        } catch {
+            stop(transport, tracker: tracker, with: error)
+            return
+        }
+        switch decoded {
+        case .subscriptionRequest(let eventName, let subscribe):
+            instance.broadcaster.update(connectionId: connection.id, event: eventName, subscribe: subscribe)
+        case .actionRequest(let id, let name, let args):
+            guard tracker.admit() else {
+                let error = ActorError(
+                    group: "action", code: "too_many_in_flight",
+                    message: "a connection may have \(tracker.limit) actions in flight")
+                _ = try? transport.enqueue(.text(utf8: RivetMessageCodec.frame(ServerMessage.error(error, actionId: id))))
+                return
+            }
+            // The ticket keeps this connection's actions in the order they arrived.
+            let ticket = instance.ticket()
+            ImmediateTask.start(preferring: executor) {
+                let reply: ServerMessage
+                do throws(ActorError) {
+                    let output = try await instance.perform(name, args: args, connection: connection, ticket: ticket)
+                    reply = .actionResponse(id: id, output: output)
+                } catch {
+                    reply = .error(error, actionId: id)
+                }
+                tracker.release()
+                _ = try? transport.enqueue(.text(utf8: RivetMessageCodec.frame(reply)))
+            }
+        }
+    }
+
+    /// Stops reading a connection and closes it with `error`.
+    private static func stop(_ transport: WebSocketTransport, tracker: ConnectionTracker, with error: ActorError) {
+        tracker.stopReading()
+        Task { await close(transport, with: error) }
     }
 
     private func open(_ transport: WebSocketTransport, request: WebSocketUpgradeRequest) async throws(ActorError)
@@ -110,20 +127,5 @@ extension ActorServerCore {
     /// Closes a connection with RivetKit's reason text for `error`: `group.code`.
     static func close(_ transport: WebSocketTransport, with error: ActorError) async {
         await transport.close(code: .internalError, reason: ActorCloseReason(group: error.group, code: error.code).description)
-    }
-}
-
-/// The actions one connection has waiting or running.
-final class InFlightCounter: Sendable {
-    private let count = Atomic<Int>(0)
-
-    /// Counts one more; returns the new count.
-    func increment() -> Int {
-        count.add(1, ordering: .relaxed).newValue
-    }
-
-    /// Counts one fewer.
-    func decrement() {
-        count.subtract(1, ordering: .relaxed)
     }
 }

@@ -23,13 +23,10 @@ final class SerialQueue: Sendable {
 
     /// Runs `body` once every ticket before `ticket` has been run.
     func run<T: Sendable>(ticket: UInt64, _ body: () async throws(ActorError) -> T) async throws(ActorError) -> T {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = state.withLock { state -> Bool in
-                guard state.serving != ticket else { return true }
-                state.waiters[ticket] = continuation
-                return false
-            }
-            if now { continuation.resume() }
+        // Only this ticket's run moves `serving` past it: once it is this ticket's turn, it
+        // stays so, and the body starts without waiting.
+        if state.withLock({ $0.serving != ticket }) {
+            await wait(for: ticket)
         }
         defer {
             let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
@@ -39,5 +36,17 @@ final class SerialQueue: Sendable {
             next?.resume()
         }
         return try await body()
+    }
+
+    /// Returns once it is `ticket`'s turn.
+    private func wait(for ticket: UInt64) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                guard state.serving != ticket else { return true }
+                state.waiters[ticket] = continuation
+                return false
+            }
+            if now { continuation.resume() }
+        }
     }
 }
