@@ -7,8 +7,9 @@ protocol ActorBehavior: Sendable {
     var name: String { get }
     /// The initial state, as JSON, for a creation input.
     func initialState(input: JSONValue?) async throws(ActorError) -> JSONValue
-    /// Runs action `name` on `state`; returns the new state and the output.
-    func perform(
+    /// Runs action `name` on `state`; returns the new state and the output, on the caller's
+    /// executor (a connection's event loop), with no hop of its own.
+    nonisolated(nonsending) func perform(
         _ name: String, args: [JSONValue], state: ActorStateValue, connection: ActorConnectionInfo,
         broadcaster: ActorBroadcaster
     ) async throws(ActorError) -> (state: ActorStateValue, output: JSONValue)
@@ -31,7 +32,7 @@ extension ActorDefinition: ActorBehavior {
         return try ActorValueCoding.encode(state)
     }
 
-    func perform(
+    nonisolated(nonsending) func perform(
         _ name: String, args: [JSONValue], state: ActorStateValue, connection: ActorConnectionInfo,
         broadcaster: ActorBroadcaster
     ) async throws(ActorError) -> (state: ActorStateValue, output: JSONValue) {

@@ -117,7 +117,8 @@ public struct ActorDefinition<State: Codable & Sendable>: Sendable {
     }
 
     private func adding<R: Encodable & Sendable>(
-        _ name: String, _ body: @escaping @Sendable (inout ActorContext<State>, [JSONValue]) async throws -> R
+        _ name: String,
+        _ body: nonisolated(nonsending) @escaping @Sendable (inout ActorContext<State>, [JSONValue]) async throws -> R
     ) -> Self {
         var copy = self
         copy.actions[name] = ActionBody { context, args in
@@ -130,9 +131,10 @@ public struct ActorDefinition<State: Codable & Sendable>: Sendable {
 
 /// One action of an actor type, its arguments and output as JSON.
 struct ActionBody<State: Codable & Sendable>: Sendable {
-    let run: @Sendable (inout ActorContext<State>, [JSONValue]) async throws -> JSONValue
+    /// Runs on the caller's executor: only the user's body, which the wrapper calls, hops.
+    let run: nonisolated(nonsending) @Sendable (inout ActorContext<State>, [JSONValue]) async throws -> JSONValue
 
-    init(_ run: @escaping @Sendable (inout ActorContext<State>, [JSONValue]) async throws -> JSONValue) {
+    init(_ run: nonisolated(nonsending) @escaping @Sendable (inout ActorContext<State>, [JSONValue]) async throws -> JSONValue) {
         self.run = run
     }
 }

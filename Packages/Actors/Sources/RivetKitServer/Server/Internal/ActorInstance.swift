@@ -39,7 +39,7 @@ final class ActorInstance: Sendable {
 
     /// Runs an action after the ones before it (those of earlier tickets); the new state is
     /// saved before this returns.
-    func perform(
+    nonisolated(nonsending) func perform(
         _ name: String, args: [JSONValue], connection: ActorConnectionInfo, ticket: UInt64? = nil
     ) async throws(ActorError) -> JSONValue {
         let ticket = ticket ?? queue.ticket()

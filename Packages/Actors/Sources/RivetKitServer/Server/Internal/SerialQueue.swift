@@ -22,7 +22,9 @@ final class SerialQueue: Sendable {
     }
 
     /// Runs `body` once every ticket before `ticket` has been run.
-    func run<T: Sendable>(ticket: UInt64, _ body: () async throws(ActorError) -> T) async throws(ActorError) -> T {
+    nonisolated(nonsending) func run<T: Sendable>(
+        ticket: UInt64, _ body: nonisolated(nonsending) () async throws(ActorError) -> T
+    ) async throws(ActorError) -> T {
         // Only this ticket's run moves `serving` past it: once it is this ticket's turn, it
         // stays so, and the body starts without waiting.
         if state.withLock({ $0.serving != ticket }) {
