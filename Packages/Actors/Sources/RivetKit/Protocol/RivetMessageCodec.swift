@@ -80,6 +80,9 @@ public enum RivetMessageCodec {
     ///
     /// - Throws: ``ActorError`` `message.malformed` as ``decodeClientMessage(_:)`` does.
     public static func decodeClientMessage(utf8 bytes: [UInt8]) throws(ActorError) -> ClientMessage {
+        if let (id, name, args) = CompactFrameReader.actionRequest(bytes) {
+            return .actionRequest(id: id, name: name, args: try args.map(decodeValue))
+        }
         let (tag, val) = try open(bytes)
         switch tag {
         case "ActionRequest":
@@ -112,6 +115,9 @@ public enum RivetMessageCodec {
     ///
     /// - Throws: ``ActorError`` `message.malformed` as ``decodeServerMessage(_:)`` does.
     public static func decodeServerMessage(utf8 bytes: [UInt8]) throws(ActorError) -> ServerMessage {
+        if let (id, output) = CompactFrameReader.actionResponse(bytes) {
+            return .actionResponse(id: id, output: try decodeValue(output))
+        }
         let (tag, val) = try open(bytes)
         switch tag {
         case "Init":
