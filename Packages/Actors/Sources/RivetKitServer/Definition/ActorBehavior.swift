@@ -40,9 +40,13 @@ extension ActorDefinition: ActorBehavior {
             throw ActorError(group: "action", code: "not_found", message: "the action \(name) does not exist")
         }
         let typed: State
+        // A typed state left by the previous action is what `state.json` was encoded from.
+        let cached: Bool
         if let decoded = state.typed as? State {
             typed = decoded
+            cached = true
         } else {
+            cached = false
             do {
                 typed = try JSONValueDecoder().decode(State.self, from: state.json)
             } catch {
@@ -56,10 +60,23 @@ extension ActorDefinition: ActorBehavior {
         } catch {
             throw Self.clientError(error)
         }
-        let json = try ActorValueCoding.encode(context.state)
+        let json = cached && Self.isPlainValue(context.state, bitwiseEqualTo: typed)
+            ? state.json : try ActorValueCoding.encode(context.state)
         // A class instance is shared with the action and may change after it: only values are kept.
         let keep: (any Sendable)? = State.self is AnyObject.Type ? nil : context.state
         return (ActorStateValue(json: json, typed: keep), output)
+    }
+
+    /// Whether `after` is bit for bit `before` and `State` is a plain value, holding no
+    /// references (numbers, booleans, enums and structs of those): then it encodes as `before`
+    /// did, and an action that only read the state needs no encoding. A state holding
+    /// references (strings, arrays, objects) is always encoded: an object it refers to may
+    /// have changed behind equal bits.
+    static func isPlainValue(_ after: State, bitwiseEqualTo before: State) -> Bool {
+        guard _isPOD(State.self) else { return false }
+        return withUnsafeBytes(of: after) { after in
+            withUnsafeBytes(of: before) { before in after.elementsEqual(before) }
+        }
     }
 
     func beforeConnect(_ connection: ActorConnectionInfo) async throws(ActorError) {
