@@ -3,7 +3,20 @@ import RivetKit
 /// Encoding Swift values to the JSON an action or event carries and back, with the errors a
 /// client sees.
 enum ActorValueCoding {
-    static func encode(_ value: any Encodable) throws(ActorError) -> JSONValue {
+    static func encode<T: Encodable>(_ value: T) throws(ActorError) -> JSONValue {
+        // The outputs actions return most, made as the encoder makes them, without one.
+        if T.self == Int.self, let integer = value as? Int {
+            return .integer(Int64(integer))
+        }
+        if T.self == String.self, let string = value as? String {
+            return .string(string)
+        }
+        if T.self == Bool.self, let bool = value as? Bool {
+            return .bool(bool)
+        }
+        if T.self == JSONValue.self, let json = value as? JSONValue {
+            return json
+        }
         do {
             return try JSONValueEncoder().encode(value)
         } catch {
