@@ -1,6 +1,5 @@
 import RivetKit
 import RpcTransportNIO
-import Synchronization
 
 extension ActorServerCore {
     /// Decides about a WebSocket upgrade: gateway `…/connect` paths that offer the `rivet`
