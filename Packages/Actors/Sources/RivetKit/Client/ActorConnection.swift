@@ -8,8 +8,14 @@ import Synchronization
 /// after it; every active event subscription is sent again after each `Init`, before the
 /// queued actions. A lost connection rejects the actions in flight (with the close reason's
 /// structured error when it has one), reports the error, and reconnects with the configured
-/// backoff (250 ms to 30 s). An open failure before the first `Init` goes back to ``ActorConnStatus/idle``
-/// with `client.connection_open_failed`.
+/// backoff (250 ms to 30 s).
+///
+/// Before the first `Init`, a failure to open is retried with the same backoff only when it
+/// says the actor is stale (``ActorCloseReason/isStaleActor``: not found yet, starting,
+/// stopping, destroyed); any other (a refused token, an unreachable server, a creation input
+/// over ``ClientConfig/maxInputSize``) rejects the waiting actions, is reported once (as
+/// `client.connection_open_failed` unless it is already structured) and goes back to
+/// ``ActorConnStatus/idle`` without retrying.
 ///
 /// ```swift
 /// let connection = client.getOrCreate("counter", key: ["a"]).connect()
@@ -131,19 +137,46 @@ public final class ActorConnection: Sendable {
                     reconnect: ReconnectPolicy(maxAttempts: nil, backoff: client.config.reconnectBackoff),
                     connectTimeout: client.config.connectTimeout,
                     offlineQueueLimit: 0),
-                factory: { [client, options] _ in try await Self.open(client: client, options: options) },
+                factory: { [weak self, client, options] _ in
+                    do {
+                        return try await Self.open(client: client, options: options)
+                    } catch {
+                        self?.reopenFailed(error)
+                        throw error
+                    }
+                },
                 handler: .transports { [weak self] transport, _ in self?.attach(transport) })
             state.reconnecting = connection
             state.status = .connecting
+            // `actorId` marks that an `Init` arrived since this start.
+            state.actorId = nil
+            state.connectionId = nil
             return connection
         }
         guard let started else { return }
         publishStatus()
+        let backoff = client.config.reconnectBackoff
         let runner = Task { [weak self] in
-            do {
-                try await started.start()
-            } catch {
-                await self?.openFailed(error)
+            // The first open: a stale actor is tried again, anything else ends here. Once a
+            // socket is open, the reconnecting connection takes over.
+            var attempt = 0
+            while true {
+                do {
+                    try await started.start()
+                    return
+                } catch {
+                    let failure = Self.openError(error)
+                    guard Self.isRetryable(failure), !Task.isCancelled else {
+                        await self?.openFailed(failure, on: started)
+                        return
+                    }
+                    attempt += 1
+                    do {
+                        try await Task.sleep(for: backoff.delay(forAttempt: attempt))
+                    } catch {
+                        return
+                    }
+                }
             }
         }
         state.withLock { $0.runner = runner }
@@ -206,20 +239,7 @@ public final class ActorConnection: Sendable {
     // MARK: Internals
 
     private static func open(client: RivetKitClient, options: ActorOptions) async throws -> any MessageTransport {
-        let config = try await client.resolvedState().config
-        var query: [String] = [
-            "rvt-namespace=\(ActorKey.formEncode(config.namespace))", "rvt-method=getOrCreate",
-            "rvt-runner=\(ActorKey.formEncode(config.runnerName))",
-        ]
-        if let key = ActorKey.queryValue(options.key) { query.append("rvt-key=\(key)") }
-        query.append("rvt-crash-policy=sleep")
-        if let token = config.token { query.append("rvt-token=\(ActorKey.formEncode(token))") }
-        if let input = options.createWithInput {
-            query.append("rvt-input=\(RivetBase64.encodeURLSafe(RivetCBOR.encode(input)))")
-        }
-        if let region = options.createInRegion { query.append("rvt-region=\(ActorKey.formEncode(region))") }
-        let base = config.endpoint.replacingPrefix("https://", with: "wss://").replacingPrefix("http://", with: "ws://")
-        let url = "\(base)/gateway/\(HTTPQuery.percentEncode(options.name))/connect?\(query.joined(separator: "&"))"
+        let url = try connectURL(config: try await client.resolvedState().config, options: options, maxInputSize: client.config.maxInputSize)
         var configuration = WebSocketClientConfiguration()
         configuration.subprotocols = ["rivet", "rivet_encoding.json"]
         if let params = options.params {
@@ -231,6 +251,42 @@ public final class ActorConnection: Sendable {
             throw ActorError(group: "client", code: "connection_open_failed", message: "the server did not select rivet")
         }
         return transport
+    }
+
+    /// The WebSocket URL of `options`' actor: `/gateway/{id}[@token]/connect` for an id, the
+    /// query gateway for a key.
+    ///
+    /// - Throws: ``ActorError`` `client.config_error` when the encoded creation input is longer
+    ///   than `maxInputSize`.
+    static func connectURL(config: ResolvedClientConfig, options: ActorOptions, maxInputSize: Int) throws(ActorError) -> String {
+        let base = config.endpoint.replacingPrefix("https://", with: "wss://").replacingPrefix("http://", with: "ws://")
+        var query = ["rvt-namespace=\(ActorKey.formEncode(config.namespace))"]
+        switch options.lookup {
+        case .id(let id):
+            // The token travels in the path segment only, never in a header or the query.
+            let segment = HTTPQuery.percentEncode(id) + (config.token.map { "@" + HTTPQuery.percentEncode($0) } ?? "")
+            return "\(base)/gateway/\(segment)/connect"
+        case .get:
+            query.append("rvt-method=get")
+            if let key = ActorKey.queryValue(options.key) { query.append("rvt-key=\(key)") }
+            if let token = config.token { query.append("rvt-token=\(ActorKey.formEncode(token))") }
+        case .getOrCreate:
+            query += ["rvt-method=getOrCreate", "rvt-runner=\(ActorKey.formEncode(config.runnerName))"]
+            if let key = ActorKey.queryValue(options.key) { query.append("rvt-key=\(key)") }
+            query.append("rvt-crash-policy=sleep")
+            if let token = config.token { query.append("rvt-token=\(ActorKey.formEncode(token))") }
+            if let input = options.createWithInput {
+                let encoded = RivetBase64.encodeURLSafe(RivetCBOR.encode(input))
+                guard encoded.utf8.count <= maxInputSize else {
+                    throw ActorError(
+                        group: "client", code: "config_error",
+                        message: "the creation input is \(encoded.utf8.count) bytes in rvt-input, over the limit of \(maxInputSize) (maxInputSize)")
+                }
+                query.append("rvt-input=\(encoded)")
+            }
+            if let region = options.createInRegion { query.append("rvt-region=\(ActorKey.formEncode(region))") }
+        }
+        return "\(base)/gateway/\(HTTPQuery.percentEncode(options.name))/connect?\(query.joined(separator: "&"))"
     }
 
     private func attach(_ transport: any MessageTransport) {
@@ -284,14 +340,27 @@ public final class ActorConnection: Sendable {
     }
 
     private func lost(_ closure: TransportClosure, transport: any MessageTransport) {
-        let wasConnected = state.withLock { state -> Bool in
-            guard state.transport.map({ $0 === transport }) ?? true else { return false }
+        let (wasConnected, opening) = state.withLock { state -> (Bool, ReconnectingConnection?) in
+            guard state.transport.map({ $0 === transport }) ?? true else { return (false, nil) }
             let connected = state.status == .connected
             state.transport = nil
             if state.reconnecting != nil {
                 state.status = connected ? .disconnected : state.status
             }
-            return connected
+            return (connected, state.actorId == nil ? state.reconnecting : nil)
+        }
+        if let opening {
+            // Closed before the first `Init`: an open failure. The reconnecting connection
+            // tries again; unless the reason is retryable, the connection stops here.
+            let failure =
+                ActorCloseReason(parsing: closure.reason)?.error()
+                ?? ActorError(
+                    group: "client", code: "connection_open_failed",
+                    message: "the connection closed before the actor's Init: \(closure)")
+            if !Self.isRetryable(failure) {
+                Task { [weak self] in await self?.openFailed(failure, on: opening) }
+            }
+            return
         }
         let error =
             ActorCloseReason(parsing: closure.reason)?.error()
@@ -303,23 +372,56 @@ public final class ActorConnection: Sendable {
         publishStatus()
     }
 
-    private func openFailed(_ failure: any Error) async {
-        let error =
-            (failure as? ActorError)
-            ?? ActorError(group: "client", code: "connection_open_failed", message: "the connection could not be opened: \(failure)")
-        let (waiting, reconnecting) = state.withLock { state in
+    /// A factory failure while the reconnecting connection retries before any `Init` (after a
+    /// retryable close): ends the connection unless it is retryable too. The first attempts are
+    /// the runner's of ``start()``.
+    private func reopenFailed(_ error: any Error) {
+        let opening = state.withLock { $0.actorId == nil ? $0.reconnecting : nil }
+        guard let opening, case .reconnecting = opening.state else { return }
+        let failure = Self.openError(error)
+        guard !Self.isRetryable(failure) else { return }
+        Task { [weak self] in await self?.openFailed(failure, on: opening) }
+    }
+
+    /// Ends an open that failed for good: rejects the waiting actions with `error`, stops
+    /// `connection`, reports the error once and goes back to ``ActorConnStatus/idle``. Does
+    /// nothing when `connection` is no longer this one's (disposed or started again) or an
+    /// `Init` arrived meanwhile.
+    private func openFailed(_ error: ActorError, on connection: ReconnectingConnection) async {
+        let waiting = state.withLock { state -> [UInt64: Waiting]? in
+            guard state.reconnecting === connection, state.actorId == nil else { return nil }
             defer {
                 state.waiting = [:]
                 state.queue = []
                 state.status = .idle
                 state.reconnecting = nil
+                state.runner = nil
             }
-            return (state.waiting, state.reconnecting)
+            return state.waiting
         }
+        guard let waiting else { return }
         for (_, entry) in waiting { entry.continuation.resume(throwing: error) }
-        await reconnecting?.close()
+        await connection.close()
         report(error)
         publishStatus()
+    }
+
+    /// The structured error an open failure carries (the factory's own, under the transport's
+    /// wrapping), or `client.connection_open_failed`.
+    static func openError(_ failure: any Error) -> ActorError {
+        var current: (any Error)? = failure
+        while let error = current {
+            if let actorError = error as? ActorError { return actorError }
+            current = (error as? TransportError)?.cause
+        }
+        return ActorError(
+            group: "client", code: "connection_open_failed", message: "the connection could not be opened: \(failure)")
+    }
+
+    /// Whether an open failure is tried again: a stale actor (it may exist or be ready on the
+    /// next attempt).
+    static func isRetryable(_ error: ActorError) -> Bool {
+        ActorCloseReason(group: error.group, code: error.code).isStaleActor
     }
 
     private func rejectSent(with error: ActorError) {
