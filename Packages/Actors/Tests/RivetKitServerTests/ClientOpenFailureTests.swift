@@ -74,6 +74,29 @@ struct ClientOpenFailureTests {
         }
     }
 
+    @Test("Retries before the first Init back off: the wait grows from one attempt to the next")
+    func retriesBackOff() async throws {
+        let attempts = Shared(0)
+        try await withActorServer(
+            registry: Self.registry(attempts: attempts), store: try SQLiteActorStore.inMemory(),
+            configuration: ServerHarness.configuration()
+        ) { (server: ActorServer) async throws -> Void in
+            var config = ClientConfig(endpoint: server.endpoint, token: nil, namespace: nil, disableMetadataLookup: true)
+            config.reconnectBackoff = Backoff(initialDelay: .milliseconds(20), maxDelay: .seconds(10), jitter: .none)
+            let client = RivetKitClient(config)
+            let connection = client.getOrCreate("picky", key: ["p3"], params: ["refuse": "actor.stopping"]).connect()
+            connection.start()
+            try await ServerHarness.waitUntil { attempts.value >= 2 }
+            // Waits of 20, 40, 80, 160 and 320 ms make at most 6 attempts in this time; a wait
+            // that does not grow would make about 35.
+            try await Task.sleep(for: .milliseconds(700))
+            #expect(attempts.value <= 8)
+            #expect(connection.status == .connecting)
+            await connection.dispose()
+            await client.close()
+        }
+    }
+
     @Test("Any other refusal before the first Init rejects the waiting action, is reported once and goes idle without retrying")
     func nonRetryableGoesIdle() async throws {
         let attempts = Shared(0)
@@ -119,6 +142,26 @@ struct ClientOpenFailureTests {
             try await ServerHarness.waitUntil { !seen.value.isEmpty }
             try await ClientTests.waitFor(connection, .idle)
             #expect(seen.value.map(\.description).first?.hasPrefix("auth.unauthorized") == true)
+            await connection.dispose()
+            reader.cancel()
+            await client.close()
+        }
+    }
+
+    @Test("An id connection to an actor that does not exist is actor.not_found once, then idle: an id does not come back")
+    func idNotFound() async throws {
+        try await ClientTests.withServer { (server: ActorServer) async throws -> Void in
+            let client = Self.client(server)
+            let connection = client.getForId("counter", actorId: "no-such-actor").connect()
+            let (reader, seen) = Self.counting(connection)
+            let pending = Task { try await connection.action("getCount", args: []) }
+            connection.start()
+            try await ServerHarness.waitUntil { !seen.value.isEmpty }
+            try await ClientTests.waitFor(connection, .idle)
+            let rejected = await #expect(throws: ActorError.self) { try await pending.value }
+            #expect(rejected?.code == "not_found")
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(seen.value.map(\.description).map { $0.hasPrefix("actor.not_found") } == [true])
             await connection.dispose()
             reader.cancel()
             await client.close()

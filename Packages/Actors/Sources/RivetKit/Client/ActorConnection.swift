@@ -47,6 +47,15 @@ public final class ActorConnection: Sendable {
         var reconnecting: ReconnectingConnection?
         var runner: Task<Void, Never>?
         var lastError: ActorError?
+        /// Until the first `Init` after ``start()``: where the open's outcome goes (the
+        /// transport it concerns, and `nil` for `Init` or the close's error).
+        var opening: AsyncStream<OpenOutcome>.Continuation?
+    }
+
+    /// How one open attempt ended: the actor's `Init` (`failure` `nil`) or a close before it.
+    private struct OpenOutcome: Sendable {
+        var transport: ObjectIdentifier?
+        var failure: ActorError?
     }
 
     private let state = Mutex(State())
@@ -130,6 +139,7 @@ public final class ActorConnection: Sendable {
 
     /// Starts connecting (from ``ActorConnStatus/idle``; otherwise does nothing).
     public func start() {
+        let (outcomes, sink) = AsyncStream<OpenOutcome>.makeStream()
         let started = state.withLock { state -> ReconnectingConnection? in
             guard state.status == .idle, state.reconnecting == nil else { return nil }
             let connection = ReconnectingConnection(
@@ -137,45 +147,56 @@ public final class ActorConnection: Sendable {
                     reconnect: ReconnectPolicy(maxAttempts: nil, backoff: client.config.reconnectBackoff),
                     connectTimeout: client.config.connectTimeout,
                     offlineQueueLimit: 0),
-                factory: { [weak self, client, options] _ in
-                    do {
-                        return try await Self.open(client: client, options: options)
-                    } catch {
-                        self?.reopenFailed(error)
-                        throw error
-                    }
-                },
+                factory: { [client, options] _ in try await Self.open(client: client, options: options) },
                 handler: .transports { [weak self] transport, _ in self?.attach(transport) })
             state.reconnecting = connection
             state.status = .connecting
-            // `actorId` marks that an `Init` arrived since this start.
-            state.actorId = nil
-            state.connectionId = nil
+            state.opening = sink
             return connection
         }
-        guard let started else { return }
+        guard let started else {
+            sink.finish()
+            return
+        }
         publishStatus()
         let backoff = client.config.reconnectBackoff
+        let lookup = options.lookup
         let runner = Task { [weak self] in
-            // The first open: a stale actor is tried again, anything else ends here. Once a
-            // socket is open, the reconnecting connection takes over.
+            // Until the first `Init`, this loop owns the retries, with a backoff that grows
+            // across attempts: a stale actor is tried again, anything else ends the connection.
+            // After it, the reconnecting connection keeps the connection alive.
+            var outcomes = outcomes.makeAsyncIterator()
             var attempt = 0
-            while true {
+            while !Task.isCancelled {
+                let failure: ActorError
                 do {
                     try await started.start()
-                    return
+                    let current = started.currentTransport.map(ObjectIdentifier.init)
+                    var outcome: OpenOutcome?
+                    // A close of an earlier attempt's transport is not this attempt's outcome.
+                    repeat {
+                        outcome = await outcomes.next()
+                    } while outcome.map({ current != nil && $0.transport != current && $0.failure != nil }) ?? false
+                    guard let outcome else { return }  // disposed
+                    guard let closed = outcome.failure else {
+                        self?.endOpening()
+                        return
+                    }
+                    failure = closed
+                    // Stops its own reconnecting: the next attempt is this loop's.
+                    await started.close()
                 } catch {
-                    let failure = Self.openError(error)
-                    guard Self.isRetryable(failure), !Task.isCancelled else {
-                        await self?.openFailed(failure, on: started)
-                        return
-                    }
-                    attempt += 1
-                    do {
-                        try await Task.sleep(for: backoff.delay(forAttempt: attempt))
-                    } catch {
-                        return
-                    }
+                    failure = Self.openError(error)
+                }
+                guard Self.isRetryable(failure, lookup: lookup), !Task.isCancelled else {
+                    await self?.openFailed(failure, on: started)
+                    return
+                }
+                attempt += 1
+                do {
+                    try await Task.sleep(for: backoff.delay(forAttempt: attempt))
+                } catch {
+                    return
                 }
             }
         }
@@ -187,6 +208,8 @@ public final class ActorConnection: Sendable {
     public func dispose() async {
         let (reconnecting, runner, waiting) = state.withLock { state in
             defer {
+                state.opening?.finish()
+                state.opening = nil
                 state.reconnecting = nil
                 state.runner = nil
                 state.waiting = [:]
@@ -239,7 +262,8 @@ public final class ActorConnection: Sendable {
     // MARK: Internals
 
     private static func open(client: RivetKitClient, options: ActorOptions) async throws -> any MessageTransport {
-        let url = try connectURL(config: try await client.resolvedState().config, options: options, maxInputSize: client.config.maxInputSize)
+        let url = try connectURL(
+            config: try await client.resolvedState().config, options: options, maxInputSize: client.config.maxInputSize)
         var configuration = WebSocketClientConfiguration()
         configuration.subprotocols = ["rivet", "rivet_encoding.json"]
         if let params = options.params {
@@ -258,7 +282,9 @@ public final class ActorConnection: Sendable {
     ///
     /// - Throws: ``ActorError`` `client.config_error` when the encoded creation input is longer
     ///   than `maxInputSize`.
-    static func connectURL(config: ResolvedClientConfig, options: ActorOptions, maxInputSize: Int) throws(ActorError) -> String {
+    private static func connectURL(
+        config: ResolvedClientConfig, options: ActorOptions, maxInputSize: Int
+    ) throws(ActorError) -> String {
         let base = config.endpoint.replacingPrefix("https://", with: "wss://").replacingPrefix("http://", with: "ws://")
         var query = ["rvt-namespace=\(ActorKey.formEncode(config.namespace))"]
         switch options.lookup {
@@ -280,7 +306,9 @@ public final class ActorConnection: Sendable {
                 guard encoded.utf8.count <= maxInputSize else {
                     throw ActorError(
                         group: "client", code: "config_error",
-                        message: "the creation input is \(encoded.utf8.count) bytes in rvt-input, over the limit of \(maxInputSize) (maxInputSize)")
+                        message:
+                            "the creation input is \(encoded.utf8.count) bytes in rvt-input, "
+                            + "over the limit of \(maxInputSize) (maxInputSize)")
                 }
                 query.append("rvt-input=\(encoded)")
             }
@@ -340,26 +368,23 @@ public final class ActorConnection: Sendable {
     }
 
     private func lost(_ closure: TransportClosure, transport: any MessageTransport) {
-        let (wasConnected, opening) = state.withLock { state -> (Bool, ReconnectingConnection?) in
+        let (wasConnected, opening) = state.withLock { state -> (Bool, AsyncStream<OpenOutcome>.Continuation?) in
             guard state.transport.map({ $0 === transport }) ?? true else { return (false, nil) }
             let connected = state.status == .connected
             state.transport = nil
             if state.reconnecting != nil {
                 state.status = connected ? .disconnected : state.status
             }
-            return (connected, state.actorId == nil ? state.reconnecting : nil)
+            return (connected, connected ? nil : state.opening)
         }
         if let opening {
-            // Closed before the first `Init`: an open failure. The reconnecting connection
-            // tries again; unless the reason is retryable, the connection stops here.
+            // Closed before the first `Init`: an open failure, for the loop of start().
             let failure =
                 ActorCloseReason(parsing: closure.reason)?.error()
                 ?? ActorError(
                     group: "client", code: "connection_open_failed",
                     message: "the connection closed before the actor's Init: \(closure)")
-            if !Self.isRetryable(failure) {
-                Task { [weak self] in await self?.openFailed(failure, on: opening) }
-            }
+            opening.yield(OpenOutcome(transport: ObjectIdentifier(transport), failure: failure))
             return
         }
         let error =
@@ -372,25 +397,24 @@ public final class ActorConnection: Sendable {
         publishStatus()
     }
 
-    /// A factory failure while the reconnecting connection retries before any `Init` (after a
-    /// retryable close): ends the connection unless it is retryable too. The first attempts are
-    /// the runner's of ``start()``.
-    private func reopenFailed(_ error: any Error) {
-        let opening = state.withLock { $0.actorId == nil ? $0.reconnecting : nil }
-        guard let opening, case .reconnecting = opening.state else { return }
-        let failure = Self.openError(error)
-        guard !Self.isRetryable(failure) else { return }
-        Task { [weak self] in await self?.openFailed(failure, on: opening) }
+    /// The first `Init` arrived: the open is over.
+    private func endOpening() {
+        let opening = state.withLock { state in
+            defer { state.opening = nil }
+            return state.opening
+        }
+        opening?.finish()
     }
 
     /// Ends an open that failed for good: rejects the waiting actions with `error`, stops
     /// `connection`, reports the error once and goes back to ``ActorConnStatus/idle``. Does
-    /// nothing when `connection` is no longer this one's (disposed or started again) or an
-    /// `Init` arrived meanwhile.
+    /// nothing when `connection` is no longer this one's (disposed or started again).
     private func openFailed(_ error: ActorError, on connection: ReconnectingConnection) async {
         let waiting = state.withLock { state -> [UInt64: Waiting]? in
-            guard state.reconnecting === connection, state.actorId == nil else { return nil }
+            guard state.reconnecting === connection else { return nil }
             defer {
+                state.opening?.finish()
+                state.opening = nil
                 state.waiting = [:]
                 state.queue = []
                 state.status = .idle
@@ -408,7 +432,7 @@ public final class ActorConnection: Sendable {
 
     /// The structured error an open failure carries (the factory's own, under the transport's
     /// wrapping), or `client.connection_open_failed`.
-    static func openError(_ failure: any Error) -> ActorError {
+    private static func openError(_ failure: any Error) -> ActorError {
         var current: (any Error)? = failure
         while let error = current {
             if let actorError = error as? ActorError { return actorError }
@@ -418,10 +442,14 @@ public final class ActorConnection: Sendable {
             group: "client", code: "connection_open_failed", message: "the connection could not be opened: \(failure)")
     }
 
-    /// Whether an open failure is tried again: a stale actor (it may exist or be ready on the
-    /// next attempt).
-    static func isRetryable(_ error: ActorError) -> Bool {
-        ActorCloseReason(group: error.group, code: error.code).isStaleActor
+    /// Whether an open failure is tried again: a stale actor, which may exist or be ready on
+    /// the next attempt; for an id, only while it starts or stops (an id that is not found or
+    /// destroyed stays so).
+    private static func isRetryable(_ error: ActorError, lookup: ActorLookup) -> Bool {
+        let reason = ActorCloseReason(group: error.group, code: error.code)
+        guard reason.isStaleActor else { return false }
+        guard lookup.isId else { return true }
+        return error.code != "not_found" && !error.code.hasPrefix("destroyed_")
     }
 
     private func rejectSent(with error: ActorError) {
@@ -442,7 +470,11 @@ public final class ActorConnection: Sendable {
     }
 
     private func publishStatus() {
-        let (status, listeners) = state.withLock { ($0.status, Array($0.statusListeners.values)) }
+        let (status, listeners, opening) = state.withLock { state in
+            (state.status, Array(state.statusListeners.values), state.status == .connected ? state.opening : nil)
+        }
+        // Connected while opening: the first `Init` arrived.
+        opening?.yield(OpenOutcome(transport: nil, failure: nil))
         for listener in listeners { listener.yield(status) }
     }
 
