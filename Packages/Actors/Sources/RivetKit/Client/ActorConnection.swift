@@ -10,9 +10,10 @@ import Synchronization
 /// structured error when it has one), reports the error, and reconnects with the configured
 /// backoff (250 ms to 30 s).
 ///
-/// Before the first `Init`, a failure to open is retried with the same backoff only when it
-/// says the actor is stale (``ActorCloseReason/isStaleActor``: not found yet, starting,
-/// stopping, destroyed); any other (a refused token, an unreachable server, a creation input
+/// Before the first `Init`, a failure to open is retried with the same backoff (growing across
+/// attempts) only when it says the actor is stale (``ActorCloseReason/isStaleActor``: not
+/// found yet, starting, stopping, destroyed; for an id handle only the passing states, as an
+/// id that is not found stays so); any other (a refused token, an unreachable server, a creation input
 /// over ``ClientConfig/maxInputSize``) rejects the waiting actions, is reported once (as
 /// `client.connection_open_failed` unless it is already structured) and goes back to
 /// ``ActorConnStatus/idle`` without retrying.
