@@ -69,7 +69,7 @@ struct ServerLimitTests {
         }
     }
 
-    @Test("A frame over maxMessageSize closes its connection with 1009, and a larger HTTP body gets 413")
+    @Test("A frame over maxMessageSize closes its connection with 1009, and a larger HTTP body gets 413 with message.incoming_too_long as a JSON error body")
     func messageSize() async throws {
         var configuration = ServerHarness.configuration()
         configuration.maxMessageSize = 1024
@@ -85,6 +85,12 @@ struct ServerLimitTests {
                     method: .POST, path: "/gateway/\(actorId)/action/getCount",
                     json: RivetMessageCodec.encodeActionRequestBody(args: [.string(String(repeating: "y", count: 2000))])))
             #expect(large.status == 413)
+            #expect(large.headers.first(name: "content-type") == "application/json")
+            #expect(
+                try JSONValue(parsing: large.body)
+                    == ["group": "message", "code": "incoming_too_long", "message": "the request body is over the limit of 1024 bytes",
+                        "metadata": ["limit": 1024]])
+            #expect(RivetMessageCodec.decodeErrorBody(large.body)?.code == "incoming_too_long")
             await client.close()
         }
     }

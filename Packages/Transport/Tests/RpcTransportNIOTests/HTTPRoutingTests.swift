@@ -160,6 +160,26 @@ struct HTTPRoutingTests {
         }
     }
 
+    @Test("The 413 answer to a body over the limit can be shaped by the configuration; its status stays 413")
+    func shapedBodyLimit() async throws {
+        var configuration = TransportServerConfiguration(address: .host("127.0.0.1", port: 0))
+        configuration.maxRequestBodySize = 16
+        configuration.requestTooLargeResponse = { limit in
+            HTTPServerResponse(status: 400, json: #"{"limit":\#(limit)}"#, headers: ["x-limit": "\(limit)"])
+        }
+        try await Self.run(configuration: configuration) { server, seen in
+            let client = try HTTPClient(baseURL: Self.baseURL(server))
+            let tooLarge = try await client.execute(
+                HTTPClientRequest(method: .POST, path: "/large", body: Array(repeating: UInt8(ascii: "a"), count: 17)))
+            #expect(tooLarge.status == 413)
+            #expect(tooLarge.headers.first(name: "content-type") == "application/json")
+            #expect(tooLarge.headers.first(name: "x-limit") == "16")
+            #expect(String(decoding: tooLarge.body, as: UTF8.self) == #"{"limit":16}"#)
+            #expect(seen.all.isEmpty)
+            await client.close()
+        }
+    }
+
     @Test("A body sent in chunks without a length is limited the same way")
     func chunkedBodyLimit() async throws {
         var configuration = TransportServerConfiguration(address: .host("127.0.0.1", port: 0))

@@ -8,8 +8,15 @@ import Synchronization
 /// after it; every active event subscription is sent again after each `Init`, before the
 /// queued actions. A lost connection rejects the actions in flight (with the close reason's
 /// structured error when it has one), reports the error, and reconnects with the configured
-/// backoff (250 ms to 30 s). An open failure before the first `Init` goes back to ``ActorConnStatus/idle``
-/// with `client.connection_open_failed`.
+/// backoff (250 ms to 30 s).
+///
+/// Before the first `Init`, a failure to open is retried with the same backoff (growing across
+/// attempts) only when it says the actor is stale (``ActorCloseReason/isStaleActor``: not
+/// found yet, starting, stopping, destroyed; for an id handle only the passing states, as an
+/// id that is not found stays so); any other (a refused token, an unreachable server, a creation input
+/// over ``ClientConfig/maxInputSize``) rejects the waiting actions, is reported once (as
+/// `client.connection_open_failed` unless it is already structured) and goes back to
+/// ``ActorConnStatus/idle`` without retrying.
 ///
 /// ```swift
 /// let connection = client.getOrCreate("counter", key: ["a"]).connect()
@@ -41,6 +48,15 @@ public final class ActorConnection: Sendable {
         var reconnecting: ReconnectingConnection?
         var runner: Task<Void, Never>?
         var lastError: ActorError?
+        /// Until the first `Init` after ``start()``: where the open's outcome goes (the
+        /// transport it concerns, and `nil` for `Init` or the close's error).
+        var opening: AsyncStream<OpenOutcome>.Continuation?
+    }
+
+    /// How one open attempt ended: the actor's `Init` (`failure` `nil`) or a close before it.
+    private struct OpenOutcome: Sendable {
+        var transport: ObjectIdentifier?
+        var failure: ActorError?
     }
 
     private let state = Mutex(State())
@@ -124,6 +140,7 @@ public final class ActorConnection: Sendable {
 
     /// Starts connecting (from ``ActorConnStatus/idle``; otherwise does nothing).
     public func start() {
+        let (outcomes, sink) = AsyncStream<OpenOutcome>.makeStream()
         let started = state.withLock { state -> ReconnectingConnection? in
             guard state.status == .idle, state.reconnecting == nil else { return nil }
             let connection = ReconnectingConnection(
@@ -135,15 +152,53 @@ public final class ActorConnection: Sendable {
                 handler: .transports { [weak self] transport, _ in self?.attach(transport) })
             state.reconnecting = connection
             state.status = .connecting
+            state.opening = sink
             return connection
         }
-        guard let started else { return }
+        guard let started else {
+            sink.finish()
+            return
+        }
         publishStatus()
+        let backoff = client.config.reconnectBackoff
+        let lookup = options.lookup
         let runner = Task { [weak self] in
-            do {
-                try await started.start()
-            } catch {
-                await self?.openFailed(error)
+            // Until the first `Init`, this loop owns the retries, with a backoff that grows
+            // across attempts: a stale actor is tried again, anything else ends the connection.
+            // After it, the reconnecting connection keeps the connection alive.
+            var outcomes = outcomes.makeAsyncIterator()
+            var attempt = 0
+            while !Task.isCancelled {
+                let failure: ActorError
+                do {
+                    try await started.start()
+                    let current = started.currentTransport.map(ObjectIdentifier.init)
+                    var outcome: OpenOutcome?
+                    // A close of an earlier attempt's transport is not this attempt's outcome.
+                    repeat {
+                        outcome = await outcomes.next()
+                    } while outcome.map({ current != nil && $0.transport != current && $0.failure != nil }) ?? false
+                    guard let outcome else { return }  // disposed
+                    guard let closed = outcome.failure else {
+                        self?.endOpening()
+                        return
+                    }
+                    failure = closed
+                    // Stops its own reconnecting: the next attempt is this loop's.
+                    await started.close()
+                } catch {
+                    failure = Self.openError(error)
+                }
+                guard Self.isRetryable(failure, lookup: lookup), !Task.isCancelled else {
+                    await self?.openFailed(failure, on: started)
+                    return
+                }
+                attempt += 1
+                do {
+                    try await Task.sleep(for: backoff.delay(forAttempt: attempt))
+                } catch {
+                    return
+                }
             }
         }
         state.withLock { $0.runner = runner }
@@ -154,6 +209,8 @@ public final class ActorConnection: Sendable {
     public func dispose() async {
         let (reconnecting, runner, waiting) = state.withLock { state in
             defer {
+                state.opening?.finish()
+                state.opening = nil
                 state.reconnecting = nil
                 state.runner = nil
                 state.waiting = [:]
@@ -206,20 +263,8 @@ public final class ActorConnection: Sendable {
     // MARK: Internals
 
     private static func open(client: RivetKitClient, options: ActorOptions) async throws -> any MessageTransport {
-        let config = try await client.resolvedState().config
-        var query: [String] = [
-            "rvt-namespace=\(ActorKey.formEncode(config.namespace))", "rvt-method=getOrCreate",
-            "rvt-runner=\(ActorKey.formEncode(config.runnerName))",
-        ]
-        if let key = ActorKey.queryValue(options.key) { query.append("rvt-key=\(key)") }
-        query.append("rvt-crash-policy=sleep")
-        if let token = config.token { query.append("rvt-token=\(ActorKey.formEncode(token))") }
-        if let input = options.createWithInput {
-            query.append("rvt-input=\(RivetBase64.encodeURLSafe(RivetCBOR.encode(input)))")
-        }
-        if let region = options.createInRegion { query.append("rvt-region=\(ActorKey.formEncode(region))") }
-        let base = config.endpoint.replacingPrefix("https://", with: "wss://").replacingPrefix("http://", with: "ws://")
-        let url = "\(base)/gateway/\(HTTPQuery.percentEncode(options.name))/connect?\(query.joined(separator: "&"))"
+        let url = try connectURL(
+            config: try await client.resolvedState().config, options: options, maxInputSize: client.config.maxInputSize)
         var configuration = WebSocketClientConfiguration()
         configuration.subprotocols = ["rivet", "rivet_encoding.json"]
         if let params = options.params {
@@ -231,6 +276,46 @@ public final class ActorConnection: Sendable {
             throw ActorError(group: "client", code: "connection_open_failed", message: "the server did not select rivet")
         }
         return transport
+    }
+
+    /// The WebSocket URL of `options`' actor: `/gateway/{id}[@token]/connect` for an id, the
+    /// query gateway for a key.
+    ///
+    /// - Throws: ``ActorError`` `client.config_error` when the encoded creation input is longer
+    ///   than `maxInputSize`.
+    private static func connectURL(
+        config: ResolvedClientConfig, options: ActorOptions, maxInputSize: Int
+    ) throws(ActorError) -> String {
+        let base = config.endpoint.replacingPrefix("https://", with: "wss://").replacingPrefix("http://", with: "ws://")
+        var query = ["rvt-namespace=\(ActorKey.formEncode(config.namespace))"]
+        switch options.lookup {
+        case .id(let id):
+            // The token travels in the path segment only, never in a header or the query.
+            let segment = HTTPQuery.percentEncode(id) + (config.token.map { "@" + HTTPQuery.percentEncode($0) } ?? "")
+            return "\(base)/gateway/\(segment)/connect"
+        case .get:
+            query.append("rvt-method=get")
+            if let key = ActorKey.queryValue(options.key) { query.append("rvt-key=\(key)") }
+            if let token = config.token { query.append("rvt-token=\(ActorKey.formEncode(token))") }
+        case .getOrCreate:
+            query += ["rvt-method=getOrCreate", "rvt-runner=\(ActorKey.formEncode(config.runnerName))"]
+            if let key = ActorKey.queryValue(options.key) { query.append("rvt-key=\(key)") }
+            query.append("rvt-crash-policy=sleep")
+            if let token = config.token { query.append("rvt-token=\(ActorKey.formEncode(token))") }
+            if let input = options.createWithInput {
+                let encoded = RivetBase64.encodeURLSafe(RivetCBOR.encode(input))
+                guard encoded.utf8.count <= maxInputSize else {
+                    throw ActorError(
+                        group: "client", code: "config_error",
+                        message:
+                            "the creation input is \(encoded.utf8.count) bytes in rvt-input, "
+                            + "over the limit of \(maxInputSize) (maxInputSize)")
+                }
+                query.append("rvt-input=\(encoded)")
+            }
+            if let region = options.createInRegion { query.append("rvt-region=\(ActorKey.formEncode(region))") }
+        }
+        return "\(base)/gateway/\(HTTPQuery.percentEncode(options.name))/connect?\(query.joined(separator: "&"))"
     }
 
     private func attach(_ transport: any MessageTransport) {
@@ -284,14 +369,24 @@ public final class ActorConnection: Sendable {
     }
 
     private func lost(_ closure: TransportClosure, transport: any MessageTransport) {
-        let wasConnected = state.withLock { state -> Bool in
-            guard state.transport.map({ $0 === transport }) ?? true else { return false }
+        let (wasConnected, opening) = state.withLock { state -> (Bool, AsyncStream<OpenOutcome>.Continuation?) in
+            guard state.transport.map({ $0 === transport }) ?? true else { return (false, nil) }
             let connected = state.status == .connected
             state.transport = nil
             if state.reconnecting != nil {
                 state.status = connected ? .disconnected : state.status
             }
-            return connected
+            return (connected, connected ? nil : state.opening)
+        }
+        if let opening {
+            // Closed before the first `Init`: an open failure, for the loop of start().
+            let failure =
+                ActorCloseReason(parsing: closure.reason)?.error()
+                ?? ActorError(
+                    group: "client", code: "connection_open_failed",
+                    message: "the connection closed before the actor's Init: \(closure)")
+            opening.yield(OpenOutcome(transport: ObjectIdentifier(transport), failure: failure))
+            return
         }
         let error =
             ActorCloseReason(parsing: closure.reason)?.error()
@@ -303,23 +398,59 @@ public final class ActorConnection: Sendable {
         publishStatus()
     }
 
-    private func openFailed(_ failure: any Error) async {
-        let error =
-            (failure as? ActorError)
-            ?? ActorError(group: "client", code: "connection_open_failed", message: "the connection could not be opened: \(failure)")
-        let (waiting, reconnecting) = state.withLock { state in
+    /// The first `Init` arrived: the open is over.
+    private func endOpening() {
+        let opening = state.withLock { state in
+            defer { state.opening = nil }
+            return state.opening
+        }
+        opening?.finish()
+    }
+
+    /// Ends an open that failed for good: rejects the waiting actions with `error`, stops
+    /// `connection`, reports the error once and goes back to ``ActorConnStatus/idle``. Does
+    /// nothing when `connection` is no longer this one's (disposed or started again).
+    private func openFailed(_ error: ActorError, on connection: ReconnectingConnection) async {
+        let waiting = state.withLock { state -> [UInt64: Waiting]? in
+            guard state.reconnecting === connection else { return nil }
             defer {
+                state.opening?.finish()
+                state.opening = nil
                 state.waiting = [:]
                 state.queue = []
                 state.status = .idle
                 state.reconnecting = nil
+                state.runner = nil
             }
-            return (state.waiting, state.reconnecting)
+            return state.waiting
         }
+        guard let waiting else { return }
         for (_, entry) in waiting { entry.continuation.resume(throwing: error) }
-        await reconnecting?.close()
+        await connection.close()
         report(error)
         publishStatus()
+    }
+
+    /// The structured error an open failure carries (the factory's own, under the transport's
+    /// wrapping), or `client.connection_open_failed`.
+    private static func openError(_ failure: any Error) -> ActorError {
+        var current: (any Error)? = failure
+        while let error = current {
+            if let actorError = error as? ActorError { return actorError }
+            current = (error as? TransportError)?.cause
+        }
+        return ActorError(
+            group: "client", code: "connection_open_failed", message: "the connection could not be opened: \(failure)")
+    }
+
+    /// Whether an open failure is tried again: a stale actor, which may exist or be ready on
+    /// the next attempt; for an id, only while it starts or stops (an id that is not found or
+    /// destroyed stays so).
+    private static func isRetryable(_ error: ActorError, lookup: ActorLookup) -> Bool {
+        let reason = ActorCloseReason(group: error.group, code: error.code)
+        guard reason.isStaleActor else { return false }
+        guard lookup.isId else { return true }
+        return error.code != "not_found" && !error.code.hasPrefix("destroyed_")
     }
 
     private func rejectSent(with error: ActorError) {
@@ -340,7 +471,11 @@ public final class ActorConnection: Sendable {
     }
 
     private func publishStatus() {
-        let (status, listeners) = state.withLock { ($0.status, Array($0.statusListeners.values)) }
+        let (status, listeners, opening) = state.withLock { state in
+            (state.status, Array(state.statusListeners.values), state.status == .connected ? state.opening : nil)
+        }
+        // Connected while opening: the first `Init` arrived.
+        opening?.yield(OpenOutcome(transport: nil, failure: nil))
         for listener in listeners { listener.yield(status) }
     }
 

@@ -3,7 +3,13 @@ import RpcTransportNIO
 import Synchronization
 
 /// A stateless handle to one actor: HTTP actions (`POST /gateway/{id}/action/{name}`) after
-/// resolving the actor with `PUT /actors` (get-or-create), and realtime connections.
+/// resolving the actor, and realtime connections.
+///
+/// How the actor is resolved depends on the handle's ``ActorOptions/lookup``: `PUT /actors`
+/// (get-or-create) for ``RivetKitClient/getOrCreate(_:key:params:createWithInput:createInRegion:)``,
+/// `GET /actors?name=…&key=…` for ``RivetKitClient/get(_:key:params:)``, and no request at all
+/// for ``RivetKitClient/getForId(_:actorId:params:)`` and the handles
+/// ``RivetKitClient/create(_:key:params:input:region:)`` returns.
 ///
 /// ```swift
 /// let handle = client.getOrCreate("counter", key: ["a"])
@@ -20,43 +26,110 @@ public final class ActorHandle: Sendable {
         self.options = options
     }
 
-    /// The actor's id, from `PUT /actors` (the actor is created when there is none); cached.
+    /// The actor's id: an id handle's own, or looked up once and cached (`PUT /actors`, which
+    /// creates the actor when there is none, or `GET /actors` for a `get` handle).
     ///
-    /// - Throws: ``ActorError``: the server's error, or `client.http_error`.
+    /// - Throws: ``ActorError``: the server's error, `actor.not_found` when a `get` handle's
+    ///   actor does not exist, or `client.http_error`.
     public func resolve() async throws(ActorError) -> String {
+        if case .id(let id) = options.lookup { return id }
         if let id = actorId.withLock({ $0 }) { return id }
         let (config, http) = try await client.resolvedState()
-        var body = JSONObject([
-            ("name", .string(options.name)),
-            ("key", .string(ActorKey.serialize(options.key))),
-            ("runner_name_selector", .string(config.runnerName)),
-            ("crash_policy", "sleep"),
-        ])
-        if let region = options.createInRegion { _ = body.updateValue(.string(region), forKey: "datacenter") }
-        if let input = options.createWithInput {
-            _ = body.updateValue(.string(RivetBase64.encode(RivetCBOR.encode(input))), forKey: "input")
-        }
-        var headers = HTTPHeaders()
-        if let token = config.token { headers.add(name: "authorization", value: "Bearer \(token)") }
-        let path = "/actors?namespace=\(HTTPQuery.percentEncode(config.namespace))"
-        let response = try await Self.send(
-            http, HTTPClientRequest(method: .PUT, path: path, json: JSONValue.object(body).description, headers: headers))
-        guard case .string(let id)? = response["actor"]?["actor_id"] else {
-            throw ActorError(group: "client", code: "http_error", message: "PUT /actors answered without an actor id")
+        let id: String
+        if options.lookup == .get {
+            id = try await Self.find(http: http, config: config, name: options.name, key: options.key)
+        } else {
+            let body = Self.creationBody(
+                config: config, name: options.name, key: options.key, input: options.createWithInput,
+                region: options.createInRegion)
+            let response = try await Self.send(
+                http,
+                HTTPClientRequest(
+                    method: .PUT, path: Self.actorsPath(config), json: JSONValue.object(body).description,
+                    headers: Self.restHeaders(config)))
+            guard case .string(let created)? = response["actor"]?["actor_id"] else {
+                throw ActorError(group: "client", code: "http_error", message: "PUT /actors answered without an actor id")
+            }
+            id = created
         }
         actorId.withLock { $0 = id }
         return id
     }
 
+    /// Creates an actor with `POST /actors` and returns its id.
+    static func create(client: RivetKitClient, options: ActorOptions) async throws(ActorError) -> String {
+        let (config, http) = try await client.resolvedState()
+        let body = creationBody(
+            config: config, name: options.name, key: options.key, input: options.createWithInput,
+            region: options.createInRegion)
+        let response = try await send(
+            http,
+            HTTPClientRequest(
+                method: .POST, path: actorsPath(config), json: JSONValue.object(body).description,
+                headers: restHeaders(config)))
+        guard case .string(let id)? = response["actor"]?["actor_id"] else {
+            throw ActorError(group: "client", code: "http_error", message: "POST /actors answered without an actor id")
+        }
+        return id
+    }
+
+    /// The id of the actor of `name` and `key` from `GET /actors`; `actor.not_found` when the
+    /// list is empty.
+    private static func find(
+        http: HTTPClient, config: ResolvedClientConfig, name: String, key: [String]
+    ) async throws(ActorError) -> String {
+        let path =
+            "/actors?name=\(HTTPQuery.percentEncode(name))&key=\(HTTPQuery.percentEncode(ActorKey.serialize(key)))"
+            + "&namespace=\(HTTPQuery.percentEncode(config.namespace))"
+        let response = try await send(http, HTTPClientRequest(method: .GET, path: path, headers: restHeaders(config)))
+        guard case .array(let actors)? = response["actors"] else {
+            throw ActorError(group: "client", code: "http_error", message: "GET /actors answered without an actor list")
+        }
+        guard let first = actors.first else {
+            throw ActorError(
+                group: "actor", code: "not_found",
+                message: "no \(name) actor has the key \(ActorKey.serialize(key))")
+        }
+        guard case .string(let id)? = first["actor_id"] else {
+            throw ActorError(group: "client", code: "http_error", message: "GET /actors answered an actor without an id")
+        }
+        return id
+    }
+
+    /// The body of `PUT /actors` and `POST /actors`; `input` and `datacenter` only when set.
+    private static func creationBody(
+        config: ResolvedClientConfig, name: String, key: [String], input: JSONValue?, region: String?
+    ) -> JSONObject {
+        var body = JSONObject([
+            ("name", .string(name)),
+            ("key", .string(ActorKey.serialize(key))),
+            ("runner_name_selector", .string(config.runnerName)),
+            ("crash_policy", "sleep"),
+        ])
+        if let region { _ = body.updateValue(.string(region), forKey: "datacenter") }
+        if let input { _ = body.updateValue(.string(RivetBase64.encode(RivetCBOR.encode(input))), forKey: "input") }
+        return body
+    }
+
+    private static func actorsPath(_ config: ResolvedClientConfig) -> String {
+        "/actors?namespace=\(HTTPQuery.percentEncode(config.namespace))"
+    }
+
+    private static func restHeaders(_ config: ResolvedClientConfig) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        if let token = config.token { headers.add(name: "authorization", value: "Bearer \(token)") }
+        return headers
+    }
+
     /// Calls action `name` over HTTP with positional JSON arguments and returns its output.
-    /// When the actor turns out stale (`actor.not_found` and the like), it is resolved again
-    /// once.
+    /// When the actor of a key-based handle turns out stale (`actor.not_found` and the like),
+    /// it is resolved again once; an id handle has nothing to resolve again.
     ///
     /// - Throws: ``ActorError``: the action's or the server's error.
     public func action(_ name: String, args: [JSONValue]) async throws(ActorError) -> JSONValue {
         do {
             return try await actionOnce(name, args: args)
-        } catch where ActorCloseReason(group: error.group, code: error.code).isStaleActor {
+        } catch where ActorCloseReason(group: error.group, code: error.code).isStaleActor && !options.lookup.isId {
             actorId.withLock { $0 = nil }
             return try await actionOnce(name, args: args)
         }
@@ -70,6 +143,8 @@ public final class ActorHandle: Sendable {
     }
 
     /// A new realtime connection to this actor, not shared; ``ActorConnection/dispose()`` it.
+    /// Key-based handles connect through the query gateway (`rvt-method=getOrCreate` or
+    /// `get`), id handles to `/gateway/{id}[@token]/connect`.
     public func connect() -> ActorConnection {
         ActorConnection(client: client, options: options)
     }

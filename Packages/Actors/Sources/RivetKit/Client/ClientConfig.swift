@@ -35,6 +35,15 @@ public struct ClientConfig: Sendable, Hashable {
     /// How many events one listener may have waiting; past it the oldest are dropped, so a
     /// slow consumer cannot make the client hold more. Default 1,024.
     public var maxBufferedEvents: Int
+    /// The longest creation input a realtime connection carries in its URL, in bytes of the
+    /// encoded `rvt-input` (unpadded base64url of CBOR). A longer one fails the open with
+    /// ``ActorError`` `client.config_error` instead of sending an over-long URL; HTTP
+    /// resolution (`PUT /actors`, `create`) carries the input in its body and is not limited.
+    /// Default ``ClientConfig/defaultMaxInputSize`` (4 KiB).
+    public var maxInputSize: Int
+
+    /// RivetKit's limit on `rvt-input`: 4 KiB.
+    public static let defaultMaxInputSize = 4 * 1024
 
     /// Creates a configuration. Without an endpoint, `RIVET_ENDPOINT` or
     /// `http://127.0.0.1:6420` is used; without a token or namespace, `RIVET_TOKEN` and
@@ -48,7 +57,8 @@ public struct ClientConfig: Sendable, Hashable {
         disableMetadataLookup: Bool = false,
         reconnectBackoff: Backoff = Backoff(initialDelay: .milliseconds(250), maxDelay: .seconds(30)),
         connectTimeout: Duration = .seconds(10),
-        maxBufferedEvents: Int = 1024
+        maxBufferedEvents: Int = 1024,
+        maxInputSize: Int = ClientConfig.defaultMaxInputSize
     ) {
         let environment = ProcessInfo.processInfo.environment
         self.endpoint = endpoint ?? environment["RIVET_ENDPOINT"] ?? "http://127.0.0.1:6420"
@@ -60,6 +70,7 @@ public struct ClientConfig: Sendable, Hashable {
         self.reconnectBackoff = reconnectBackoff
         self.connectTimeout = connectTimeout
         self.maxBufferedEvents = maxBufferedEvents
+        self.maxInputSize = maxInputSize
     }
 
     /// The endpoint taken apart: the URL without credentials, the namespace (default

@@ -46,6 +46,36 @@ public final class RivetKitClient: Sendable {
                 name: name, key: key, params: params, createWithInput: createWithInput, createInRegion: createInRegion))
     }
 
+    /// A handle to the actor of `name` and `key` that never creates it: HTTP actions look it
+    /// up with `GET /actors` and a realtime connection uses the query gateway with
+    /// `rvt-method=get`. A missing actor is ``ActorError`` `actor.not_found`.
+    public func get(_ name: String, key: [String], params: JSONValue? = nil) -> ActorHandle {
+        ActorHandle(client: self, options: ActorOptions(name: name, key: key, params: params, lookup: .get))
+    }
+
+    /// A handle to the actor with id `actorId`: actions go to `/gateway/{actorId}/action/…`
+    /// and a realtime connection to `/gateway/{actorId}/connect` (with the `@token` segment
+    /// when there is a token), without any lookup.
+    public func getForId(_ name: String, actorId: String, params: JSONValue? = nil) -> ActorHandle {
+        ActorHandle(client: self, options: ActorOptions(name: name, key: [], params: params, lookup: .id(actorId)))
+    }
+
+    /// Creates the actor of `name` and `key` with `POST /actors` and returns a handle to it by
+    /// id (as ``getForId(_:actorId:params:)`` gives).
+    ///
+    /// - Parameters:
+    ///   - input: The creation input, sent as base64 of CBOR; omitted when `nil`.
+    ///   - region: The region (`datacenter`) to create it in; omitted when `nil`.
+    /// - Throws: ``ActorError``: the server's error (`actor.duplicate_key` when an actor has
+    ///   that key already), or `client.http_error`.
+    public func create(
+        _ name: String, key: [String], params: JSONValue? = nil, input: JSONValue? = nil, region: String? = nil
+    ) async throws(ActorError) -> ActorHandle {
+        let creation = ActorOptions(name: name, key: key, params: params, createWithInput: input, createInRegion: region)
+        let id = try await ActorHandle.create(client: self, options: creation)
+        return ActorHandle(client: self, options: ActorOptions(name: name, key: key, params: params, lookup: .id(id)))
+    }
+
     /// The effective configuration: the endpoint's rules applied, then the server's metadata
     /// overrides (`clientEndpoint`, `clientNamespace`, `clientToken`) unless the lookup is
     /// disabled. The lookup runs once, retried with backoff (500 ms to 15 s) until it succeeds.

@@ -15,7 +15,8 @@ public struct ActorServerConfiguration: Sendable {
     /// others get `auth.unauthorized`. Default `nil`: no token needed.
     public var token: String?
     /// The largest WebSocket message or HTTP body accepted, in bytes; a larger frame closes
-    /// its connection, a larger body gets 413. Default 1 MiB.
+    /// its connection, a larger body gets 413 with RivetKit's JSON error
+    /// `message.incoming_too_long`. Default 1 MiB.
     public var maxMessageSize: Int
     /// How many actions one connection may have waiting or running; more are refused with
     /// `action.too_many_in_flight`. Default 64.

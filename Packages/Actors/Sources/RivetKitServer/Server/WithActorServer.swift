@@ -31,6 +31,7 @@ public func withActorServer<Value>(
     transportConfiguration.maxMessageSize = configuration.maxMessageSize
     transportConfiguration.maxFrameSize = configuration.maxMessageSize
     transportConfiguration.maxRequestBodySize = configuration.maxMessageSize
+    transportConfiguration.requestTooLargeResponse = { limit in ActorServerCore.tooLargeResponse(limit: limit) }
     transportConfiguration.maxPendingOutboundBytes = configuration.maxPendingBytesPerConnection
     transportConfiguration.outboundBufferLimit = max(configuration.maxPendingBytesPerConnection / 2, 1)
     transportConfiguration.shutdownGracePeriod = .seconds(2)

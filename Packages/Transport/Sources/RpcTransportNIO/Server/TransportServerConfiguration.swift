@@ -77,6 +77,12 @@ public struct TransportServerConfiguration: Sendable {
     /// The largest request body a request handler is given, in bytes; larger ones are answered
     /// with 413 without reaching it. Default 8 MiB.
     public var maxRequestBodySize: Int
+    /// The answer to a request body over ``maxRequestBodySize``, given that limit, for a
+    /// protocol whose clients read their own error body (a JSON error, say). Its status is
+    /// always sent as 413; `content-length` and `connection` are set by the server. `nil` (the
+    /// default) answers with a plain-text body. It runs on the connection's event loop, so it
+    /// must not block. Batch requests over ``maxBatchBodySize`` always get the plain answer.
+    public var requestTooLargeResponse: (@Sendable (_ limit: Int) -> HTTPServerResponse)? = nil
     /// How long the TLS handshake of a new connection may take. Default 10 seconds.
     public var handshakeTimeout: Duration
     /// How long an HTTP connection may sit without a request before it is closed. Default 60 seconds.

@@ -66,6 +66,15 @@ final class ActorServerCore: Sendable {
         HTTPServerResponse(status: status(for: error), json: RivetMessageCodec.encodeErrorBody(error))
     }
 
+    /// The answer to a request body over `limit` bytes: 413 with RivetKit's
+    /// `message.incoming_too_long` error body.
+    static func tooLargeResponse(limit: Int) -> HTTPServerResponse {
+        let error = ActorError(
+            group: "message", code: "incoming_too_long",
+            message: "the request body is over the limit of \(limit) bytes", metadata: ["limit": .integer(Int64(limit))])
+        return HTTPServerResponse(status: 413, json: RivetMessageCodec.encodeErrorBody(error))
+    }
+
     static func json(_ value: JSONValue, status: Int = 200) -> HTTPServerResponse {
         HTTPServerResponse(status: status, json: value.description)
     }

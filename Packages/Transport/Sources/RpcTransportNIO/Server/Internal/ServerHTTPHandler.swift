@@ -237,15 +237,7 @@ final class ServerHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .success(let response):
             let status = (100 ... 599).contains(response.status) ? response.status : 500
             let allocator = context?.channel.allocator ?? ByteBufferAllocator()
-            var headers: [(String, String)] = []
-            var contentType = "application/octet-stream"
-            for (name, value) in response.headers {
-                switch name.lowercased() {
-                case "content-type": contentType = value
-                case "content-length", "connection", "transfer-encoding": continue
-                default: headers.append((name, value))
-                }
-            }
+            let (contentType, headers) = Self.split(response.headers)
             respond(
                 HTTPResponseStatus(statusCode: status),
                 body: allocator.buffer(bytes: response.body),
@@ -264,6 +256,21 @@ final class ServerHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             core.logger.debug("request handler failed", metadata: ["error": "\(error)"])
             respond(.internalServerError, text: "the request handler failed", written: end)
         }
+    }
+
+    /// A handler's response headers as the server writes them: the content type apart
+    /// (`application/octet-stream` when none is given), without the ones the server sets.
+    private static func split(_ responseHeaders: HTTPHeaders) -> (contentType: String, headers: [(String, String)]) {
+        var headers: [(String, String)] = []
+        var contentType = "application/octet-stream"
+        for (name, value) in responseHeaders {
+            switch name.lowercased() {
+            case "content-type": contentType = value
+            case "content-length", "connection", "transfer-encoding": continue
+            default: headers.append((name, value))
+            }
+        }
+        return (contentType, headers)
     }
 
     private func finishBatch(_ result: Result<[TransportMessage], any Error>) {
@@ -300,12 +307,22 @@ final class ServerHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         keepAlive = false
         state = .discarding
         guard let context else { return }
-        respond(.payloadTooLarge, text: "the request body exceeds \(maxBody) bytes", closeAfterwards: false) {
-            [weak self] in
+        let closeOutput: () -> Void = { [weak self] in
             guard let self, let context = self.context else { return }
             context.close(mode: .output).assumeIsolated().whenFailure { _ in
                 self.context?.close(promise: nil)
             }
+        }
+        if collectingRequest, let shape = core.configuration.requestTooLargeResponse {
+            let response = shape(maxBody)
+            let (contentType, headers) = Self.split(response.headers)
+            respond(
+                .payloadTooLarge, body: context.channel.allocator.buffer(bytes: response.body), contentType: contentType,
+                headers: headers, closeAfterwards: false, written: closeOutput)
+        } else {
+            respond(
+                .payloadTooLarge, text: "the request body exceeds \(maxBody) bytes", closeAfterwards: false,
+                written: closeOutput)
         }
         drainTimer = context.eventLoop.assumeIsolated().scheduleTask(
             in: TimeAmount(core.configuration.rejectedBodyDrainTimeout)
