@@ -99,4 +99,108 @@ struct FaultTests {
             await client.close()
         }
     }
+
+    @Test("A server that accepts the socket but never sends Init fails the first open within the connect timeout")
+    func silentAfterUpgrade() async throws {
+        let closes = Mutex<[CloseCode?]>([])
+        try await Self.withRivetSocketServer(
+            onConnection: { transport, _ in
+                let closure = await Self.closure(of: transport)
+                closes.withLock { $0.append(closure.code) }
+            }
+        ) { endpoint in
+            var config = ClientConfig(endpoint: endpoint, token: nil, namespace: nil, disableMetadataLookup: true)
+            config.connectTimeout = .milliseconds(200)
+            let client = RivetKitClient(config)
+            let connection = client.getOrCreate("counter", key: ["mute"]).connect()
+            let errors = connection.errors()
+            connection.start()
+            let queued = Task { () -> ActorError? in
+                do throws(ActorError) {
+                    _ = try await connection.action("getCount", args: [])
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            // Bounded: without the timeout the connection would stay connecting.
+            try await ServerHarness.waitUntil { connection.status == .idle }
+            var iterator = errors.makeAsyncIterator()
+            let error = await iterator.next()
+            #expect(error?.group == "client")
+            #expect(error?.code == "connection_open_failed")
+            #expect(await queued.value?.code == "connection_open_failed")
+            try await ServerHarness.waitUntil { closes.withLock { $0.count } == 1 }
+            #expect(closes.withLock { $0 } == [.policyViolation])
+            await connection.dispose()
+            await client.close()
+        }
+    }
+
+    @Test("After a first Init, a reconnection whose server stays silent is closed at the connect timeout and tried again")
+    func silentOnReconnect() async throws {
+        let attempts = Atomic<Int>(0)
+        let closes = Mutex<[CloseCode?]>([])
+        try await Self.withRivetSocketServer(
+            onConnection: { transport, _ in
+                let attempt = attempts.add(1, ordering: .relaxed).newValue
+                // The first and third connections get their Init; the first is then dropped,
+                // the second never hears anything.
+                if attempt != 2 {
+                    _ = try? transport.enqueue(.text(RivetMessageCodec.encode(ServerMessage.initialize(
+                        actorId: "actor-\(attempt)", connectionId: "conn-\(attempt)"))))
+                }
+                if attempt == 1 {
+                    try? await Task.sleep(for: .milliseconds(50))
+                    await transport.close(code: .goingAway, reason: "")
+                    return
+                }
+                let closure = await Self.closure(of: transport)
+                closes.withLock { $0.append(closure.code) }
+            }
+        ) { endpoint in
+            var config = ClientConfig(endpoint: endpoint, token: nil, namespace: nil, disableMetadataLookup: true)
+            config.connectTimeout = .milliseconds(300)
+            config.reconnectBackoff = Backoff(initialDelay: .milliseconds(10), maxDelay: .milliseconds(50))
+            let client = RivetKitClient(config)
+            let connection = client.getOrCreate("counter", key: ["mute-later"]).connect()
+            connection.start()
+            try await ServerHarness.waitUntil { connection.actorId == "actor-3" && connection.status == .connected }
+            #expect(attempts.load(ordering: .relaxed) == 3)
+            try await ServerHarness.waitUntil { closes.withLock { $0.count } == 1 }
+            #expect(closes.withLock { $0 } == [.policyViolation])
+            await connection.dispose()
+            await client.close()
+        }
+    }
+
+    /// Runs `body` with the endpoint of a server that accepts every gateway upgrade with the
+    /// `rivet` sub-protocol and hands the socket to `onConnection`.
+    private static func withRivetSocketServer(
+        onConnection: @escaping @Sendable (WebSocketTransport, WebSocketUpgradeRequest) async -> Void,
+        _ body: (String) async throws -> Void
+    ) async throws {
+        var configuration = TransportServerConfiguration(address: .host("127.0.0.1", port: 0))
+        configuration.shutdownGracePeriod = .milliseconds(100)
+        configuration.upgradeHook = { _ in .accept(subprotocol: "rivet") }
+        try await withTransportServer(
+            configuration: configuration, onConnection: onConnection,
+            onRequest: { _ in HTTPServerResponse(status: 200, json: "{}") }
+        ) { server in
+            try await body("http://127.0.0.1:\(server.port ?? 0)")
+        }
+    }
+
+    /// Reads `transport` until it closes; returns how.
+    private static func closure(of transport: WebSocketTransport) async -> TransportClosure {
+        let (events, continuation) = AsyncStream<TransportClosure>.makeStream()
+        transport.start { event in
+            if case .closed(let closure) = event {
+                continuation.yield(closure)
+                continuation.finish()
+            }
+        }
+        for await closure in events { return closure }
+        return TransportClosure(code: nil, initiatedLocally: false)
+    }
 }

@@ -51,6 +51,8 @@ public final class ActorConnection: Sendable {
         /// Until the first `Init` after ``start()``: where the open's outcome goes (the
         /// transport it concerns, and `nil` for `Init` or the close's error).
         var opening: AsyncStream<OpenOutcome>.Continuation?
+        /// Closes the newest socket if the actor's `Init` does not arrive on it in time.
+        var initWatchdog: Task<Void, Never>?
     }
 
     /// How one open attempt ended: the actor's `Init` (`failure` `nil`) or a close before it.
@@ -211,6 +213,8 @@ public final class ActorConnection: Sendable {
             defer {
                 state.opening?.finish()
                 state.opening = nil
+                state.initWatchdog?.cancel()
+                state.initWatchdog = nil
                 state.reconnecting = nil
                 state.runner = nil
                 state.waiting = [:]
@@ -327,6 +331,29 @@ public final class ActorConnection: Sendable {
                 self?.lost(closure, transport: transport)
             }
         }
+        watchForInit(on: transport)
+    }
+
+    /// Closes `transport` when the actor's `Init` has not arrived on it within
+    /// ``ClientConfig/connectTimeout``: opening lasts until `Init`, so a server that accepts the
+    /// socket and then says nothing fails the open (before the first `Init`) or is connected to
+    /// again (after it), instead of leaving the connection in ``ActorConnStatus/connecting``.
+    private func watchForInit(on transport: any MessageTransport) {
+        let timeout = client.config.connectTimeout
+        let watchdog = Task { [weak self] in
+            do {
+                try await Task.sleep(for: timeout)
+            } catch {
+                return  // `Init` arrived, or the connection was disposed.
+            }
+            guard let self, self.state.withLock({ $0.transport !== transport }) else { return }
+            await transport.close(code: .policyViolation, reason: "no Init within \(timeout)")
+        }
+        let previous = state.withLock { state in
+            defer { state.initWatchdog = watchdog }
+            return state.initWatchdog
+        }
+        previous?.cancel()
     }
 
     private func receive(_ frame: TransportMessage, from transport: any MessageTransport) {
@@ -344,6 +371,8 @@ public final class ActorConnection: Sendable {
                 state.connectionId = connectionId
                 state.transport = transport
                 state.status = .connected
+                state.initWatchdog?.cancel()
+                state.initWatchdog = nil
                 for name in state.subscriptions.keys where !(state.subscriptions[name]?.isEmpty ?? true) {
                     Self.send(.subscriptionRequest(eventName: name, subscribe: true), on: transport)
                 }

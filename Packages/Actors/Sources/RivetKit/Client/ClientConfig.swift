@@ -29,8 +29,8 @@ public struct ClientConfig: Sendable, Hashable {
     /// The wait between reconnect attempts of realtime connections. Default 250 ms doubling
     /// to 30 s, with jitter, retried for ever.
     public var reconnectBackoff: Backoff
-    /// How long opening a realtime connection may take before the attempt counts as failed.
-    /// Default 10 seconds.
+    /// How long opening a realtime connection may take, from the request until the actor's
+    /// `Init` arrives, before the attempt counts as failed. Default 10 seconds.
     public var connectTimeout: Duration
     /// How many events one listener may have waiting; past it the oldest are dropped, so a
     /// slow consumer cannot make the client hold more. Default 1,024.
