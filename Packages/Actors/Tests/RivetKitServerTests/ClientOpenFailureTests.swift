@@ -37,6 +37,16 @@ struct ClientOpenFailureTests {
         return registry
     }
 
+    /// Runs `body` with a server whose registry is ``registry(attempts:)``'s.
+    static func withPickyServer(attempts: Shared<Int>, _ body: (ActorServer) async throws -> Void) async throws {
+        try await withActorServer(
+            registry: registry(attempts: attempts), store: try SQLiteActorStore.inMemory(),
+            configuration: ServerHarness.configuration()
+        ) { (server: ActorServer) async throws -> Void in
+            try await body(server)
+        }
+    }
+
     static func client(_ server: ActorServer) -> RivetKitClient {
         var config = ClientConfig(endpoint: server.endpoint, token: nil, namespace: nil, disableMetadataLookup: true)
         config.reconnectBackoff = Backoff(initialDelay: .milliseconds(10), maxDelay: .milliseconds(40))
@@ -54,10 +64,7 @@ struct ClientOpenFailureTests {
     @Test("A stale-actor refusal before the first Init is tried again with the backoff, and the queued action goes through once connected")
     func retryableThenConnected() async throws {
         let attempts = Shared(0)
-        try await withActorServer(
-            registry: Self.registry(attempts: attempts), store: try SQLiteActorStore.inMemory(),
-            configuration: ServerHarness.configuration()
-        ) { (server: ActorServer) async throws -> Void in
+        try await Self.withPickyServer(attempts: attempts) { (server: ActorServer) async throws -> Void in
             let client = Self.client(server)
             let connection = client.getOrCreate("picky", key: ["p1"], params: ["refuse": "actor.starting", "times": 2]).connect()
             let (reader, seen) = Self.counting(connection)
@@ -77,10 +84,7 @@ struct ClientOpenFailureTests {
     @Test("Retries before the first Init back off: the wait grows from one attempt to the next")
     func retriesBackOff() async throws {
         let attempts = Shared(0)
-        try await withActorServer(
-            registry: Self.registry(attempts: attempts), store: try SQLiteActorStore.inMemory(),
-            configuration: ServerHarness.configuration()
-        ) { (server: ActorServer) async throws -> Void in
+        try await Self.withPickyServer(attempts: attempts) { (server: ActorServer) async throws -> Void in
             var config = ClientConfig(endpoint: server.endpoint, token: nil, namespace: nil, disableMetadataLookup: true)
             config.reconnectBackoff = Backoff(initialDelay: .milliseconds(20), maxDelay: .seconds(10), jitter: .none)
             let client = RivetKitClient(config)
@@ -100,10 +104,7 @@ struct ClientOpenFailureTests {
     @Test("Any other refusal before the first Init rejects the waiting action, is reported once and goes idle without retrying")
     func nonRetryableGoesIdle() async throws {
         let attempts = Shared(0)
-        try await withActorServer(
-            registry: Self.registry(attempts: attempts), store: try SQLiteActorStore.inMemory(),
-            configuration: ServerHarness.configuration()
-        ) { (server: ActorServer) async throws -> Void in
+        try await Self.withPickyServer(attempts: attempts) { (server: ActorServer) async throws -> Void in
             let client = Self.client(server)
             let connection = client.getOrCreate("picky", key: ["p2"], params: ["refuse": "user.forbidden"]).connect()
             let (reader, seen) = Self.counting(connection)
