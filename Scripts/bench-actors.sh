@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Benchmarks the actor server and client (Packages/Actors) on loopback, in one process:
-# sequential actions (p50, p99, actions per second), actions per second with 64 in flight, and
-# one actor broadcasting to 1,000 subscribed connections (events per second, p99 delivery), with
-# the Session layer's calls per second (64 in flight) measured in the same run. Builds
-# Tests/Benchmarks in release mode and runs ActorsBenchmarks; extra arguments go to it
-# (--quick, --runs N). The last line has the form `ratio actors-vs-session-calls <x.xx>`.
+# sequential actions (p50, p99, actions per second; from the connection's executor and from the
+# cooperative pool), actions per second with 64 in flight, and one actor broadcasting to 1,000
+# subscribed connections (events per second, p99 delivery), with the Session layer's calls per
+# second (64 in flight) measured in the same run. Builds Tests/Benchmarks in release mode and
+# runs ActorsBenchmarks; extra arguments go to it (--quick, --runs N, --sequential-only N).
+# The last line has the form `ratio actors-vs-session-calls <x.xx>`.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 

@@ -132,6 +132,27 @@ struct ClientTests {
         }
     }
 
+    @Test("A connection offers its socket's executor only while connected, and actions awaited from it answer in order")
+    func executorWhileConnected() async throws {
+        try await Self.withServer { (server: ActorServer) async throws -> Void in
+            let client = RivetKitClient(ClientConfig(endpoint: server.endpoint, token: nil, namespace: nil))
+            let connection = client.getOrCreate("counter", key: ["loop"]).connect()
+            #expect(connection.executor == nil)
+            connection.start()
+            #expect(try await connection.action("increment", args: [1]) == 1)
+            let executor = try #require(connection.executor)
+            let counts = try await withTaskExecutorPreference(executor) {
+                var counts: [JSONValue] = []
+                for _ in 0 ..< 20 { counts.append(try await connection.action("increment", args: [1])) }
+                return counts
+            }
+            #expect(counts == (2 ... 21).map { JSONValue.integer(Int64($0)) })
+            await connection.dispose()
+            #expect(connection.executor == nil)
+            await client.close()
+        }
+    }
+
     @Test("A listener that does not read keeps only the newest maxBufferedEvents events")
     func slowConsumer() async throws {
         try await Self.withServer { (server: ActorServer) async throws -> Void in

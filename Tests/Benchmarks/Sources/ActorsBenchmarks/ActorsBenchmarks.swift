@@ -12,8 +12,13 @@ import Synchronization
 /// layer's calls per second with 64 in flight are measured in the same run, the same way, and
 /// the last line is `ratio actors-vs-session-calls <x.xx>` (actions over calls, goal >= 0.8).
 ///
+/// Sequential actions are timed twice: from a task that prefers the connection's executor (as
+/// the Session benchmark times its sequential calls), and from the cooperative pool, where each
+/// request and each answer is handed between threads.
+///
 /// Options: `--quick` (fewer operations), `--runs N` (default 3), `--profile-actions N` (only
-/// N actor actions with 64 in flight, for a profiler; prints no ratio).
+/// N actor actions with 64 in flight, for a profiler; prints no ratio), `--sequential-only N`
+/// (only N sequential actions each way; prints no ratio).
 @main
 enum ActorsBenchmarks {
     static func main() async throws {
@@ -32,6 +37,16 @@ enum ActorsBenchmarks {
             print("actors 64 in flight: \(fixed(actors.concurrentPerSecond)) actions/s")
             return
         }
+        if let index = arguments.firstIndex(of: "--sequential-only"), index + 1 < arguments.endIndex,
+            let count = Int(arguments[index + 1])
+        {
+            for run in 1 ... runs {
+                print("run \(run) of \(runs)")
+                let actors = try await ActorSide.measure(sequential: count, concurrent: 0, subscribers: 0, broadcasts: 0)
+                printSequential(actors)
+            }
+            return
+        }
         let subscribers = 1_000
         let broadcasts = quick ? 5 : 20
 
@@ -42,7 +57,7 @@ enum ActorsBenchmarks {
             let session = try await SessionSide.callsPerSecond(total: concurrent, window: 64)
             let actors = try await ActorSide.measure(
                 sequential: sequential, concurrent: concurrent, subscribers: subscribers, broadcasts: broadcasts)
-            print("  actors sequential: \(fixed(actors.sequentialPerSecond)) actions/s, p50 \(micro(actors.p50)), p99 \(micro(actors.p99))")
+            printSequential(actors)
             print("  actors 64 in flight: \(fixed(actors.concurrentPerSecond)) actions/s")
             print("  session 64 in flight: \(fixed(session)) calls/s")
             print("  broadcast to \(subscribers) connections: \(fixed(actors.eventsPerSecond)) events/s, p99 delivery \(micro(actors.deliveryP99))")
@@ -53,6 +68,13 @@ enum ActorsBenchmarks {
     }
 
     static func fixed(_ value: Double) -> String { ReportFormat.fixed(value) }
+
+    static func printSequential(_ actors: ActorSide.Result) {
+        print("  actors sequential: \(fixed(actors.sequentialPerSecond)) actions/s, p50 \(micro(actors.p50)), p99 \(micro(actors.p99))")
+        print(
+            "  actors sequential from the cooperative pool: \(fixed(actors.pool.perSecond)) actions/s, "
+                + "p50 \(micro(actors.pool.p50)), p99 \(micro(actors.pool.p99))")
+    }
 
     static func micro(_ duration: Duration) -> String {
         ReportFormat.fixed(Double(duration.components.seconds) * 1e6 + Double(duration.components.attoseconds) / 1e12) + " us"
@@ -67,10 +89,19 @@ enum ActorsBenchmarks {
 
 /// The actor side of a run.
 enum ActorSide {
+    /// Sequential actions timed one way.
+    struct Sequential {
+        var perSecond: Double
+        var p50: Duration
+        var p99: Duration
+    }
+
     struct Result {
         var sequentialPerSecond: Double
         var p50: Duration
         var p99: Duration
+        /// The same actions awaited from the cooperative pool.
+        var pool: Sequential
         var concurrentPerSecond: Double
         var eventsPerSecond: Double
         var deliveryP99: Duration
@@ -88,15 +119,10 @@ enum ActorSide {
             _ = try await connection.action("getCount", args: [])
 
             let clock = ContinuousClock()
-            var samples: [Duration] = []
-            samples.reserveCapacity(sequential)
-            let start = clock.now
-            for _ in 0 ..< sequential {
-                let before = clock.now
-                _ = try await connection.action("getCount", args: [])
-                samples.append(clock.now - before)
+            let onLoop = try await withTaskExecutorPreference(connection.executor) {
+                try await timeSequential(sequential, on: connection)
             }
-            let sequentialElapsed = clock.now - start
+            let pool = try await timeSequential(sequential, on: connection)
 
             let concurrentStart = clock.now
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -115,13 +141,32 @@ enum ActorSide {
             await connection.dispose()
             await client.close()
             return Result(
-                sequentialPerSecond: Double(sequential) / sequentialElapsed.inSeconds,
-                p50: ActorsBenchmarks.percentile(samples, 0.5),
-                p99: ActorsBenchmarks.percentile(samples, 0.99),
+                sequentialPerSecond: onLoop.perSecond,
+                p50: onLoop.p50,
+                p99: onLoop.p99,
+                pool: pool,
                 concurrentPerSecond: Double(concurrent) / concurrentElapsed.inSeconds,
                 eventsPerSecond: eventsPerSecond,
                 deliveryP99: deliveryP99)
         }
+    }
+
+    /// Times `count` `getCount` actions awaited one after the other.
+    static func timeSequential(_ count: Int, on connection: ActorConnection) async throws -> Sequential {
+        let clock = ContinuousClock()
+        var samples: [Duration] = []
+        samples.reserveCapacity(count)
+        let start = clock.now
+        for _ in 0 ..< count {
+            let before = clock.now
+            _ = try await connection.action("getCount", args: [])
+            samples.append(clock.now - before)
+        }
+        let elapsed = clock.now - start
+        return Sequential(
+            perSecond: count == 0 ? 0 : Double(count) / elapsed.inSeconds,
+            p50: ActorsBenchmarks.percentile(samples, 0.5),
+            p99: ActorsBenchmarks.percentile(samples, 0.99))
     }
 
     /// `subscribers` connections subscribe to `newCount`; each of `broadcasts` increments is
