@@ -105,7 +105,11 @@ struct ClientOpenFailureTests {
     func nonRetryableGoesIdle() async throws {
         let attempts = Shared(0)
         try await Self.withPickyServer(attempts: attempts) { (server: ActorServer) async throws -> Void in
-            let client = Self.client(server)
+            // No wait between reconnects: the reconnecting connection would open again at
+            // once after the close if it were allowed to before the first Init.
+            var config = ClientConfig(endpoint: server.endpoint, token: nil, namespace: nil, disableMetadataLookup: true)
+            config.reconnectBackoff = Backoff(initialDelay: .zero, maxDelay: .zero, jitter: .none)
+            let client = RivetKitClient(config)
             let connection = client.getOrCreate("picky", key: ["p2"], params: ["refuse": "user.forbidden"]).connect()
             let (reader, seen) = Self.counting(connection)
             let pending = Task { try await connection.action("ping", args: []) }

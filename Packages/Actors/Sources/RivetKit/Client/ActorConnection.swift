@@ -53,6 +53,10 @@ public final class ActorConnection: Sendable {
         var opening: AsyncStream<OpenOutcome>.Continuation?
         /// Closes the newest socket if the actor's `Init` does not arrive on it in time.
         var initWatchdog: Task<Void, Never>?
+        /// Before the first `Init`: whether the attempt start()'s loop began may still open a
+        /// socket (one socket per attempt; the reconnecting connection's own retries wait
+        /// until the loop hands over).
+        var mayOpen = false
     }
 
     /// How one open attempt ended: the actor's `Init` (`failure` `nil`) or a close before it.
@@ -168,7 +172,14 @@ public final class ActorConnection: Sendable {
                     reconnect: ReconnectPolicy(maxAttempts: nil, backoff: client.config.reconnectBackoff),
                     connectTimeout: client.config.connectTimeout,
                     offlineQueueLimit: 0),
-                factory: { [client, options] _ in try await Self.open(client: client, options: options) },
+                factory: { [weak self, client, options] _ in
+                    guard self?.takeOpenPermit() ?? false else {
+                        throw ActorError(
+                            group: "client", code: "connection_open_failed",
+                            message: "an attempt to open is under way before the actor's first Init")
+                    }
+                    return try await Self.open(client: client, options: options)
+                },
                 handler: .transports { [weak self] transport, _ in self?.attach(transport) })
             state.reconnecting = connection
             state.status = .connecting
@@ -191,6 +202,7 @@ public final class ActorConnection: Sendable {
             while !Task.isCancelled {
                 let failure: ActorError
                 do {
+                    self?.state.withLock { $0.mayOpen = true }
                     try await started.start()
                     let current = started.currentTransport.map(ObjectIdentifier.init)
                     var outcome: OpenOutcome?
@@ -443,6 +455,17 @@ public final class ActorConnection: Sendable {
             report(error)
         }
         publishStatus()
+    }
+
+    /// Whether the factory may open a socket now: always after the first `Init` (reconnects);
+    /// before it, once per attempt of start()'s loop, so that the reconnecting connection does
+    /// not retry on its own after a close before `Init` while the loop decides what to do.
+    private func takeOpenPermit() -> Bool {
+        state.withLock { state in
+            guard state.opening != nil else { return true }
+            defer { state.mayOpen = false }
+            return state.mayOpen
+        }
     }
 
     /// The first `Init` arrived: the open is over.
