@@ -174,6 +174,9 @@ public final class ActorConnection: Sendable {
                     offlineQueueLimit: 0),
                 factory: { [weak self, client, options] _ in
                     guard self?.takeOpenPermit() ?? false else {
+                        // Waits for the loop to stop this connection, which cancels the wait,
+                        // rather than failing at once and being retried in a tight loop.
+                        try await Task.sleep(for: client.config.connectTimeout)
                         throw ActorError(
                             group: "client", code: "connection_open_failed",
                             message: "an attempt to open is under way before the actor's first Init")
