@@ -180,6 +180,29 @@ struct ClientHandleTests {
         }
     }
 
+    @Test("Of concurrent creations of one key exactly one succeeds; the others are actor.duplicate_key")
+    func concurrentCreate() async throws {
+        try await ClientTests.withServer { (server: ActorServer) async throws -> Void in
+            let client = RivetKitClient(ClientConfig(endpoint: server.endpoint, token: nil, namespace: nil))
+            let outcomes = await withTaskGroup(of: String.self, returning: [String].self) { group in
+                for _ in 0 ..< 8 {
+                    group.addTask {
+                        do throws(ActorError) {
+                            _ = try await client.create("counter", key: ["contested"])
+                            return "created"
+                        } catch {
+                            return error.description
+                        }
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0 == "created" }.count == 1)
+            #expect(outcomes.filter { $0.hasPrefix("actor.duplicate_key") }.count == 7)
+            await client.close()
+        }
+    }
+
     @Test("create's body omits input and datacenter when they are not set, and carries them when they are")
     func createWire() async throws {
         try await Self.withRecorder(answer: { _ in HTTPServerResponse(status: 200, json: #"{"actor":{"actor_id":"new-1"}}"#) }) {

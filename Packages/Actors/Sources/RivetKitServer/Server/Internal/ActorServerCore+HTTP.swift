@@ -61,13 +61,12 @@ extension ActorServerCore {
                 }
                 input = try RivetCBOR.decode(bytes)
             }
-            if request.method == .POST, body["key"] != nil,
-                try await directory.find(namespace: namespace, name: name, key: key) != nil
-            {
-                throw ActorError(group: "actor", code: "duplicate_key", message: "an actor with that key exists")
-            }
+            // One insert-or-get decides, so two creations of one key cannot both succeed.
             let (actor, created) = try await directory.getOrCreate(namespace: namespace, name: name, key: key, input: input)
             if request.method == .POST {
+                guard created || body["key"] == nil else {
+                    throw ActorError(group: "actor", code: "duplicate_key", message: "an actor with that key exists")
+                }
                 return Self.json(["actor": Self.actorObject(actor)])
             }
             return Self.json(["actor": Self.actorObject(actor), "created": .bool(created)])
