@@ -328,8 +328,7 @@ public final class ActorConnection: Sendable {
         switch options.lookup {
         case .id(let id):
             // The token travels in the path segment only, never in a header or the query.
-            let segment = HTTPQuery.percentEncode(id) + (config.token.map { "@" + HTTPQuery.percentEncode($0) } ?? "")
-            return "\(base)/gateway/\(segment)/connect"
+            return "\(base)/gateway/\(ActorHandle.gatewaySegment(actorId: id, token: config.token))/connect"
         case .get:
             query.append("rvt-method=get")
             if let key = ActorKey.queryValue(options.key) { query.append("rvt-key=\(key)") }
@@ -399,7 +398,7 @@ public final class ActorConnection: Sendable {
         }
         switch message {
         case .initialize(let actorId, let connectionId):
-            state.withLock { state in
+            let opening = state.withLock { state -> AsyncStream<OpenOutcome>.Continuation? in
                 state.actorId = actorId
                 state.connectionId = connectionId
                 state.transport = transport
@@ -415,7 +414,10 @@ public final class ActorConnection: Sendable {
                     state.waiting[id]?.sent = true
                 }
                 state.queue = []
+                return state.opening
             }
+            // The first `Init` after start(): the open is over, for start()'s loop.
+            opening?.yield(OpenOutcome(transport: nil, failure: nil))
             publishStatus()
         case .actionResponse(let id, let output):
             state.withLock { $0.waiting.removeValue(forKey: id) }?.continuation.resume(returning: output)
@@ -544,11 +546,7 @@ public final class ActorConnection: Sendable {
     }
 
     private func publishStatus() {
-        let (status, listeners, opening) = state.withLock { state in
-            (state.status, Array(state.statusListeners.values), state.status == .connected ? state.opening : nil)
-        }
-        // Connected while opening: the first `Init` arrived.
-        opening?.yield(OpenOutcome(transport: nil, failure: nil))
+        let (status, listeners) = state.withLock { ($0.status, Array($0.statusListeners.values)) }
         for listener in listeners { listener.yield(status) }
     }
 

@@ -155,16 +155,19 @@ public final class ActorHandle: Sendable {
         var headers = HTTPHeaders()
         headers.add(name: "x-rivet-encoding", value: "json")
         if let params = options.params { headers.add(name: "x-rivet-conn-params", value: params.description) }
-        var segment = HTTPQuery.percentEncode(id)
-        if let token = config.token {
-            headers.add(name: "x-rivet-token", value: token)
-            segment += "@" + HTTPQuery.percentEncode(token)
-        }
+        if let token = config.token { headers.add(name: "x-rivet-token", value: token) }
+        let segment = Self.gatewaySegment(actorId: id, token: config.token)
         let request = HTTPClientRequest(
             method: .POST, path: "/gateway/\(segment)/action/\(HTTPQuery.percentEncode(name))",
             json: RivetMessageCodec.encodeActionRequestBody(args: args), headers: headers)
         let response = try await Self.send(http, request)
         return try RivetJSONCompat.decode(response["output"] ?? .null)
+    }
+
+    /// The path segment that addresses an actor by id on the gateway, `{id}[@token]`, both
+    /// percent-encoded: HTTP actions and realtime connections by id go below it.
+    static func gatewaySegment(actorId: String, token: String?) -> String {
+        HTTPQuery.percentEncode(actorId) + (token.map { "@" + HTTPQuery.percentEncode($0) } ?? "")
     }
 
     /// Sends a request and returns its JSON body; a non-2xx answer becomes its error.
