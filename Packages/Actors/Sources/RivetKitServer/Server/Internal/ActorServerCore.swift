@@ -58,6 +58,7 @@ final class ActorServerCore: Sendable {
         case (_, "not_found"): 404
         case ("rivetkit", _): 500
         case ("actor", "too_many_connections"), ("action", "too_many_in_flight"): 429
+        case ("message", "incoming_too_long"): 413
         default: 400
         }
     }
@@ -72,7 +73,7 @@ final class ActorServerCore: Sendable {
         let error = ActorError(
             group: "message", code: "incoming_too_long",
             message: "the request body is over the limit of \(limit) bytes", metadata: ["limit": .integer(Int64(limit))])
-        return HTTPServerResponse(status: 413, json: RivetMessageCodec.encodeErrorBody(error))
+        return errorResponse(error)
     }
 
     static func json(_ value: JSONValue, status: Int = 200) -> HTTPServerResponse {
