@@ -70,10 +70,12 @@ enum ActorsBenchmarks {
     static func fixed(_ value: Double) -> String { ReportFormat.fixed(value) }
 
     static func printSequential(_ actors: ActorSide.Result) {
-        print("  actors sequential: \(fixed(actors.sequentialPerSecond)) actions/s, p50 \(micro(actors.p50)), p99 \(micro(actors.p99))")
-        print(
-            "  actors sequential from the cooperative pool: \(fixed(actors.pool.perSecond)) actions/s, "
-                + "p50 \(micro(actors.pool.p50)), p99 \(micro(actors.pool.p99))")
+        print("  actors sequential: \(describe(actors.sequential))")
+        print("  actors sequential from the cooperative pool: \(describe(actors.pool))")
+    }
+
+    static func describe(_ sequential: ActorSide.Sequential) -> String {
+        "\(fixed(sequential.perSecond)) actions/s, p50 \(micro(sequential.p50)), p99 \(micro(sequential.p99))"
     }
 
     static func micro(_ duration: Duration) -> String {
@@ -97,9 +99,8 @@ enum ActorSide {
     }
 
     struct Result {
-        var sequentialPerSecond: Double
-        var p50: Duration
-        var p99: Duration
+        /// Sequential actions awaited from a task that prefers the connection's executor.
+        var sequential: Sequential
         /// The same actions awaited from the cooperative pool.
         var pool: Sequential
         var concurrentPerSecond: Double
@@ -119,7 +120,7 @@ enum ActorSide {
             _ = try await connection.action("getCount", args: [])
 
             let clock = ContinuousClock()
-            let onLoop = try await withTaskExecutorPreference(connection.executor) {
+            let sequentialOnLoop = try await withTaskExecutorPreference(connection.executor) {
                 try await timeSequential(sequential, on: connection)
             }
             let pool = try await timeSequential(sequential, on: connection)
@@ -141,9 +142,7 @@ enum ActorSide {
             await connection.dispose()
             await client.close()
             return Result(
-                sequentialPerSecond: onLoop.perSecond,
-                p50: onLoop.p50,
-                p99: onLoop.p99,
+                sequential: sequentialOnLoop,
                 pool: pool,
                 concurrentPerSecond: Double(concurrent) / concurrentElapsed.inSeconds,
                 eventsPerSecond: eventsPerSecond,
