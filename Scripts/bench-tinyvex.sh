@@ -2,13 +2,13 @@
 # Benchmarks Tinyvex on loopback in one process: mutations per second with 100 live
 # subscriptions; the time from sending a mutation until all 1,000 subscribed connections have
 # the new value (p50, p99); and, in the same run, a bare SQLite write followed by a bare
-# WebSocket broadcast to 1,000 connections. Builds Tests/TinyvexBenchmarks in release mode;
+# WebSocket broadcast to 1,000 connections. Builds the TinyvexBenchmarks product of Tests/Benchmarks in release mode;
 # extra arguments go to it (--quick runs fewer rounds).
 # The last line has the form `ratio tinyvex-fanout-vs-bare <x.xx>`.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-package="$REPO_ROOT/Tests/TinyvexBenchmarks"
+package="$REPO_ROOT/Tests/Benchmarks"
 # The release scratch path every benchmark build shares (see lib.sh).
 build_flags=(--package-path "$package" "${SWIFT_RELEASE_FLAGS[@]}")
 

@@ -34,7 +34,6 @@ TEST_PACKAGES=(
 # Packages under Tests/ that `make test-all` only builds (benchmarks), so they cannot rot.
 BUILD_ONLY_PACKAGES=(
     Tests/Benchmarks
-    Tests/TinyvexBenchmarks
 )
 
 # Conformance material sits beside the checkout unless RPC_SHARED_DIR says otherwise.
@@ -74,7 +73,10 @@ SWIFT_DEBUG_FLAGS=(
     -Xswiftc -symbol-graph-minimum-access-level -Xswiftc public
 )
 
-# Release builds (the benchmarks) share their own scratch path, for the same reason.
+# Release builds (the benchmarks) share their own scratch path, for the same reason. Every
+# benchmark is a product of the one package Tests/Benchmarks, so this path only ever builds that
+# root package: switching root packages in one release scratch path could leave SwiftPM planning
+# from a stale build description ("No target named ... in build description") on a fresh clone.
 RELEASE_BUILD_DIR="$REPO_ROOT/.build-release"
 SWIFT_RELEASE_FLAGS=(-c release --scratch-path "$RELEASE_BUILD_DIR")
 

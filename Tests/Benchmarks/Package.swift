@@ -16,6 +16,8 @@ let package = Package(
         .package(path: "../../Packages/Transport"),
         .package(path: "../../Packages/Session"),
         .package(path: "../../Packages/Actors"),
+        .package(path: "../../Packages/Tinyvex"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
@@ -84,6 +86,17 @@ let package = Package(
                 .product(name: "RivetKitServer", package: "Actors"),
                 .product(name: "CapnWeb", package: "Session"),
                 .product(name: "RpcTransportNIO", package: "Transport"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // `make bench-tinyvex`: mutations per second with 100 live subscriptions, and the fan-out
+        // of one mutation to 1,000 subscribed connections against a bare SQLite write plus a
+        // bare WebSocket broadcast to the same connections, on loopback in one process.
+        .executableTarget(
+            name: "TinyvexBenchmarks",
+            dependencies: [
+                .product(name: "TinyvexServer", package: "Tinyvex"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings
         ),
