@@ -15,6 +15,7 @@ final class ServiceState: Sendable {
     private struct Counts {
         var calls: [String: Int] = [:]
         var rateLimitsLeft = 0
+        var retryAfter: RpcPayload = .double(0.2)
     }
 
     private let counts = Mutex(Counts())
@@ -24,14 +25,21 @@ final class ServiceState: Sendable {
 
     func record(_ method: String) { counts.withLock { $0.calls[method, default: 0] += 1 } }
 
-    /// Makes the next `count` calls of `limited` fail with RateLimitExceeded.
-    func rateLimitNext(_ count: Int) { counts.withLock { $0.rateLimitsLeft = count } }
+    /// Makes the next `count` calls of `limited` fail with RateLimitExceeded, whose
+    /// `retryAfter` property is `retryAfter`.
+    func rateLimitNext(_ count: Int, retryAfter: RpcPayload = .double(0.2)) {
+        counts.withLock {
+            $0.rateLimitsLeft = count
+            $0.retryAfter = retryAfter
+        }
+    }
 
-    func takeRateLimit() -> Bool {
+    /// The `retryAfter` of the next rate limit, or `nil` when the call is not limited.
+    func takeRateLimit() -> RpcPayload? {
         counts.withLock { counts in
-            guard counts.rateLimitsLeft > 0 else { return false }
+            guard counts.rateLimitsLeft > 0 else { return nil }
             counts.rateLimitsLeft -= 1
-            return true
+            return counts.retryAfter
         }
     }
 }
@@ -59,8 +67,8 @@ final class TestService: RpcTarget {
         case "increment":
             return .integer(Int64(state.calls("increment")))
         case "limited":
-            if state.takeRateLimit() {
-                throw RpcErrorValue(name: "RateLimitExceeded", message: "slow down", properties: [.init("retryAfter", .double(0.2))])
+            if let retryAfter = state.takeRateLimit() {
+                throw RpcErrorValue(name: "RateLimitExceeded", message: "slow down", properties: [.init("retryAfter", retryAfter)])
             }
             return .string("ok")
         case "fail":

@@ -222,10 +222,11 @@ final class ClientCore: Sendable {
         retries.delay(retry: attempt, hint: Self.retryAfter(error))
     }
 
-    /// The wait a rate-limited call's error asks for.
+    /// The wait a rate-limited call's error asks for; `nil` unless it is a finite, non-negative
+    /// number of seconds. A huge one is clamped (the retry loop caps it at `maxRetryDelay`).
     static func retryAfter(_ error: RpcError) -> Duration? {
-        if case .rateLimitExceeded(let retryAfter?) = error, retryAfter.isFinite, retryAfter >= 0 {
-            return .seconds(retryAfter)
+        if case .rateLimitExceeded(let retryAfter?) = error {
+            return ClampedSeconds.duration(retryAfter)
         }
         return nil
     }

@@ -130,7 +130,7 @@ public actor RpcClient {
     private static func keepalive(_ configuration: RpcClientConfiguration) -> Keepalive? {
         guard let interval = configuration.keepaliveInterval, interval.isFinite, interval > 0 else { return nil }
         return Keepalive(
-            interval: .seconds(interval),
+            interval: RpcClientConfiguration.duration(interval, default: 30),
             timeout: RpcClientConfiguration.duration(configuration.keepaliveTimeout, default: 10))
     }
 

@@ -85,9 +85,11 @@ public struct RpcClientConfiguration: Sendable {
 }
 
 extension RpcClientConfiguration {
+    /// `seconds` as a duration, or `fallback` when it is not a positive finite number; a huge
+    /// value is clamped to ``ClampedSeconds/limit`` instead of trapping.
     static func duration(_ seconds: TimeInterval?, default fallback: TimeInterval) -> Duration {
-        guard let seconds, seconds.isFinite, seconds > 0 else { return .seconds(fallback) }
-        return .seconds(seconds)
+        guard let seconds, seconds > 0, let duration = ClampedSeconds.duration(seconds) else { return .seconds(fallback) }
+        return duration
     }
 
     var callTimeout: Duration { Self.duration(timeout, default: 30) }

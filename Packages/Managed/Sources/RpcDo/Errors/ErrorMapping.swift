@@ -17,13 +17,18 @@ enum ErrorMapping {
         }
     }
 
+    /// The `retryAfter` property in seconds (a number, or a number written as a string), when
+    /// it is finite and not negative; anything else is no hint.
     static func retryAfter(in value: RpcErrorValue) -> Double? {
-        switch value.property("retryAfter") {
-        case .integer(let seconds)?: Double(seconds)
-        case .double(let seconds)? where seconds.isFinite && seconds >= 0: seconds
-        case .string(let text)?: Double(text)
-        default: nil
-        }
+        let seconds: Double? =
+            switch value.property("retryAfter") {
+            case .integer(let seconds)?: Double(seconds)
+            case .double(let seconds)?: seconds
+            case .string(let text)?: Double(text)
+            default: nil
+            }
+        guard let seconds, seconds.isFinite, seconds >= 0 else { return nil }
+        return seconds
     }
 
     /// A local failure of the session.
