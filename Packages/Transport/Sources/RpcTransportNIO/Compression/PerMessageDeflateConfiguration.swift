@@ -48,8 +48,19 @@ public struct PerMessageDeflateConfiguration: Sendable, Hashable {
     /// Values outside `0...9` are clamped into that range.
     public var compressionLevel: Int
     /// Messages whose payload is smaller than this many bytes are sent uncompressed, with RSV1
-    /// clear; 256 by default. Negative values count as 0.
+    /// clear (RFC 7692 lets a sender choose per message); ``defaultMinimumSizeToCompress``
+    /// (1,024 bytes, as node's `ws` does) by default. Negative values count as 0, which
+    /// compresses every message.
+    ///
+    /// Small messages barely shrink, while compressing them costs a deflate call on this side
+    /// and an inflate call on the peer's for every message: the RPC messages of ordinary calls
+    /// are well below the default and travel as they are. A message sent uncompressed is not
+    /// added to the compression history, on either side, so skipping one never disturbs the
+    /// context takeover of the messages that are compressed.
     public var minimumSizeToCompress: Int
+
+    /// The default of ``minimumSizeToCompress``: 1,024 bytes, the threshold of node's `ws`.
+    public static let defaultMinimumSizeToCompress = 1024
 
     /// Creates a configuration.
     ///
@@ -66,7 +77,7 @@ public struct PerMessageDeflateConfiguration: Sendable, Hashable {
         clientMaxWindowBits: Int? = nil,
         serverMaxWindowBits: Int? = nil,
         compressionLevel: Int = 6,
-        minimumSizeToCompress: Int = 256
+        minimumSizeToCompress: Int = PerMessageDeflateConfiguration.defaultMinimumSizeToCompress
     ) {
         self.clientNoContextTakeover = clientNoContextTakeover
         self.serverNoContextTakeover = serverNoContextTakeover
@@ -77,7 +88,7 @@ public struct PerMessageDeflateConfiguration: Sendable, Hashable {
     }
 
     /// The defaults: context takeover in both directions, full 32 KiB windows, level 6, and
-    /// compression of messages of 256 bytes or more.
+    /// compression of messages of 1,024 bytes or more.
     public static let `default` = PerMessageDeflateConfiguration()
 }
 
