@@ -4,6 +4,12 @@
 #   FuzzCapnWebDecoder  Cap'n Web codec (decode, encode, decode back, tree encoder)
 #   FuzzCapnWebSession  a server session fed the input's lines as frames (it ends, its tables
 #                       empty, every object of its API freed)
+#   FuzzRivetFrames     RivetKit JSON frames and HTTP action bodies (read, write, read back)
+#   FuzzRivetCBOR       the CBOR of actor creation inputs (read, write, read back)
+#   FuzzRivetJSONCompat RivetKit's JSON compat forms (read, write, read back unchanged)
+#   FuzzActorKey        actor keys in both their forms (parts survive every round trip)
+#   FuzzTinyvexMessages a Tinyvex server connection fed the input's lines as JSON-RPC frames
+#                       (it never traps and ends with its server within 5 s of the close)
 # Each target runs for FUZZ_SECONDS (default 60) from a temporary corpus seeded with the
 # JSONTestSuite parsing cases and every message of the reference Cap'n Web transcript; the
 # session target's seeds are the transcript's client frames, one connection's calls at a time.
@@ -11,7 +17,8 @@
 # run's log; the script exits non-zero if any target found one.
 #
 # Environment: FUZZ_SECONDS (per target), FUZZ_MAX_LEN (largest generated input, default 16384),
-# FUZZ_TARGETS (the targets to run, separated by spaces; default all three), RPC_SHARED_DIR
+# FUZZ_TARGETS (the targets to run, separated by spaces; default all), FUZZ_JOBS (how many
+# targets run at once, default 1), RPC_SHARED_DIR
 # (conformance material, default ../shared beside the checkout).
 # Reproduce an artifact: Tests/Fuzz/.build/debug/<target> <artifact>
 set -euo pipefail
@@ -22,8 +29,13 @@ FUZZ_MAX_LEN="${FUZZ_MAX_LEN:-16384}"
 [[ "$FUZZ_SECONDS" =~ ^[1-9][0-9]*$ ]] || die "FUZZ_SECONDS must be a positive number of seconds"
 [[ "$FUZZ_MAX_LEN" =~ ^[1-9][0-9]*$ ]] || die "FUZZ_MAX_LEN must be a positive number of bytes"
 
-# Each target with the seeds and the dictionary it uses (Seeds/<kind>, Dictionaries/<kind>.dict).
-all_targets=("FuzzJSONParser:json" "FuzzCapnWebDecoder:capnweb" "FuzzCapnWebSession:session")
+# Each target with the seeds it starts from and the dictionary it uses: `target:kind` uses the
+# seeds of <kind> and Dictionaries/<kind>.dict; `target:kind:dict` uses Dictionaries/<dict>.dict.
+all_targets=(
+    "FuzzJSONParser:json" "FuzzCapnWebDecoder:capnweb" "FuzzCapnWebSession:session"
+    "FuzzRivetFrames:rivet" "FuzzRivetCBOR:cbor" "FuzzRivetJSONCompat:compat:rivet" "FuzzActorKey:actorkey"
+    "FuzzTinyvexMessages:tinyvex"
+)
 FUZZ_TARGETS="${FUZZ_TARGETS:-${all_targets[*]%%:*}}"
 specs=()
 for target in $FUZZ_TARGETS; do
@@ -92,6 +104,11 @@ awk -v dir="$work/seeds/session" '
     }
     END { end_call() }
 ' "$transcript"
+# The layer-4 targets' seeds: RivetKit's wire logs and hand-made edge cases (see fuzz_seeds.py);
+# the compat target also starts from every JSON seed.
+python3 "$REPO_ROOT/Scripts/fuzz_seeds.py" "$work/seeds" "$RPC_SHARED_DIR/conformance"
+cp "$work/seeds/json"/* "$work/seeds/compat/"
+
 log "fuzz: $(ls "$work/seeds/json" | wc -l | tr -d ' ') JSON seeds, $(ls "$work/seeds/capnweb" | wc -l | tr -d ' ') Cap'n Web seeds, $(ls "$work/seeds/session" | wc -l | tr -d ' ') session seeds; ${FUZZ_SECONDS}s per target"
 
 # Runs one target; prints its summary line and returns non-zero if it found a failing input.
@@ -101,7 +118,9 @@ run_target() {
     # other threads after an input returns, which would set off libFuzzer's leak check on
     # almost every input.
     local extra=()
-    [ "$target" != "FuzzCapnWebSession" ] || extra+=(-detect_leaks=0)
+    case "$target" in
+        FuzzCapnWebSession | FuzzTinyvexMessages) extra+=(-detect_leaks=0) ;;
+    esac
     local corpus="$work/corpus/$target" out="$artifacts/$target"
     local log_file="$out/last-run.log"
     mkdir -p "$corpus" "$out"
@@ -142,18 +161,37 @@ run_target() {
         "$target" "${runs:-?}" "$FUZZ_SECONDS" "${rate:-?}" "${coverage:-?}" "${features:-?}" "$corpus_size"
 }
 
+FUZZ_JOBS="${FUZZ_JOBS:-1}"
+[[ "$FUZZ_JOBS" =~ ^[1-9][0-9]*$ ]] || die "FUZZ_JOBS must be a positive number"
+
+# Runs the targets, FUZZ_JOBS at a time; each writes its summary line to a file of its own.
+mkdir -p "$work/results"
+running=0
+for spec in "${specs[@]}"; do
+    IFS=: read -r target kind dict <<<"$spec"
+    log "fuzz: $target"
+    (
+        if run_target "$target" "$work/seeds/$kind" "$fuzz_dir/Dictionaries/${dict:-$kind}.dict" >"$work/results/$target.line"; then
+            echo ok >"$work/results/$target.status"
+        else
+            echo failed >"$work/results/$target.status"
+        fi
+        cat "$work/results/$target.line"
+    ) &
+    running=$((running + 1))
+    if [ "$running" -ge "$FUZZ_JOBS" ]; then
+        wait -n || true
+        running=$((running - 1))
+    fi
+done
+wait
+
 failed=0
 summaries=()
 for spec in "${specs[@]}"; do
-    target="${spec%%:*}" kind="${spec##*:}"
-    log "fuzz: $target"
-    if line="$(run_target "$target" "$work/seeds/$kind" "$fuzz_dir/Dictionaries/$kind.dict")"; then
-        summaries+=("$line")
-    else
-        summaries+=("$line")
-        failed=1
-    fi
-    printf '%s\n' "$line"
+    target="${spec%%:*}"
+    summaries+=("$(cat "$work/results/$target.line" 2>/dev/null || echo "$target: no result")")
+    [ "$(cat "$work/results/$target.status" 2>/dev/null)" = "ok" ] || failed=1
 done
 
 log "fuzz: summary"

@@ -21,6 +21,8 @@ let package = Package(
         .package(path: "../../Packages/Wire"),
         .package(path: "../../Packages/Transport"),
         .package(path: "../../Packages/Session"),
+        .package(path: "../../Packages/Actors"),
+        .package(path: "../../Packages/Tinyvex"),
     ],
     targets: [
         // Entry point shared by the fuzz executables, and the checks they have in common.
@@ -51,6 +53,51 @@ let package = Package(
                 .product(name: "RpcTransport", package: "Transport"),
                 .product(name: "RpcTransportInMemory", package: "Transport"),
                 .product(name: "CapnWebCore", package: "Session"),
+            ],
+            swiftSettings: strictSettings,
+            linkerSettings: fuzzLinkerSettings
+        ),
+        // RivetKit's JSON frames as the actor server and the client read them, and the HTTP
+        // action bodies.
+        .executableTarget(
+            name: "FuzzRivetFrames",
+            dependencies: ["FuzzSupport", .product(name: "RivetKit", package: "Actors")],
+            swiftSettings: strictSettings,
+            linkerSettings: fuzzLinkerSettings
+        ),
+        // The CBOR of actor creation inputs.
+        .executableTarget(
+            name: "FuzzRivetCBOR",
+            dependencies: ["FuzzSupport", .product(name: "RivetKit", package: "Actors")],
+            swiftSettings: strictSettings,
+            linkerSettings: fuzzLinkerSettings
+        ),
+        // RivetKit's JSON compat forms (`["$BigInt","n"]` and the like).
+        .executableTarget(
+            name: "FuzzRivetJSONCompat",
+            dependencies: [
+                "FuzzSupport",
+                .product(name: "RivetKit", package: "Actors"),
+                .product(name: "RpcWire", package: "Wire"),
+            ],
+            swiftSettings: strictSettings,
+            linkerSettings: fuzzLinkerSettings
+        ),
+        // Actor keys in their one-string and query-gateway forms.
+        .executableTarget(
+            name: "FuzzActorKey",
+            dependencies: ["FuzzSupport", .product(name: "RivetKit", package: "Actors")],
+            swiftSettings: strictSettings,
+            linkerSettings: fuzzLinkerSettings
+        ),
+        // A Tinyvex server connection fed the input's JSON-RPC frames over an in-memory pair.
+        .executableTarget(
+            name: "FuzzTinyvexMessages",
+            dependencies: [
+                "FuzzSupport",
+                .product(name: "TinyvexServer", package: "Tinyvex"),
+                .product(name: "RpcTransport", package: "Transport"),
+                .product(name: "RpcTransportInMemory", package: "Transport"),
             ],
             swiftSettings: strictSettings,
             linkerSettings: fuzzLinkerSettings
