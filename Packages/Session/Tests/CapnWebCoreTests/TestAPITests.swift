@@ -355,4 +355,47 @@ struct TestAPITests {
             }
         }
     }
+
+    /// The error a Swift caller sees for a rejection, as `(type, message)`.
+    private func rejection(_ body: () async throws -> RpcPayload) async -> (String, String)? {
+        do {
+            let value = try await body()
+            Issue.record("resolved with \(text(value))")
+            return nil
+        } catch let error as RpcError {
+            guard case .remote(let type, let message) = error else {
+                Issue.record("unexpected \(error)")
+                return nil
+            }
+            return (type, message)
+        } catch {
+            Issue.record("unexpected \(error)")
+            return nil
+        }
+    }
+
+    @Test("a path that goes on through a missing member rejects with the reference's TypeError, and Object.prototype names still read as undefined")
+    func readingAPropertyOfUndefined() async throws {
+        try await withAPI { api in
+            let expected = ("TypeError", "Cannot read properties of undefined (reading 'x')")
+            let fromTarget = await rejection { try await api.nope.x.payload() }
+            #expect(fromTarget.map { $0 == expected } == true, "\(String(describing: fromTarget))")
+            let fromValue = await rejection { try await api.echo(["a": 1]).b.x.payload() }
+            #expect(fromValue.map { $0 == expected } == true, "\(String(describing: fromValue))")
+            let fromUndefined = await rejection { try await api.returnUndefined().x.payload() }
+            #expect(fromUndefined.map { $0 == expected } == true, "\(String(describing: fromUndefined))")
+            let called = await rejection { try await api.nope.x().payload() }
+            #expect(called.map { $0 == expected } == true, "\(String(describing: called))")
+            let index = await rejection { try await api.echo([1]).missing[0].payload() }
+            #expect(index.map { $0 == ("TypeError", "Cannot read properties of undefined (reading '0')") } == true)
+            // One step into a missing member is still undefined, and so is a name every object
+            // inherits, read from undefined; `null` reads as undefined too.
+            let missing = try await api.echo(["a": 1]).b.payload()
+            #expect(text(missing) == text(.undefined))
+            let inherited = try await api.returnUndefined().constructor.payload()
+            #expect(text(inherited) == text(.undefined))
+            let ofNull = try await api.returnNull().x.payload()
+            #expect(text(ofNull) == text(.undefined))
+        }
+    }
 }

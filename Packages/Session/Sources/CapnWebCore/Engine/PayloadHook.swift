@@ -29,6 +29,8 @@ final class PayloadHook: StubHook {
             return found.flatMap { PayloadHook($0) } ?? PayloadHook(.undefined)
         case .stub(let stub, let rest):
             return stub.hook.get(stub.path + rest)
+        case .failure(let error):
+            return ErrorHook(.thrown(.error(error)))
         }
     }
 
@@ -38,6 +40,8 @@ final class PayloadHook: StubHook {
             return stub.hook.call(stub.path + rest, arguments)
         case .value:
             return ErrorHook(.thrown(.error(.notAFunction(PathWalk.describe(path)))))
+        case .failure(let error):
+            return ErrorHook(.thrown(.error(error)))
         }
     }
 
@@ -47,32 +51,61 @@ final class PayloadHook: StubHook {
             return stub.hook.map(stub.path + rest, recording)
         case .value(let found):
             return MapApplication.apply(recording, to: found ?? .undefined)
+        case .failure(let error):
+            return ErrorHook(.thrown(.error(error)))
         }
     }
 }
 
 /// Walks a property path through a plain value with the reference implementation's rules:
 /// own members of objects, non-negative integer indexes of arrays, nothing of other values,
-/// and never a name that JavaScript objects inherit.
+/// and never a name that JavaScript objects inherit. A step that finds nothing gives
+/// `undefined`, and a step taken *from* `undefined` fails with the `TypeError` JavaScript
+/// throws there (`Cannot read properties of undefined (reading 'x')`), as the reference's does;
+/// a name every object inherits still gives `undefined`, even from `undefined`.
 enum PathWalk {
     enum Outcome {
-        /// The walk ended in plain data (`nil` when a step found nothing).
+        /// The walk ended in plain data (`nil` when the last step found nothing).
         case value(RpcPayload?)
         /// The walk met a stub; `rest` is the remaining path.
         case stub(RpcStub, rest: [CapnWebPathKey])
+        /// A step read a property of `undefined`.
+        case failure(RpcErrorValue)
     }
 
     static func walk(_ start: RpcPayload, _ path: [CapnWebPathKey]) -> Outcome {
-        var current = start
+        var current: RpcPayload? = start
         for (offset, key) in path.enumerated() {
-            if case .stub(let stub) = current {
+            if case .stub(let stub)? = current {
                 return .stub(stub, rest: Array(path[offset...]))
             }
-            guard let next = step(current, key) else { return .value(nil) }
-            current = next
+            if case .property(let name) = key, isObjectPrototypeName(name) {
+                current = nil
+                continue
+            }
+            guard let value = current else { return .failure(readingUndefined(key)) }
+            if case .undefined = value { return .failure(readingUndefined(key)) }
+            current = step(value, key)
         }
-        if case .stub(let stub) = current { return .stub(stub, rest: []) }
+        if case .stub(let stub)? = current { return .stub(stub, rest: []) }
         return .value(current)
+    }
+
+    /// The error of reading `key` of `undefined`, worded as V8 words it.
+    static func readingUndefined(_ key: CapnWebPathKey) -> RpcErrorValue {
+        let name: String
+        switch key {
+        case .property(let property): name = property
+        case .index(let index): name = String(index)
+        }
+        return RpcErrorValue(name: "TypeError", message: "Cannot read properties of undefined (reading '\(name)')")
+    }
+
+    /// Whether `name` is a member of JavaScript's `Object.prototype`, which the reference reads
+    /// as `undefined` from any value, `undefined` included (``isInheritedName(_:)`` without
+    /// `toJSON`).
+    static func isObjectPrototypeName(_ name: String) -> Bool {
+        name != "toJSON" && isInheritedName(name)
     }
 
     static func step(_ value: RpcPayload, _ key: CapnWebPathKey) -> RpcPayload? {

@@ -83,7 +83,8 @@ final class TargetHook: StubHook {
             return PayloadHook(.stub(RpcStub(hook: self)))
         }
         guard case .property(let name) = first, !PathWalk.isInheritedName(name) else {
-            return PayloadHook(.undefined)
+            // Nothing there: the rest of the path is read from `undefined`.
+            return PayloadHook(.undefined).get(Array(path.dropFirst()))
         }
         let target = self.target
         let property: any StubHook
