@@ -4,10 +4,13 @@
 # second), calls per second with 64 in flight, and a 4-step chain pipelined against the same
 # calls awaited one by one; also sequential calls of `squareAsync` (the same method answered
 # from the target's async method), reported but not part of a ratio; and sequential `square` calls
-# answered by an `@Rpc` object beside the hand-written target, in the same run. Builds
+# answered by an `@Rpc` object beside the hand-written target, in the same run; and sequential and
+# 64-in-flight `square` calls with permessage-deflate negotiated (server and client on their
+# default compression settings), taking turns with the plain session in the same run. Builds
 # Tests/Benchmarks in release mode and runs SessionBenchmarks; extra arguments go to it (for
 # example --quick, --runs 3).
-# The last five lines have the form `ratio <name> <x.xx>`.
+# The last six lines have the form `ratio <name> <x.xx>`; the last one,
+# `ratio session-deflate-throughput-vs-plain`, is calls per second with deflate over without.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 

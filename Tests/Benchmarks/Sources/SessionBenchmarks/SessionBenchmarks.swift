@@ -1,6 +1,7 @@
 import BenchmarkSupport
 import Foundation
 import LoopbackSupport
+import RpcTransportNIO
 
 /// Measures Cap'n Web sessions against a bare SwiftNIO WebSocket echo on loopback.
 ///
@@ -16,7 +17,11 @@ import LoopbackSupport
 /// with the hand-written target's in the same run. The
 /// bare side echoes a 128-byte text message: sequential round trips and messages per second
 /// with the same window. Both are measured `--runs` times, taking turns, and the best figure of
-/// each kind is kept. The output ends with `ratio <name> <x.xx>` lines.
+/// each kind is kept. A fourth server serves ``BenchAPI`` with permessage-deflate accepted, and
+/// a client that offers it (as browsers and node's `ws` do) makes the same sequential and
+/// concurrent `square` calls, taking turns with the plain session in the same run, so that
+/// what compression costs these small calls shows as a ratio. The output ends with
+/// `ratio <name> <x.xx>` lines.
 @main
 enum SessionBenchmarks {
     static func main() async {
@@ -58,6 +63,7 @@ enum SessionBenchmarks {
         var bareRuns: [RunResult] = []
         var sessionRuns: [SessionRunResult] = []
         var macroRuns: [RunResult] = []
+        var deflateRuns: [DeflateRunResult] = []
         for run in 1 ... options.runs {
             let bare = try await measureBare(options)
             bareRuns.append(bare)
@@ -73,11 +79,17 @@ enum SessionBenchmarks {
             macroRuns.append(macro)
             print("run \(run)  " + ReportFormat.left("@Rpc square", 15)
                 + macro.line.replacingOccurrences(of: "msgs/s", with: "calls/s sequential"))
+            let deflate = try await measureDeflate(options)
+            deflateRuns.append(deflate)
+            print("run \(run)  " + ReportFormat.left("deflate square", 15)
+                + deflate.figures.line.replacingOccurrences(of: "msgs/s", with: "calls/s")
+                + "  sequential " + ReportFormat.grouped(deflate.sequentialCallsPerSecond) + " calls/s")
         }
 
         let bare = RunResult.best(of: bareRuns)
         let session = SessionRunResult.best(of: sessionRuns)
         let macro = RunResult.best(of: macroRuns)
+        let deflate = DeflateRunResult.best(of: deflateRuns)
         print("")
         print(ReportFormat.left("side", 16) + ReportFormat.right("p50 us", 9) + ReportFormat.right("p99 us", 9)
             + ReportFormat.right("per s (\(options.window) in flight)", 24) + ReportFormat.right("per s (sequential)", 20))
@@ -95,6 +107,8 @@ enum SessionBenchmarks {
             + ReportFormat.right(ReportFormat.fixed(macro.p99Microseconds, decimals: 1), 9)
             + ReportFormat.right("-", 24)
             + ReportFormat.right(ReportFormat.grouped(macro.messagesPerSecond), 20))
+        print(ReportFormat.left("deflate square", 16) + deflate.figures.tableColumns
+            + ReportFormat.right(ReportFormat.grouped(deflate.sequentialCallsPerSecond), 20))
         print("chain of 4      " + session.chainLine)
         print("elapsed " + ReportFormat.fixed((clock.now - start).inSeconds, decimals: 1) + " s")
 
@@ -111,11 +125,44 @@ enum SessionBenchmarks {
         let macroVersusHand = macro.p50Microseconds / session.figures.p50Microseconds
         print("summary @Rpc target  @Rpc square p50 / hand-written square p50 = " + ReportFormat.fixed(macroVersusHand)
             + " (the generated conformance answers from callImmediately too)")
+        let deflateThroughputRatio = deflate.figures.messagesPerSecond / session.figures.messagesPerSecond
+        let deflateSequentialRatio = deflate.sequentialCallsPerSecond / session.sequentialCallsPerSecond
+        print("summary deflate  session+deflate calls/s / session calls/s (\(options.window) in flight) = "
+            + ReportFormat.fixed(deflateThroughputRatio) + " (goal >= 0.80: " + (deflateThroughputRatio >= 0.8 ? "met" : "NOT met")
+            + "); sequential " + ReportFormat.fixed(deflateSequentialRatio))
         print(RatioSummary.ratioLine("session-pipelined-chain-vs-sequential", session.chainRatio))
         print(RatioSummary.ratioLine("session-macro-target-vs-hand-written-latency", macroVersusHand))
         print(RatioSummary.ratioLine("session-macro-target-latency-vs-bare-nio", macroLatencyRatio))
         print(RatioSummary.ratioLine("session-latency-vs-bare-nio", latencyRatio))
         print(RatioSummary.ratioLine("session-throughput-vs-bare-nio-echo", throughputRatio))
+        print(RatioSummary.ratioLine("session-deflate-throughput-vs-plain", deflateThroughputRatio))
+    }
+
+    /// Starts the session server that accepts permessage-deflate, connects offering it, warms
+    /// up, measures sequential and concurrent `square` calls and stops the server.
+    private static func measureDeflate(_ options: SessionBenchmarkOptions) async throws -> DeflateRunResult {
+        let server = try ServerProcess.start(
+            arguments: ["--serve", SessionServerKind.sessionDeflate.rawValue], label: "session-deflate")
+        defer { server.stop() }
+        let driver = try await SessionClientDriver.connect(port: server.port, argument: argument, deflate: .default)
+        let result = try await Watchdog.run("session+deflate measurement", limit: .seconds(300)) {
+            _ = try await phase("warm-up sequential calls with deflate") {
+                try await driver.sequential(count: min(2_000, options.calls))
+            }
+            _ = try await phase("warm-up concurrent calls with deflate") {
+                try await driver.concurrent(total: min(20_000, options.pipelinedCalls), window: options.window)
+            }
+            let sequential = try await phase("sequential calls with deflate") { try await driver.sequential(count: options.calls) }
+            let elapsed = try await phase("concurrent calls with deflate") {
+                try await driver.concurrent(total: options.pipelinedCalls, window: options.window)
+            }
+            return DeflateRunResult(
+                figures: RunResult(samples: sequential.samples, messages: options.pipelinedCalls, elapsed: elapsed),
+                sequentialCallsPerSecond: Double(options.calls) / max(sequential.elapsed.inSeconds, 1e-9)
+            )
+        }
+        await driver.close()
+        return result
     }
 
     /// Starts the bare echo server, connects, warms up, measures and stops the server.

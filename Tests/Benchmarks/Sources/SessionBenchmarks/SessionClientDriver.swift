@@ -22,10 +22,18 @@ final class SessionClientDriver: Sendable {
     }
 
     /// Connects and starts the client session; `argument` is what every `square` call sends.
-    static func connect(port: Int, argument: String) async throws -> SessionClientDriver {
+    /// permessage-deflate is offered when `deflate` is set.
+    static func connect(
+        port: Int, argument: String, deflate: PerMessageDeflateConfiguration? = nil
+    ) async throws -> SessionClientDriver {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        var configuration = WebSocketClientConfiguration()
+        configuration.deflate = deflate
         let transport = try await WebSocketClient.connect(
-            to: "ws://127.0.0.1:\(port)/", eventLoopGroup: group)
+            to: "ws://127.0.0.1:\(port)/", configuration: configuration, eventLoopGroup: group)
+        guard transport.isCompressionEnabled == (deflate != nil) else {
+            throw BenchmarkFailure("permessage-deflate was \(deflate == nil ? "" : "not ")negotiated as expected")
+        }
         let session = RpcSession<Any>.start(transport: transport)
         return SessionClientDriver(session: session, argument: argument, group: group)
     }

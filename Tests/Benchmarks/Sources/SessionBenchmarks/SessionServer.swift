@@ -5,8 +5,10 @@ import RpcTransportNIO
 
 /// The server side: `SessionBenchmarks --serve session` serves ``BenchAPI`` over Cap'n Web
 /// sessions on a free loopback port, `--serve session-macro` serves ``MacroBenchAPI`` (the same
-/// `square`, its target made by `@Rpc`); `--serve bare` runs the bare SwiftNIO echo. All print
-/// `PORT <n>` and serve until standard input closes.
+/// `square`, its target made by `@Rpc`), `--serve session-deflate` serves ``BenchAPI`` with
+/// permessage-deflate accepted (the default configuration, as `withRpcServer` uses);
+/// `--serve bare` runs the bare SwiftNIO echo. All print `PORT <n>` and serve until standard
+/// input closes.
 enum SessionServer {
     static func serve(_ kind: SessionServerKind) async throws {
         switch kind {
@@ -16,6 +18,8 @@ enum SessionServer {
             try await serveSessions { BenchAPI() }
         case .sessionMacro:
             try await serveSessions { MacroBenchAPI() }
+        case .sessionDeflate:
+            try await serveSessions(deflate: .default) { BenchAPI() }
         }
     }
 
@@ -30,20 +34,24 @@ enum SessionServer {
         }
     }
 
-    private static func serveSessions(main: @escaping @Sendable () -> any RpcTarget) async throws {
-        try await withSessionServer(main: main) { port in
+    private static func serveSessions(
+        deflate: PerMessageDeflateConfiguration? = nil,
+        main: @escaping @Sendable () -> any RpcTarget
+    ) async throws {
+        try await withSessionServer(deflate: deflate, main: main) { port in
             LoopbackServer.announce(port: port)
             await LoopbackServer.standardInputClosed()
         }
     }
 
     /// Serves sessions of `main` (``BenchAPI`` unless given) on a free loopback port while `body`
-    /// runs with that port.
+    /// runs with that port; permessage-deflate is accepted when `deflate` is set.
     private static func withSessionServer(
+        deflate: PerMessageDeflateConfiguration? = nil,
         main: @escaping @Sendable () -> any RpcTarget = { BenchAPI() },
         _ body: (Int) async throws -> Void
     ) async throws {
-        var configuration = TransportServerConfiguration(address: .host("127.0.0.1", port: 0))
+        var configuration = TransportServerConfiguration(address: .host("127.0.0.1", port: 0), deflate: deflate)
         configuration.shutdownGracePeriod = .seconds(1)
         try await withTransportServer(
             configuration: configuration,
@@ -64,6 +72,8 @@ enum SessionServerKind: String, CaseIterable, Sendable {
     case session
     /// Cap'n Web sessions serving ``MacroBenchAPI``.
     case sessionMacro = "session-macro"
+    /// Cap'n Web sessions serving ``BenchAPI``, with permessage-deflate accepted.
+    case sessionDeflate = "session-deflate"
     /// SwiftNIO's WebSocket upgrader, frame decoder and encoder and a minimal echo handler.
     case bare
 }
