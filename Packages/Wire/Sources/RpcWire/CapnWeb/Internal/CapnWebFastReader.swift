@@ -386,7 +386,7 @@ struct CapnWebFastReader {
             return .integer(negative ? -magnitude : magnitude)
         }
         // Both conversions round correctly, so either gives the parser's value.
-        if digits <= 18, let magnitude = DecimalConversion.fastPath(mantissa: mantissa, exponent: exponent - fractionDigits) {
+        if digits <= 18, let magnitude = DecimalConversion.fastPath(mantissa: mantissa, exponent: Int64(exponent - fractionDigits)) {
             return .double(negative ? -magnitude : magnitude)
         }
         let value = DecimalConversion.double(

@@ -1,7 +1,9 @@
 /// Reads and writes RFC 3339 internet date-times (the ISO 8601 profile JSON APIs use), in
 /// seconds since 1970-01-01T00:00:00Z, with proleptic Gregorian calendar arithmetic.
 enum ISO8601Timestamp {
-    private static let secondsPerDay = 86_400
+    /// Seconds per day, as a 64-bit integer: times in seconds reach 2.5e11 at the year 9999,
+    /// past a 32-bit `Int` (watchOS on arm64_32), so they are computed in `Int64` everywhere.
+    private static let secondsPerDay: Int64 = 86_400
 
     /// `YYYY-MM-DDTHH:MM:SSZ` in UTC, with any fraction of a second dropped (rounded toward
     /// the past); `nil` when the time is not finite or its year is outside 0000 to 9999.
@@ -10,9 +12,10 @@ enum ISO8601Timestamp {
         let whole = seconds.rounded(.down)
         // 0000-01-01T00:00:00Z and 9999-12-31T23:59:59Z.
         guard whole >= -62_167_219_200, whole <= 253_402_300_799 else { return nil }
-        let total = Int(whole)
-        let (days, secondOfDay) = floorDivision(total, secondsPerDay)
-        let (year, month, day) = civilDate(daysSince1970: days)
+        let (days, secondOfDay64) = floorDivision(Int64(whole), secondsPerDay)
+        // Within the checked range, `days` is within ±3,000,000 and `secondOfDay` below 86,400.
+        let secondOfDay = Int(secondOfDay64)
+        let (year, month, day) = civilDate(daysSince1970: Int(days))
         var text = ""
         text.reserveCapacity(20)
         append(year, width: 4, to: &text)
@@ -100,12 +103,13 @@ enum ISO8601Timestamp {
         }
         guard index == bytes.count else { return nil }
         let days = daysSince1970(year: year, month: month, day: day)
-        let seconds = days * secondsPerDay + hour * 3600 + minute * 60 + second - offset
+        // `days` is within ±3,000,000 (years 0000 to 9999) and the rest within ±2 days.
+        let seconds = Int64(days) * secondsPerDay + Int64(hour * 3600 + minute * 60 + second - offset)
         return Double(seconds) + fraction
     }
 
     /// Quotient and remainder with the quotient rounded toward negative infinity.
-    private static func floorDivision(_ dividend: Int, _ divisor: Int) -> (Int, Int) {
+    private static func floorDivision<Integer: BinaryInteger>(_ dividend: Integer, _ divisor: Integer) -> (Integer, Integer) {
         var (quotient, remainder) = dividend.quotientAndRemainder(dividingBy: divisor)
         if remainder < 0 {
             quotient -= 1

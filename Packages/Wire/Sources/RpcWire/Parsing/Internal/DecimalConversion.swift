@@ -17,17 +17,22 @@ enum DecimalConversion {
     /// a double, so the rest only matter as "zero or not".
     static let keptDigits = 800
 
+    /// A long literal's exponent stops growing once it reaches this (10^17): it then exceeds
+    /// the length of any input, and at most 10^18 + 9 still leaves room in an `Int64` for the
+    /// digit counts added to it.
+    static let exponentSaturation: Int64 = 100_000_000_000_000_000
+
     /// `mantissa × 10^exponent` rounded once, when both factors are exact.
     ///
     /// - Returns: `nil` when the shortcut does not apply.
     @inline(__always)
-    static func fastPath(mantissa: UInt64, exponent: Int) -> Double? {
+    static func fastPath(mantissa: UInt64, exponent: Int64) -> Double? {
         guard mantissa <= 1 << 53, exponent >= -22, exponent <= 22 else { return nil }
         let value = Double(mantissa)
         if exponent < 0 {
-            return value / exactPowersOfTen[-exponent]
+            return value / exactPowersOfTen[Int(truncatingIfNeeded: -exponent)]
         }
-        return value * exactPowersOfTen[exponent]
+        return value * exactPowersOfTen[Int(truncatingIfNeeded: exponent)]
     }
 
     /// The correctly rounded value of a literal that already matched the JSON number grammar.
@@ -81,7 +86,10 @@ enum DecimalConversion {
             }
             position += 1
         }
-        var exponent = 0
+        // The exponent and the scale are 64-bit whatever the platform's `Int`: the exponent
+        // saturates at 10^17, beyond the length of any literal (so a saturated exponent still
+        // decides the result) and far from overflow once digit counts are added or taken away.
+        var exponent: Int64 = 0
         if position < length {
             // An exponent marker: `e` or `E`, an optional sign, then digits.
             position += 1
@@ -91,8 +99,8 @@ enum DecimalConversion {
                 position += 1
             }
             while position < length {
-                if exponent < 1_000_000_000 {
-                    exponent = exponent * 10 + Int(literal[position] &- UInt8(ascii: "0"))
+                if exponent < Self.exponentSaturation {
+                    exponent = exponent * 10 + Int64(literal[position] &- UInt8(ascii: "0"))
                 }
                 position += 1
             }
@@ -103,13 +111,13 @@ enum DecimalConversion {
         if digits.isEmpty {
             return negative ? -0.0 : 0.0
         }
-        var scale = exponent - fractionDigits + droppedDigits
+        var scale = exponent - Int64(fractionDigits) + Int64(droppedDigits)
         if droppedNonZero {
             digits.append(UInt8(ascii: "1"))
             scale -= 1
         }
         // The value lies in [10^(magnitude-1), 10^magnitude).
-        let magnitude = digits.count + scale
+        let magnitude = Int64(digits.count) + scale
         if magnitude > 310 {
             return negative ? -.infinity : .infinity
         }

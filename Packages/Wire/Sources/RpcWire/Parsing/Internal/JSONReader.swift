@@ -1052,7 +1052,8 @@ struct JSONReader: ~Copyable {
             significantDigits &+= offset &- significantStart
         }
 
-        var exponent = 0
+        // 64-bit whatever the platform's `Int` (see the saturation below).
+        var exponent: Int64 = 0
         if offset < end, base[offset] | 0x20 == UInt8(ascii: "e") {
             isInteger = false
             offset &+= 1
@@ -1071,9 +1072,11 @@ struct JSONReader: ~Copyable {
                 try ParseDiagnostics.invalidNumber("expected a digit in the exponent", at: offset, in: input)
             }
             repeat {
-                // Saturates far beyond any exponent that could change the result.
-                if exponent < 100_000_000 {
-                    exponent = exponent &* 10 &+ Int(base[offset] &- UInt8(ascii: "0"))
+                // Saturates at 10^17: beyond the length of any input, so that subtracting the
+                // count of fraction digits below still leaves a saturated exponent far outside
+                // the fast path's range, and at most 10^18 + 9, so neither step can wrap.
+                if exponent < DecimalConversion.exponentSaturation {
+                    exponent = exponent &* 10 &+ Int64(base[offset] &- UInt8(ascii: "0"))
                 }
                 offset &+= 1
             } while offset < end && Self.isDigit(base[offset])
@@ -1098,7 +1101,8 @@ struct JSONReader: ~Copyable {
             return .double(negative ? -0.0 : 0.0)
         }
         if significantDigits <= 19,
-            let magnitude = DecimalConversion.fastPath(mantissa: mantissa, exponent: exponent &- fractionDigits)
+            let magnitude = DecimalConversion.fastPath(
+                mantissa: mantissa, exponent: exponent &- Int64(truncatingIfNeeded: fractionDigits))
         {
             return .double(negative ? -magnitude : magnitude)
         }
