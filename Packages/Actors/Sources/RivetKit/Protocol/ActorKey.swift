@@ -9,31 +9,34 @@ public enum ActorKey {
         return parts.map { part -> String in
             guard !part.isEmpty else { return "\\0" }
             var escaped = ""
-            for character in part {
-                switch character {
+            for scalar in part.unicodeScalars {
+                switch scalar {
                 case "\\": escaped += "\\\\"
                 case "/": escaped += "\\/"
-                default: escaped.append(character)
+                default: escaped.unicodeScalars.append(scalar)
                 }
             }
             return escaped
         }.joined(separator: "/")
     }
 
-    /// The parts of a serialized key; the inverse of ``serialize(_:)``.
+    /// The parts of a serialized key, read leniently as RivetKit's own reader does (an unknown
+    /// escape stands for the character after it, a trailing `\` for itself, `""` for the
+    /// empty key). A server reads keys with ``parse(serialized:)``, which refuses what this
+    /// accepts without ``serialize(_:)`` writing it, so one key has one form.
     public static func deserialize(_ text: String) -> [String] {
-        guard text != "/" else { return [] }
+        if let parts = try? parse(serialized: text) { return parts }
         var parts: [String] = []
         var current = ""
         var escaping = false
         var emptyMarker = false
-        for character in text {
+        for character in text.unicodeScalars {
             if escaping {
                 escaping = false
                 if character == "0" {
                     emptyMarker = true
                 } else {
-                    current.append(character)
+                    current.unicodeScalars.append(character)
                 }
             } else if character == "\\" {
                 escaping = true
@@ -42,9 +45,51 @@ public enum ActorKey {
                 current = ""
                 emptyMarker = false
             } else {
-                current.append(character)
+                current.unicodeScalars.append(character)
             }
         }
+        if escaping { current.unicodeScalars.append("\\") }
+        parts.append(current)
+        return parts
+    }
+
+    /// The parts of a serialized key, strictly: exactly the texts ``serialize(_:)`` writes are
+    /// read (and `""`, which RivetKit reads as the empty key), so two different texts never
+    /// name one key. Any character may stand in a part, NUL and separators included, escaped
+    /// as ``serialize(_:)`` escapes them.
+    ///
+    /// - Throws: ``ActorError`` `actor.invalid_key` for an escape other than `\\`, `\/` or
+    ///   a `\0` standing alone for an empty part, and for a trailing `\`.
+    public static func parse(serialized text: String) throws(ActorError) -> [String] {
+        guard text != "/", !text.isEmpty else { return [] }
+        var parts: [String] = []
+        var current = ""
+        var escaping = false
+        var emptyMarker = false
+        for character in text.unicodeScalars {
+            if emptyMarker, character != "/" {
+                throw invalidKey("\\0 stands alone for an empty part")
+            }
+            if escaping {
+                escaping = false
+                switch character {
+                case "0" where current.isEmpty: emptyMarker = true
+                case "\\", "/": current.unicodeScalars.append(character)
+                default: throw invalidKey("\\\(character) is not an escape of a key")
+                }
+            } else if character == "\\" {
+                escaping = true
+            } else if character == "/" {
+                guard emptyMarker || !current.isEmpty else { throw invalidKey("an empty part is written \\0") }
+                parts.append(current)
+                current = ""
+                emptyMarker = false
+            } else {
+                current.unicodeScalars.append(character)
+            }
+        }
+        guard !escaping else { throw invalidKey("the key ends inside an escape") }
+        guard emptyMarker || !current.isEmpty else { throw invalidKey("an empty part is written \\0") }
         parts.append(current)
         return parts
     }
@@ -57,10 +102,61 @@ public enum ActorKey {
         return parts.map(formEncode).joined(separator: ",")
     }
 
-    /// The parts of a raw (not yet decoded) `rvt-key` query value.
+    /// The parts of a raw (not yet decoded) `rvt-key` query value, read leniently (malformed
+    /// escapes kept as written); `""`, a present but empty value, is the key `[""]`, since an
+    /// empty key omits the parameter. A server reads it with ``parse(queryValue:)``.
     public static func parts(ofQueryValue raw: String) -> [String] {
-        guard !raw.isEmpty else { return [] }
+        if let parts = try? parse(queryValue: raw) { return parts }
         return raw.split(separator: ",", omittingEmptySubsequences: false).map(formDecode)
+    }
+
+    /// The parts of a raw (not yet decoded) `rvt-key` query value, strictly: split at its
+    /// literal commas, each part form-decoded (`+` a space, `%XX` a byte) to UTF-8. A present
+    /// but empty value is the key `[""]`; the empty key is written by leaving the parameter out.
+    ///
+    /// - Throws: ``ActorError`` `actor.invalid_key` for a `%` not followed by two hex digits
+    ///   and for bytes that are not UTF-8.
+    public static func parse(queryValue raw: String) throws(ActorError) -> [String] {
+        var parts: [String] = []
+        for piece in raw.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(piece.count)
+            var index = piece.startIndex
+            while index < piece.endIndex {
+                let byte = piece[index]
+                index = piece.index(after: index)
+                if byte == UInt8(ascii: "+") {
+                    bytes.append(UInt8(ascii: " "))
+                } else if byte == UInt8(ascii: "%") {
+                    guard piece.distance(from: index, to: piece.endIndex) >= 2,
+                        let high = hexValue(piece[index]), let low = hexValue(piece[piece.index(after: index)])
+                    else { throw invalidKey("a % in rvt-key is followed by two hex digits") }
+                    bytes.append(high << 4 | low)
+                    index = piece.index(index, offsetBy: 2)
+                } else {
+                    bytes.append(byte)
+                }
+            }
+            guard let part = String(validating: bytes, as: UTF8.self) else {
+                throw invalidKey("a part of rvt-key is not UTF-8")
+            }
+            parts.append(part)
+        }
+        return parts
+    }
+
+    /// The error for a key that is not written as RivetKit writes keys (`actor.invalid_key`).
+    public static func invalidKey(_ why: String) -> ActorError {
+        ActorError(group: "actor", code: "invalid_key", message: "malformed actor key: \(why)")
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0") ... UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a") ... UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A") ... UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 
     /// `text` as `application/x-www-form-urlencoded` writes it: letters, digits and `*-._`

@@ -145,7 +145,10 @@ public enum RivetCBOR {
                     let magnitude = Self.unsigned(fromBase64: encoded)
                 {
                     if argument == 2 { return Int64(exactly: magnitude).map(JSONValue.integer) ?? .string(String(magnitude)) }
-                    return Int64(exactly: magnitude).map { .integer(-1 - $0) } ?? .string("-" + String(magnitude + 1))
+                    // -1 - magnitude, written in decimal: magnitude + 1 overflows for UInt64.max.
+                    if let small = Int64(exactly: magnitude) { return .integer(-1 - small) }
+                    let (next, overflow) = magnitude.addingReportingOverflow(1)
+                    return .string(overflow ? "-18446744073709551616" : "-" + String(next))
                 }
                 return content
             }
