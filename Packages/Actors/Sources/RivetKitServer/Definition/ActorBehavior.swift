@@ -7,6 +7,11 @@ protocol ActorBehavior: Sendable {
     var name: String { get }
     /// The initial state, as JSON, for a creation input.
     func initialState(input: JSONValue?) async throws(ActorError) -> JSONValue
+    /// A saved state read as the type's state: the value actions start from (`nil` for a class,
+    /// which is decoded for every action).
+    ///
+    /// - Throws: `actor.state_unreadable` when `json` does not decode as the state type.
+    func loadState(_ json: JSONValue) throws(ActorError) -> ActorStateValue
     /// Runs action `name` on `state`; returns the new state and the output, on the caller's
     /// executor (a connection's event loop), with no hop of its own.
     nonisolated(nonsending) func perform(
@@ -32,6 +37,21 @@ extension ActorDefinition: ActorBehavior {
         return try ActorValueCoding.encode(state)
     }
 
+    func loadState(_ json: JSONValue) throws(ActorError) -> ActorStateValue {
+        let typed = try Self.decodeState(json)
+        return ActorStateValue(json: json, typed: State.self is AnyObject.Type ? nil : typed)
+    }
+
+    static func decodeState(_ json: JSONValue) throws(ActorError) -> State {
+        do {
+            return try JSONValueDecoder().decode(State.self, from: json)
+        } catch {
+            throw ActorError(
+                group: "actor", code: "state_unreadable",
+                message: "the saved state does not decode as \(State.self): \(error)")
+        }
+    }
+
     nonisolated(nonsending) func perform(
         _ name: String, args: [JSONValue], state: ActorStateValue, connection: ActorConnectionInfo,
         broadcaster: ActorBroadcaster
@@ -47,11 +67,7 @@ extension ActorDefinition: ActorBehavior {
             cached = true
         } else {
             cached = false
-            do {
-                typed = try JSONValueDecoder().decode(State.self, from: state.json)
-            } catch {
-                throw ActorError(group: "rivetkit", code: "internal_error", message: "the stored state does not decode")
-            }
+            typed = try Self.decodeState(state.json)
         }
         var context = ActorContext(state: typed, connection: connection, broadcaster: broadcaster)
         let output: JSONValue

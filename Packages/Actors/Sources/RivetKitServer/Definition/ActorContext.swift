@@ -32,7 +32,9 @@ public struct ActorContext<State: Codable & Sendable>: Sendable {
     /// subscribed to it, and to no other.
     ///
     /// - Throws: ``RivetKit/ActorError`` `rivetkit.internal_error` when an argument cannot be
-    ///   encoded as JSON.
+    ///   encoded as JSON, and `message.outgoing_too_long` when the event's frame is over the
+    ///   server's `maxMessageSize` (nothing is sent; thrown on, it fails the action, whose
+    ///   state change is then not kept).
     public func broadcast(_ name: String, _ args: any Encodable...) throws(ActorError) {
         try broadcast(name, args: args)
     }
@@ -45,6 +47,6 @@ public struct ActorContext<State: Codable & Sendable>: Sendable {
         for arg in args {
             values.append(try ActorValueCoding.encode(arg))
         }
-        broadcaster.broadcast(name, args: values)
+        try broadcaster.broadcast(name, args: values)
     }
 }

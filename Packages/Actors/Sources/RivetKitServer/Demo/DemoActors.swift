@@ -3,7 +3,8 @@ import RivetKit
 /// The demo registry `rivetkit serve --demo` runs: a `counter` and a `chat` actor.
 ///
 /// - `counter`: state `count`, starting at 0 or at its creation input (a number);
-///   `increment(by)` adds, broadcasts `newCount(count)` and returns the new count;
+///   `increment(by)` adds, broadcasts `newCount(count)` and returns the new count (a sum out of
+///   `Int`'s range throws group `user`, code `overflow`, and changes nothing);
 ///   `getCount()`; `fail()` throws group `user`, code `test_error`, message `boom`, metadata
 ///   `{"why":"asked to fail"}`; `whoAmI()` returns the `user` connection parameter.
 /// - `chat`, keyed by room: `send(from, text)` broadcasts `message(from, text)` and keeps the
@@ -43,7 +44,14 @@ public enum DemoActors {
         Counter(count: input?.intValue ?? 0)
     }
     .action("increment") { (context: inout ActorContext<Counter>, by: Int) in
-        context.state.count += by
+        // Checked: an increment past Int's range is refused, and the count stays as it was.
+        let (sum, overflow) = context.state.count.addingReportingOverflow(by)
+        guard !overflow else {
+            throw ActorError(
+                group: "user", code: "overflow", message: "the count \(context.state.count) plus \(by) is out of range",
+                metadata: ["count": .integer(Int64(context.state.count)), "by": .integer(Int64(by))])
+        }
+        context.state.count = sum
         try context.broadcast("newCount", context.state.count)
         return context.state.count
     }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where an actor server listens and the limits it keeps.
 ///
 /// ```swift
@@ -31,6 +33,21 @@ public struct ActorServerConfiguration: Sendable {
     /// past it that connection is cut, so a slow subscriber cannot make the server hold more.
     /// Default 8 MiB.
     public var maxPendingBytesPerConnection: Int
+    /// How many distinct events one realtime connection may subscribe to; a subscription past
+    /// it gets a connection-level `Error` frame `connection.too_many_subscriptions` (the
+    /// connection stays, its other subscriptions too). Default 1,000.
+    public var maxSubscriptionsPerConnection: Int
+    /// How many bytes of event names (UTF-8) one realtime connection's subscriptions may hold;
+    /// past it as for ``maxSubscriptionsPerConnection``. Default 64 KiB.
+    public var maxSubscriptionBytesPerConnection: Int
+    /// How many bytes of action frames one realtime connection may have waiting or running;
+    /// an action past it gets an `Error` frame `action.too_many_pending_bytes` (its own
+    /// `actionId`; the connection stays). Default 4 MiB.
+    public var maxPendingActionBytesPerConnection: Int
+    /// Where the server reports what it cannot serve but keeps running through, such as an
+    /// actor whose saved state cannot be read (that actor's callers get
+    /// `actor.state_unreadable`). Default: a line on standard error.
+    public var reportProblem: @Sendable (String) -> Void
 
     /// Creates a configuration; every parameter has the default its property documents.
     public init(
@@ -41,7 +58,11 @@ public struct ActorServerConfiguration: Sendable {
         maxActionsInFlightPerConnection: Int = 64,
         maxConnectionsPerActor: Int = 10_000,
         sleepAfter: Duration = .seconds(60),
-        maxPendingBytesPerConnection: Int = 8 * 1024 * 1024
+        maxPendingBytesPerConnection: Int = 8 * 1024 * 1024,
+        maxSubscriptionsPerConnection: Int = 1_000,
+        maxSubscriptionBytesPerConnection: Int = 64 * 1024,
+        maxPendingActionBytesPerConnection: Int = 4 * 1024 * 1024,
+        reportProblem: @escaping @Sendable (String) -> Void = ActorServerConfiguration.standardErrorReport
     ) {
         self.host = host
         self.port = port
@@ -51,5 +72,14 @@ public struct ActorServerConfiguration: Sendable {
         self.maxConnectionsPerActor = maxConnectionsPerActor
         self.sleepAfter = sleepAfter
         self.maxPendingBytesPerConnection = maxPendingBytesPerConnection
+        self.maxSubscriptionsPerConnection = maxSubscriptionsPerConnection
+        self.maxSubscriptionBytesPerConnection = maxSubscriptionBytesPerConnection
+        self.maxPendingActionBytesPerConnection = maxPendingActionBytesPerConnection
+        self.reportProblem = reportProblem
+    }
+
+    /// Writes `problem` as one line on standard error, prefixed `rivetkit server:`.
+    public static func standardErrorReport(_ problem: String) {
+        FileHandle.standardError.write(Data("rivetkit server: \(problem)\n".utf8))
     }
 }

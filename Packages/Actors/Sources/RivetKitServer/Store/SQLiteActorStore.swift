@@ -1,8 +1,13 @@
+import Foundation
 import GRDB
 import RivetKit
 
 /// An ``ActorStore`` in an embedded SQLite database, through GRDB: one row per actor, its state
 /// as JSON text, in write-ahead-log mode so that a saved state survives a crash or restart.
+///
+/// Every text crosses into SQLite with its length (bound as its UTF-8 bytes and cast to text)
+/// and is read back the same way, never as a C string: a namespace, name, key or id holding
+/// NUL is compared and kept whole, so texts that differ after a NUL are different actors.
 ///
 /// ```swift
 /// let store = try SQLiteActorStore(path: "actors.sqlite")
@@ -47,8 +52,8 @@ public final class SQLiteActorStore: ActorStore {
     public func actor(namespace: String, name: String, key: [String]) async throws -> StoredActor? {
         try await database.read { db in
             try Row.fetchOne(
-                db, sql: "SELECT * FROM actor WHERE namespace = ? AND name = ? AND key = ?",
-                arguments: [namespace, name, ActorKey.serialize(key)]
+                db, sql: "\(Self.select) WHERE namespace = CAST(? AS TEXT) AND name = CAST(? AS TEXT) AND key = CAST(? AS TEXT)",
+                arguments: [Self.text(namespace), Self.text(name), Self.text(ActorKey.serialize(key))]
             ).map(Self.record)
         }
     }
@@ -56,7 +61,7 @@ public final class SQLiteActorStore: ActorStore {
     /// The actor with an id.
     public func actor(id: String) async throws -> StoredActor? {
         try await database.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM actor WHERE id = ?", arguments: [id]).map(Self.record)
+            try Row.fetchOne(db, sql: "\(Self.select) WHERE id = CAST(? AS TEXT)", arguments: [Self.text(id)]).map(Self.record)
         }
     }
 
@@ -64,15 +69,22 @@ public final class SQLiteActorStore: ActorStore {
     public func insert(_ actor: StoredActor) async throws -> (actor: StoredActor, inserted: Bool) {
         let state = try actor.state.jsonString()
         return try await database.write { db in
+            let key = Self.text(ActorKey.serialize(actor.key))
             if let existing = try Row.fetchOne(
-                db, sql: "SELECT * FROM actor WHERE namespace = ? AND name = ? AND key = ?",
-                arguments: [actor.namespace, actor.name, ActorKey.serialize(actor.key)])
+                db, sql: "\(Self.select) WHERE namespace = CAST(? AS TEXT) AND name = CAST(? AS TEXT) AND key = CAST(? AS TEXT)",
+                arguments: [Self.text(actor.namespace), Self.text(actor.name), key])
             {
                 return (try Self.record(existing), false)
             }
             try db.execute(
-                sql: "INSERT INTO actor (id, namespace, name, key, state, createdAt) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [actor.id, actor.namespace, actor.name, ActorKey.serialize(actor.key), state, actor.createdAt])
+                sql: """
+                    INSERT INTO actor (id, namespace, name, key, state, createdAt)
+                    VALUES (CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), ?)
+                    """,
+                arguments: [
+                    Self.text(actor.id), Self.text(actor.namespace), Self.text(actor.name), key, Self.text(state),
+                    actor.createdAt,
+                ])
             return (actor, true)
         }
     }
@@ -81,27 +93,61 @@ public final class SQLiteActorStore: ActorStore {
     public func saveState(id: String, state: JSONValue) async throws {
         let text = try state.jsonString()
         try await database.write { db in
-            try db.execute(sql: "UPDATE actor SET state = ? WHERE id = ?", arguments: [text, id])
+            try db.execute(
+                sql: "UPDATE actor SET state = CAST(? AS TEXT) WHERE id = CAST(? AS TEXT)",
+                arguments: [Self.text(text), Self.text(id)])
         }
     }
 
     /// Removes an actor.
     public func delete(id: String) async throws -> Bool {
         try await database.write { db in
-            try db.execute(sql: "DELETE FROM actor WHERE id = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM actor WHERE id = CAST(? AS TEXT)", arguments: [Self.text(id)])
             return db.changesCount > 0
         }
     }
 
+    /// The columns of a row, every text read as its bytes (with its length).
+    private static let select = """
+        SELECT CAST(id AS BLOB) AS id, CAST(namespace AS BLOB) AS namespace, CAST(name AS BLOB) AS name,
+        CAST(key AS BLOB) AS key, CAST(state AS BLOB) AS state, createdAt FROM actor
+        """
+
+    /// A text as the bytes SQLite is given, with their length (a `String` argument would be
+    /// bound up to its first NUL).
+    private static func text(_ value: String) -> Data {
+        Data(value.utf8)
+    }
+
+    /// A text column read as its bytes.
+    private static func text(_ row: Row, _ column: String) throws -> String {
+        let bytes: Data? = row[column]
+        guard let text = String(validating: bytes ?? Data(), as: UTF8.self) else {
+            throw unreadable("its \(column) is not UTF-8")
+        }
+        return text
+    }
+
     private static func record(_ row: Row) throws -> StoredActor {
-        let stateText: String = row["state"]
+        let id = try text(row, "id")
+        let state: JSONValue
+        do {
+            state = try JSONValue(parsing: try text(row, "state"))
+        } catch {
+            throw unreadable("the saved state of \(id) is not JSON")
+        }
+        let createdAt: Int64? = row["createdAt"]
         return StoredActor(
-            id: row["id"],
-            namespace: row["namespace"],
-            name: row["name"],
-            key: ActorKey.deserialize(row["key"]),
-            state: try JSONValue(parsing: stateText),
-            createdAt: row["createdAt"]
+            id: id,
+            namespace: try text(row, "namespace"),
+            name: try text(row, "name"),
+            key: ActorKey.deserialize(try text(row, "key")),
+            state: state,
+            createdAt: createdAt ?? 0
         )
+    }
+
+    private static func unreadable(_ why: String) -> ActorError {
+        ActorError(group: "actor", code: "state_unreadable", message: "a stored actor cannot be read: \(why)")
     }
 }

@@ -8,6 +8,7 @@ actor ActorDirectory {
     private let store: any ActorStore
     private let configuration: ActorServerConfiguration
     private var awake: [String: ActorInstance] = [:]
+    private var reported: Set<String> = []
 
     init(registry: ActorRegistry, store: any ActorStore, configuration: ActorServerConfiguration) {
         self.registry = registry
@@ -33,7 +34,7 @@ actor ActorDirectory {
             let (stored, inserted) = try await store.insert(record)
             return (stored, inserted)
         } catch {
-            throw Self.storeFailure(error)
+            throw storeFailure(error)
         }
     }
 
@@ -42,7 +43,7 @@ actor ActorDirectory {
         do {
             return try await store.actor(namespace: namespace, name: name, key: key)
         } catch {
-            throw Self.storeFailure(error)
+            throw storeFailure(error)
         }
     }
 
@@ -52,7 +53,7 @@ actor ActorDirectory {
         do {
             return try await store.actor(id: id)
         } catch {
-            throw Self.storeFailure(error)
+            throw storeFailure(error)
         }
     }
 
@@ -66,8 +67,18 @@ actor ActorDirectory {
         guard let behavior = registry.behavior(record.name) else {
             throw ActorError(group: "actor", code: "not_found", message: "no actor type is called \(record.name)")
         }
+        // A saved state the type cannot read is this actor's problem only: it is reported and
+        // its callers are refused, while every other actor serves on.
+        let state: ActorStateValue
+        do throws(ActorError) {
+            state = try behavior.loadState(record.state)
+        } catch {
+            report(error, actor: record.id)
+            throw error
+        }
+        if let instance = awake[id] { return instance }  // woken meanwhile
         let instance = ActorInstance(
-            record: record, behavior: behavior, store: store, maxConnections: configuration.maxConnectionsPerActor)
+            record: record, state: state, behavior: behavior, store: store, configuration: configuration)
         awake[id] = instance
         return instance
     }
@@ -80,7 +91,7 @@ actor ActorDirectory {
         do {
             return try await store.delete(id: id)
         } catch {
-            throw Self.storeFailure(error)
+            throw storeFailure(error)
         }
     }
 
@@ -102,7 +113,22 @@ actor ActorDirectory {
         String(format: "%016llx%016llx", UInt64.random(in: .min ... .max), UInt64.random(in: .min ... .max))
     }
 
-    private static func storeFailure(_ error: any Error) -> ActorError {
-        ActorError(group: "rivetkit", code: "internal_error", message: "the actor store failed")
+    /// Reports (once per actor) an actor that cannot be served.
+    private func report(_ error: ActorError, actor id: String) {
+        guard reported.count < Self.maxReported, reported.insert(id).inserted else { return }
+        configuration.reportProblem("actor \(id) cannot be served: \(error)")
+    }
+
+    /// How many actors' problems are remembered, so each is reported once.
+    private static let maxReported = 10_000
+
+    private func storeFailure(_ error: any Error) -> ActorError {
+        // A row the store cannot read (`actor.state_unreadable`) concerns one actor.
+        if let error = error as? ActorError {
+            configuration.reportProblem("the actor store refused a row: \(error)")
+            return error
+        }
+        configuration.reportProblem("the actor store failed: \(error)")
+        return ActorError(group: "rivetkit", code: "internal_error", message: "the actor store failed")
     }
 }

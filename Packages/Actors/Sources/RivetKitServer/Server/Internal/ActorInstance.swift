@@ -6,7 +6,7 @@ import Synchronization
 final class ActorInstance: Sendable {
     let record: StoredActor
     let behavior: any ActorBehavior
-    let broadcaster = ActorBroadcaster()
+    let broadcaster: ActorBroadcaster
     private let store: any ActorStore
     private let queue = SerialQueue()
     private let maxConnections: Int
@@ -21,12 +21,21 @@ final class ActorInstance: Sendable {
 
     private let activity: Mutex<Activity>
 
-    init(record: StoredActor, behavior: any ActorBehavior, store: any ActorStore, maxConnections: Int) {
+    /// An awake actor starting from `state`, its saved state as ``ActorBehavior/loadState(_:)``
+    /// read it.
+    init(
+        record: StoredActor, state: ActorStateValue, behavior: any ActorBehavior, store: any ActorStore,
+        configuration: ActorServerConfiguration
+    ) {
         self.record = record
         self.behavior = behavior
         self.store = store
-        self.maxConnections = maxConnections
-        self.activity = Mutex(Activity(state: ActorStateValue(json: record.state, typed: nil)))
+        self.maxConnections = configuration.maxConnectionsPerActor
+        self.broadcaster = ActorBroadcaster(
+            maxSubscriptions: configuration.maxSubscriptionsPerConnection,
+            maxSubscriptionBytes: configuration.maxSubscriptionBytesPerConnection,
+            maxFrameSize: configuration.maxMessageSize)
+        self.activity = Mutex(Activity(state: state))
     }
 
     /// The state in memory (saved already).

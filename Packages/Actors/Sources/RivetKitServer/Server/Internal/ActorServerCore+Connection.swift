@@ -30,12 +30,17 @@ extension ActorServerCore {
         }
         _ = try? transport.enqueue(.text(RivetMessageCodec.encode(ServerMessage.initialize(
             actorId: instance.record.id, connectionId: connection.id))))
-        let tracker = ConnectionTracker(limit: max(configuration.maxActionsInFlightPerConnection, 1))
+        let tracker = ConnectionTracker(
+            limit: max(configuration.maxActionsInFlightPerConnection, 1),
+            byteLimit: max(configuration.maxPendingActionBytesPerConnection, 0))
         let executor = transport.executor
+        let maxFrameSize = configuration.maxMessageSize
         transport.start { event in
             switch event {
             case .message(let message):
-                Self.handle(message, transport: transport, instance: instance, connection: connection, tracker: tracker, executor: executor)
+                Self.handle(
+                    message, transport: transport, instance: instance, connection: connection, tracker: tracker,
+                    executor: executor, maxFrameSize: maxFrameSize)
             case .closed:
                 tracker.close()
             }
@@ -47,7 +52,7 @@ extension ActorServerCore {
     /// Handles one inbound frame of a connection, on the thread that delivered it.
     private static func handle(
         _ message: TransportMessage, transport: WebSocketTransport, instance: ActorInstance,
-        connection: ActorConnectionInfo, tracker: ConnectionTracker, executor: (any TaskExecutor)?
+        connection: ActorConnectionInfo, tracker: ConnectionTracker, executor: (any TaskExecutor)?, maxFrameSize: Int
     ) {
         guard tracker.isReading else { return }
         guard message.kind == .text else {
@@ -63,12 +68,27 @@ extension ActorServerCore {
         }
         switch decoded {
         case .subscriptionRequest(let eventName, let subscribe):
-            instance.broadcaster.update(connectionId: connection.id, event: eventName, subscribe: subscribe)
+            do throws(ActorError) {
+                try instance.broadcaster.update(connectionId: connection.id, event: eventName, subscribe: subscribe)
+            } catch {
+                _ = try? transport.enqueue(.text(utf8: RivetMessageCodec.frame(ServerMessage.error(error, actionId: nil))))
+            }
         case .actionRequest(let id, let name, let args):
-            guard tracker.admit() else {
+            let size = message.bytes.count
+            switch tracker.admit(bytes: size) {
+            case .admitted:
+                break
+            case .tooMany:
                 let error = ActorError(
                     group: "action", code: "too_many_in_flight",
                     message: "a connection may have \(tracker.limit) actions in flight")
+                _ = try? transport.enqueue(.text(utf8: RivetMessageCodec.frame(ServerMessage.error(error, actionId: id))))
+                return
+            case .tooManyBytes:
+                let error = ActorError(
+                    group: "action", code: "too_many_pending_bytes",
+                    message: "a connection's waiting actions may hold \(tracker.byteLimit) bytes",
+                    metadata: ["limit": .integer(Int64(tracker.byteLimit))])
                 _ = try? transport.enqueue(.text(utf8: RivetMessageCodec.frame(ServerMessage.error(error, actionId: id))))
                 return
             }
@@ -82,8 +102,15 @@ extension ActorServerCore {
                 } catch {
                     reply = .error(error, actionId: id)
                 }
-                tracker.release()
-                _ = try? transport.enqueue(.text(utf8: RivetMessageCodec.frame(reply)))
+                tracker.release(bytes: size)
+                var frame = RivetMessageCodec.frame(reply)
+                if frame.count > maxFrameSize {
+                    // Too large for the peer to read: that action gets the reason instead, and
+                    // the connection goes on.
+                    let error = ActorBroadcaster.outgoingTooLong(frame.count, limit: maxFrameSize, what: "the answer")
+                    frame = RivetMessageCodec.frame(ServerMessage.error(error, actionId: id))
+                }
+                _ = try? transport.enqueue(.text(utf8: frame))
             }
         }
     }

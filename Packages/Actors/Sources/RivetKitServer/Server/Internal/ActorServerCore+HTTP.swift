@@ -1,3 +1,4 @@
+import Foundation
 import NIOHTTP1
 import RivetKit
 import RpcTransportNIO
@@ -53,7 +54,17 @@ extension ActorServerCore {
             guard case .string(let name)? = body["name"] else {
                 throw ActorError(group: "request", code: "invalid", message: "the body names no actor type")
             }
-            let key = body["key"]?.stringValue.map(ActorKey.deserialize) ?? []
+            let key: [String]
+            switch body["key"] {
+            case .string(let serialized)?:
+                key = try ActorKey.parse(serialized: serialized)
+            case nil, .null?:
+                // RivetKit's create without a key makes a new actor every time, under a fresh
+                // random key; get-or-create without one means the empty key.
+                key = request.method == .POST ? [UUID().uuidString.lowercased()] : []
+            default:
+                throw ActorKey.invalidKey("key is a string")
+            }
             var input: JSONValue?
             if case .string(let encoded)? = body["input"] {
                 guard let bytes = RivetBase64.decode(encoded) else {
@@ -64,7 +75,7 @@ extension ActorServerCore {
             // One insert-or-get decides, so two creations of one key cannot both succeed.
             let (actor, created) = try await directory.getOrCreate(namespace: namespace, name: name, key: key, input: input)
             if request.method == .POST {
-                guard created || body["key"] == nil else {
+                guard created else {
                     throw ActorError(group: "actor", code: "duplicate_key", message: "an actor with that key exists")
                 }
                 return Self.json(["actor": Self.actorObject(actor)])
@@ -79,7 +90,7 @@ extension ActorServerCore {
                     }
                 }
             } else if let name = request.queryValue("name") {
-                let key = ActorKey.deserialize(request.queryValue("key") ?? "/")
+                let key = try ActorKey.parse(serialized: request.queryValue("key") ?? "/")
                 if let actor = try await directory.find(namespace: namespace, name: name, key: key) {
                     found.append(actor)
                 }

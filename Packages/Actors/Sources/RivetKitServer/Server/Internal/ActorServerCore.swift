@@ -56,7 +56,7 @@ final class ActorServerCore: Sendable {
         switch (error.group, error.code) {
         case ("auth", _): 401
         case (_, "not_found"): 404
-        case ("rivetkit", _): 500
+        case ("rivetkit", _), ("actor", "state_unreadable"): 500
         case ("actor", "too_many_connections"), ("action", "too_many_in_flight"): 429
         case ("message", "incoming_too_long"): 413
         default: 400

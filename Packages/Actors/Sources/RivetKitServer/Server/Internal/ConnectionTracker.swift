@@ -1,14 +1,25 @@
 import Synchronization
 
 /// What one realtime connection has going: whether its frames are still read, whether it has
-/// closed, and how many of its actions are waiting or running (at most `limit`). Serving the
-/// connection ends once it has closed and its last action has answered.
+/// closed, and how many of its actions are waiting or running (at most `limit`, holding at most
+/// `byteLimit` bytes of frames). Serving the connection ends once it has closed and its last
+/// action has answered.
 final class ConnectionTracker: Sendable {
     /// The most actions the connection may have waiting or running.
     let limit: Int
+    /// The most bytes of action frames the connection may have waiting or running.
+    let byteLimit: Int
+
+    /// Whether an action was admitted, and why not.
+    enum Admission {
+        case admitted
+        case tooMany
+        case tooManyBytes
+    }
 
     private struct State {
         var inFlight = 0
+        var inFlightBytes = 0
         var reading = true
         var closed = false
         var waiter: CheckedContinuation<Void, Never>?
@@ -24,8 +35,9 @@ final class ConnectionTracker: Sendable {
 
     private let state = Mutex(State())
 
-    init(limit: Int) {
+    init(limit: Int, byteLimit: Int) {
         self.limit = limit
+        self.byteLimit = byteLimit
     }
 
     /// Whether frames are still handled (not after a frame that closed the connection).
@@ -33,19 +45,25 @@ final class ConnectionTracker: Sendable {
         state.withLock { $0.reading && !$0.closed }
     }
 
-    /// Counts one more action in flight, unless the connection has `limit` already.
-    func admit() -> Bool {
+    /// Counts one more action of `bytes` in flight, unless the connection has `limit` already
+    /// or the bytes would pass `byteLimit` (one action alone is always admitted: its frame is
+    /// within the message limit already).
+    func admit(bytes: Int) -> Admission {
         state.withLock { state in
-            guard state.inFlight < limit else { return false }
+            guard state.inFlight < limit else { return .tooMany }
+            let (total, overflow) = state.inFlightBytes.addingReportingOverflow(bytes)
+            guard state.inFlight == 0 || (!overflow && total <= byteLimit) else { return .tooManyBytes }
             state.inFlight += 1
-            return true
+            state.inFlightBytes = overflow ? .max : total
+            return .admitted
         }
     }
 
-    /// Counts one action fewer in flight.
-    func release() {
+    /// Counts one action of `bytes` fewer in flight.
+    func release(bytes: Int) {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             state.inFlight -= 1
+            state.inFlightBytes = max(state.inFlightBytes - bytes, 0)
             return state.takeWaiterIfDone()
         }
         waiter?.resume()

@@ -17,7 +17,8 @@ struct GatewayTarget {
 
     /// Reads a gateway path and query; `nil` when the path is not under `/gateway/`.
     ///
-    /// - Throws: ``RivetKit/ActorError`` `request.invalid` for a malformed `rvt-input` or method.
+    /// - Throws: ``RivetKit/ActorError`` `request.invalid` for a malformed `rvt-input` or method,
+    ///   `actor.invalid_key` for a malformed `rvt-key`.
     static func parse(path: String, query: String) throws(ActorError) -> GatewayTarget? {
         let segments = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         guard segments.count >= 2, segments[0] == "gateway" else { return nil }
@@ -39,7 +40,10 @@ struct GatewayTarget {
             throw ActorError(group: "request", code: "invalid", message: "rvt-method \(method) is not get or getOrCreate")
         }
         // rvt-key is split at its literal commas before decoding: a comma inside a part is %2C.
-        let rawKey = query.split(separator: "&").first { $0.hasPrefix("rvt-key=") }.map { String($0.dropFirst(8)) } ?? ""
+        // Left out, the key is empty; present and empty, it is the key [""].
+        let rawKey = query.split(separator: "&").first { $0 == "rvt-key" || $0.hasPrefix("rvt-key=") }
+            .map { String($0.dropFirst(min($0.count, 8))) }
+        let key = try rawKey.map { raw throws(ActorError) in try ActorKey.parse(queryValue: raw) } ?? []
         var input: JSONValue?
         if let encoded = value("rvt-input") {
             guard let bytes = RivetBase64.decode(encoded) else {
@@ -50,7 +54,7 @@ struct GatewayTarget {
         return GatewayTarget(
             lookup: .query(
                 method: method, namespace: value("rvt-namespace") ?? "default", name: actorSegment,
-                key: ActorKey.parts(ofQueryValue: rawKey), input: input),
+                key: key, input: input),
             token: token, rest: rest)
     }
 }
