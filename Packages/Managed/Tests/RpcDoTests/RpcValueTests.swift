@@ -23,6 +23,21 @@ struct RpcValueTests {
         #expect(RpcValue.from(RpcValue.int(3)) == .int(3))
     }
 
+    @Test("from(_:) keeps integers of every width that fit an Int and turns wider ones into doubles")
+    func fromWideIntegers() {
+        // An int where the value fits this platform's Int (64 or 32 bits), otherwise a double.
+        func expected<Integer: BinaryInteger>(_ value: Integer) -> RpcValue {
+            Int(exactly: value).map(RpcValue.int) ?? .double(Double(value))
+        }
+        #expect(RpcValue.from(Int64.max) == expected(Int64.max))
+        #expect(RpcValue.from(Int64.min) == expected(Int64.min))
+        #expect(RpcValue.from(UInt32.max) == expected(UInt32.max))
+        #expect(RpcValue.from(UInt64.max) == .double(18_446_744_073_709_551_616.0))
+        #expect(RpcValue.from(UInt.max) == .double(Double(UInt.max)))
+        #expect(RpcValue.from(UInt64(Int.max)) == .int(.max))
+        #expect(RpcValue.from(Int8.min) == .int(-128))
+    }
+
     @Test("asAny gives plain Swift values back")
     func asAny() {
         let value = RpcValue.object(["n": .int(1), "list": .array([.string("a"), .null])])

@@ -14,12 +14,14 @@ enum ValueConversion {
         case let value as Int8: return .int(Int(value))
         case let value as Int16: return .int(Int(value))
         case let value as Int32: return .int(Int(value))
-        case let value as Int64: return .int(Int(value))
+        // Wider than a 32-bit `Int` (watchOS on arm64_32): what does not fit becomes a double,
+        // as an `Int64` from JSON does in ``value(json:)``.
+        case let value as Int64: return integer(value)
         case let value as UInt8: return .int(Int(value))
         case let value as UInt16: return .int(Int(value))
-        case let value as UInt32: return .int(Int(value))
-        case let value as UInt: return value <= UInt(Int.max) ? .int(Int(value)) : .double(Double(value))
-        case let value as UInt64: return value <= UInt64(Int.max) ? .int(Int(value)) : .double(Double(value))
+        case let value as UInt32: return integer(value)
+        case let value as UInt: return integer(value)
+        case let value as UInt64: return integer(value)
         case let value as Double: return .double(value)
         case let value as Float: return .double(Double(value))
         case let value as String: return .string(value)
@@ -36,11 +38,16 @@ enum ValueConversion {
         }
     }
 
+    /// `value` as ``RpcValue/int(_:)`` when it fits an `Int`, otherwise as the nearest double.
+    static func integer<Integer: BinaryInteger>(_ value: Integer) -> RpcValue {
+        Int(exactly: value).map(RpcValue.int) ?? .double(Double(value))
+    }
+
     static func value(json: JSONValue) -> RpcValue {
         switch json {
         case .null: return .null
         case .bool(let value): return .bool(value)
-        case .integer(let value): return Int(exactly: value).map(RpcValue.int) ?? .double(Double(value))
+        case .integer(let value): return integer(value)
         case .double(let value): return .double(value)
         case .string(let value): return .string(value)
         case .array(let values): return .array(values.map(value(json:)))
