@@ -184,7 +184,12 @@ struct Evaluator {
             guard entry.resolution == nil else {
                 throw ProtocolViolation(message: "ID \(id) names a promise and cannot be introduced again as a stub")
             }
-            entry.introductions += 1
+            // Checked: the count is sent back with the release, and it cannot pass Int64.max.
+            let (introductions, overflow) = entry.introductions.addingReportingOverflow(1)
+            guard !overflow else {
+                throw ProtocolViolation(message: "ID \(id) was introduced more times than can be counted")
+            }
+            entry.introductions = introductions
             if let hook = entry.hook {
                 state.imports[id] = entry
                 return hook

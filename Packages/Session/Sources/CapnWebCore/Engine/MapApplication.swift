@@ -50,8 +50,9 @@ enum MapApplication {
     }
 
     private static func variable(_ id: Int64, _ variables: [RpcStub], _ captures: [RpcStub]) throws(RpcErrorValue) -> RpcStub {
+        // `magnitude` rather than `-id`, which traps for `Int64.min`.
         if id >= 0, id < variables.count { return variables[Int(id)] }
-        if id < 0, Int(-id) <= captures.count { return captures[Int(-id) - 1] }
+        if id < 0, id.magnitude <= UInt64(captures.count) { return captures[Int(id.magnitude) - 1] }
         throw RpcErrorValue(name: "TypeError", message: "map instruction refers to unknown variable \(id)")
     }
 
