@@ -67,6 +67,14 @@ struct IntegerExtremesTests {
         }
     }
 
+    @Test("a Cap'n Web codec whose maxDepth is Int.min or Int.max refuses or reads messages without trapping")
+    func capnWebDepthLimits() throws {
+        let none = CapnWebCodec(configuration: CapnWebCodec.Configuration(maxDepth: .min))
+        #expect(throws: WireError.self) { try none.decode("[\"pull\",1]") }
+        let unlimited = CapnWebCodec(configuration: CapnWebCodec.Configuration(maxDepth: .max))
+        #expect(try unlimited.decode("[\"pull\",1]") == .pull(importID: 1))
+    }
+
     @Test("JSON-RPC ids at Int64's limits are read; past them, or fractional, they are refused")
     func jsonRPCIDs() throws {
         let codec = JSONRPCCodec()

@@ -25,7 +25,8 @@ struct CapnWebFastReader {
     private init(base: UnsafePointer<UInt8>, count: Int, maxDepth: Int) {
         self.base = base
         end = count
-        depthLimit = min(maxDepth - 1, 64)
+        // A limit of zero or less (or Int.min) leaves everything to the tree decoder.
+        depthLimit = maxDepth > 0 ? min(maxDepth - 1, 64) : 0
     }
 
     /// The message in `bytes`, or `nil` when the bytes need the full decoder.
