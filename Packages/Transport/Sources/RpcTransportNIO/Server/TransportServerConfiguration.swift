@@ -68,8 +68,12 @@ public struct TransportServerConfiguration: Sendable {
     /// whole; past it the connection fails with ``RpcTransport/TransportError/Code/readTimeout``
     /// (close code 1008). Default 30 seconds.
     public var frameReadTimeout: Duration
-    /// How long an HTTP batch request may take to arrive whole once its head has come; past it
-    /// the server answers 408 and closes the connection. Default 30 seconds.
+    /// How long any HTTP request (a batch, a routed request, a WebSocket upgrade) may take to
+    /// arrive whole, from its first byte to the end of its body, however slowly the bytes
+    /// trickle in; past it the server answers 408 and closes the connection (it only closes
+    /// while the head is incomplete, or when the request was answered before its body ended).
+    /// A request read while the one before it was being answered counts from its head.
+    /// Default 30 seconds.
     public var requestReadTimeout: Duration
     /// The largest HTTP batch request body accepted, in bytes; larger ones are answered with 413.
     /// Default 32 MiB.

@@ -33,6 +33,7 @@ enum ServerChildPipeline {
                 shouldUpgrade(channel: channel, head: head, core: core, state: boundState)
             }
         )
+        try channel.pipeline.syncOperations.addHandler(httpHandler.makeStartObserver())
         try channel.pipeline.syncOperations.configureHTTPServerPipeline(
             withServerUpgrade: (upgraders: [upgrader], completionHandler: { _ in }),
             withErrorHandling: true
@@ -136,6 +137,9 @@ enum ServerChildPipeline {
         do {
             let operations = channel.pipeline.syncOperations
             _ = operations.removeHandler(httpHandler)
+            if let observer = httpHandler.startObserver {
+                _ = operations.removeHandler(observer)
+            }
             let settings = core.configuration.connectionSettings
             var codec: PerMessageDeflateCodec?
             if let agreed = state.agreedDeflate, let deflate = core.configuration.deflate {

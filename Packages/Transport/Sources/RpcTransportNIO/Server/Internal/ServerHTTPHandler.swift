@@ -37,13 +37,35 @@ final class ServerHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var collectingRequest = false
     private var idleTimer: Scheduled<Void>?
     private var drainTimer: Scheduled<Void>?
-    /// Answers 408 and closes when a batch request's body has not arrived whole within the
-    /// request read timeout; armed while the body is collected.
+    /// Ends a request that has not arrived whole within the request read timeout, counted from
+    /// its first byte (or from its head, for a request read while the one before it was being
+    /// answered) to the end of its body: 408 while its body is collected, a plain close while
+    /// its head is incomplete or after an early answer. Cancelled by the request's end.
     private var requestTimer: Scheduled<Void>?
+    /// The handler in front of the HTTP decoder that reports the first bytes of each request;
+    /// removed with this handler on upgrade.
+    private(set) var startObserver: RequestStartObserver?
 
     init(core: ServerCore, upgradeState: ServerUpgradeState) {
         self.core = core
         self.upgradeState = upgradeState
+    }
+
+    /// Makes the observer that reports the first bytes of each request to this handler; it
+    /// goes in front of the HTTP decoder.
+    func makeStartObserver() -> RequestStartObserver {
+        let observer = RequestStartObserver(handler: self)
+        startObserver = observer
+        return observer
+    }
+
+    /// Bytes arrived: between requests they are the start of the next one, whose read timeout
+    /// starts now (the idle timeout no longer applies to it).
+    func requestBytesArrived() {
+        guard case .idle = state, requestTimer == nil, context != nil else { return }
+        idleTimer?.cancel()
+        idleTimer = nil
+        armRequestTimer()
     }
 
     private var maxBody: Int {
@@ -123,6 +145,9 @@ final class ServerHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func receiveHead(_ head: HTTPRequestHead) {
         idleTimer?.cancel()
         idleTimer = nil
+        // Running since the request's first byte, unless it was read while the one before it
+        // was being answered.
+        armRequestTimer()
         requestVersion = head.version
         keepAlive = head.isKeepAlive && !core.registry.isShuttingDown
         collectingRequest = core.acceptsRequests
@@ -392,18 +417,34 @@ final class ServerHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    /// Gives the request whose head just arrived the request read timeout to arrive whole.
+    /// Gives the request that started the request read timeout to arrive whole; a timer
+    /// already running (armed by the request's first bytes) is left as it is.
     private func armRequestTimer() {
-        guard let context else { return }
-        requestTimer?.cancel()
+        guard let context, requestTimer == nil else { return }
         let timeout = core.configuration.requestReadTimeout
         requestTimer = context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(timeout)) {
             self.requestTimer = nil
-            guard case .collecting = self.state else { return }
-            self.keepAlive = false
-            self.state = .answered
-            self.core.logger.debug("a request stalled before its end", metadata: ["timeout": "\(timeout)"])
-            self.respond(.requestTimeout, text: "the request did not arrive whole within \(timeout)")
+            self.requestTimedOut(after: timeout)
+        }
+    }
+
+    /// Ends the request that did not arrive whole within `timeout`.
+    private func requestTimedOut(after timeout: Duration) {
+        switch state {
+        case .collecting:
+            keepAlive = false
+            state = .answered
+            core.logger.debug("a request stalled before its end", metadata: ["timeout": "\(timeout)"])
+            respond(.requestTimeout, text: "the request did not arrive whole within \(timeout)")
+        case .idle, .answered:
+            // A head still incomplete (nothing to answer yet), or the rest of a request that was
+            // answered early: the connection is closed.
+            keepAlive = false
+            core.logger.debug("a request stalled before its end", metadata: ["timeout": "\(timeout)"])
+            context?.close(promise: nil)
+        case .awaitingBatch, .discarding:
+            // Read whole already, or bounded by the drain timeout.
+            break
         }
     }
 
