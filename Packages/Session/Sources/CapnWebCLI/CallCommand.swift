@@ -16,7 +16,8 @@ struct CallCommand: AsyncParsableCommand {
             prints as the array of its chunks). Exit status: 0 success, 1 rejected \
             ('Name: message' on standard error), 2 bad expression, 3 connection failure \
             (the server aborted or sent a bad frame), 124 timeout. An answer that arrived \
-            counts however the close goes; the close is cut short at the timeout.
+            counts however the close goes; the close handshake is cut short after \
+            --close-wait seconds (1 by default), or at the timeout if that comes first.
             """
     )
 
@@ -28,6 +29,11 @@ struct CallCommand: AsyncParsableCommand {
 
     @Option(help: "How long the whole command may take, in seconds, connecting and closing included.")
     var timeout: Double = 30
+
+    @Option(
+        name: .customLong("close-wait"),
+        help: "How long to wait for the server to answer the close, in seconds, once the answer is in.")
+    var closeWait: Double = 1
 
     @Option(
         name: .customLong("ca-cert"),
@@ -49,9 +55,15 @@ struct CallCommand: AsyncParsableCommand {
     @Argument(help: "The expressions, in order; the last one's value is printed.")
     var expressions: [String]
 
+    /// The largest `--timeout`, in seconds (a year): its milliseconds fit a 64-bit count.
+    static let maximumTimeout: Double = 365 * 86_400
+
     func validate() throws {
-        guard timeout.isFinite, timeout > 0 else {
-            throw ValidationError("the timeout must be a positive number of seconds")
+        guard timeout.isFinite, timeout > 0, timeout <= Self.maximumTimeout else {
+            throw ValidationError("the timeout must be a positive number of seconds, at most \(Int(Self.maximumTimeout))")
+        }
+        guard closeWait.isFinite, closeWait >= 0, closeWait <= 3600 else {
+            throw ValidationError("the close wait must be a number of seconds from 0 to 3600")
         }
         guard !expressions.isEmpty else {
             throw ValidationError("give at least one expression to evaluate")
@@ -86,7 +98,8 @@ struct CallCommand: AsyncParsableCommand {
         let options = CallOptions(
             url: url, statements: expressions, batch: batch, trace: trace,
             timeout: .milliseconds(Int64((timeout * 1000).rounded())),
-            caCertificates: caCertificates, headers: try parsedHeaders())
+            caCertificates: caCertificates, headers: try parsedHeaders(),
+            closeWait: .milliseconds(Int64((closeWait * 1000).rounded())))
         let status = await CallRunner.run(options, output: .process)
         if status != 0 {
             throw ExitCode(status)

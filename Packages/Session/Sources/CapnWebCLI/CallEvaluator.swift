@@ -3,8 +3,11 @@ internal import RpcWire
 
 /// Turns `capnweb call` expressions into pipelined calls on the server's main object.
 ///
-/// Evaluation never awaits: every call is sent as it is built, pipelined on the references it
-/// uses, so a whole list of statements costs one round trip when only the last one is awaited.
+/// Evaluation never awaits: every call is sent as it is built (``Ref/sendNow()``), pipelined on
+/// the references it uses, so a whole list of statements costs one round trip when only the
+/// last one is awaited, and every call of every statement reaches the server in the order the
+/// statements give, whether or not its value is printed or used later (a ref that is only built
+/// would never leave, and in an HTTP batch it would leave only after the awaited last call).
 ///
 /// Names resolve, innermost first, to the parameter of an enclosing `.map(x => ...)`, a name
 /// bound by an earlier `name = expression`, the main object itself (`main`, `api`), or else a
@@ -65,7 +68,9 @@ struct CallEvaluator: Sendable {
             for argument in arguments {
                 payloads.append(try evaluate(argument).payload)
             }
-            return .ref(function.call(payloads))
+            // Sent now, in evaluation order: its arguments' calls went out before it. Inside a
+            // `.map` body this records the call instead, and sending does nothing.
+            return .ref(function.call(payloads).sendNow())
         case .map(let base, let parameter, let body):
             guard case .ref(let source) = try evaluate(base) else {
                 throw CallEvaluationError("'.map' applies to a remote value, and '\(base)' is a value here")
@@ -125,7 +130,7 @@ struct CallEvaluator: Sendable {
         if let failure {
             throw failure
         }
-        return Ref<Any>(RpcStub(mapped))
+        return Ref<Any>(RpcStub(mapped)).sendNow()
     }
 
     /// `'name'` or `[0]`, for messages.

@@ -16,6 +16,13 @@ struct CallOptions: Sendable {
     var caCertificates: [String] = []
     /// Headers sent with the WebSocket upgrade or the batch request.
     var headers: [String: String] = [:]
+    /// How long the close handshake after the outcome may take before the connection is cut
+    /// (never past ``timeout``): the one bound on waiting for a server that does not answer
+    /// the close, whatever the transport's own close timeout.
+    var closeWait: Duration = CallOptions.defaultCloseWait
+
+    /// The default of ``closeWait``: 1 second.
+    static let defaultCloseWait = Duration.seconds(1)
 
     /// Creates options.
     init(
@@ -25,7 +32,8 @@ struct CallOptions: Sendable {
         trace: Bool = false,
         timeout: Duration = .seconds(30),
         caCertificates: [String] = [],
-        headers: [String: String] = [:]
+        headers: [String: String] = [:],
+        closeWait: Duration = CallOptions.defaultCloseWait
     ) {
         self.url = url
         self.statements = statements
@@ -34,5 +42,6 @@ struct CallOptions: Sendable {
         self.timeout = timeout
         self.caCertificates = caCertificates
         self.headers = headers
+        self.closeWait = closeWait
     }
 }

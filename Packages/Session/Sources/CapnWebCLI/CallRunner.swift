@@ -31,9 +31,10 @@ enum CallRunner {
             await holder.close(by: deadline)
         }
         // The outcome is decided before the session closes, so a peer that ignores the close
-        // cannot turn an answer into a timeout; the close waits for its handshake only until
-        // the deadline.
-        await holder.close(by: deadline)
+        // cannot turn an answer into a timeout; the close waits for its handshake for the
+        // close wait, never past the deadline, then cuts the connection: one bound, the same
+        // every run, whatever the transport's own close timeout.
+        await holder.close(by: min(deadline, ContinuousClock.now + options.closeWait))
         return report(outcome ?? .timedOut, options: options, output: output)
     }
 
@@ -93,7 +94,8 @@ enum CallRunner {
         (sent ? "-> " : "<- ") + TerminalText.escaped(frame) + "\n"
     }
 
-    /// Sends every statement's calls, then awaits the last value and reads its streams.
+    /// Sends every statement's calls, in order, then awaits the last value and reads its
+    /// streams.
     static func evaluate(_ statements: [CallStatement], on main: Ref<Any>) async -> CallOutcome {
         var evaluator = CallEvaluator(main: main)
         var values: [CallValue] = []

@@ -4,11 +4,15 @@
 /// sequences that move the cursor, recolour or retitle a terminal window, BEL rings, CR
 /// returns to the start of the line so that what follows overwrites what came before, and the
 /// C1 controls (U+0080 to U+009F, with CSI at U+009B) act like ESC sequences on some
-/// terminals. `capnweb call` writes every such character as an escape instead, in the
-/// notation of JavaScript strings: `\r`, `\t`, `\n`, and `\u001b` for the others.
+/// terminals. The bidirectional formatting characters (the embeddings, overrides and isolates
+/// U+202A to U+202E and U+2066 to U+2069, and the marks U+200E, U+200F and U+061C) reorder
+/// what a terminal shows, so that a value can read differently from what it is (the "Trojan
+/// Source" trick). `capnweb call` writes every such character as an escape instead, in the
+/// notation of JavaScript strings: `\r`, `\t`, `\n`, and `\u001b` or `\u202e` for the others.
 enum TerminalText {
-    /// `text` with every C0 control (U+0000 to U+001F), DEL (U+007F) and C1 control (U+0080 to
-    /// U+009F) written as an escape; line feeds stay as they are when `keepingLineFeeds`.
+    /// `text` with every C0 control (U+0000 to U+001F), DEL (U+007F), C1 control (U+0080 to
+    /// U+009F) and bidirectional formatting character written as an escape; line feeds stay as
+    /// they are when `keepingLineFeeds`.
     ///
     /// A backslash is left alone: escaped text is for reading, not for parsing back.
     static func escaped(_ text: String, keepingLineFeeds: Bool = false) -> String {
@@ -31,6 +35,7 @@ enum TerminalText {
         switch scalar.value {
         case 0x0A: !keepingLineFeeds
         case 0x00...0x1F, 0x7F...0x9F: true
+        case 0x202A...0x202E, 0x2066...0x2069, 0x200E, 0x200F, 0x061C: true
         default: false
         }
     }

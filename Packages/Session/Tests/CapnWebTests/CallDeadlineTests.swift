@@ -64,6 +64,31 @@ struct CallDeadlineTests {
         }
     }
 
+    @Test("against a server that ignores the close, the close wait is the one bound: neither shorter nor the transport's 5 s")
+    func closeWaitIsTheBound() async throws {
+        try await HostileWebSocketServer.run(answer: { frame in
+            frame == #"["pull",1]"# ? [#"["resolve",1,25]"#] : []
+        }) { server in
+            // Waits for the outcome, then the close: the limit only turns a hang into a failure.
+            let (run, elapsed) = try await withTimeLimit(.seconds(4), "capnweb call --close-wait 0.5") {
+                let (output, buffer) = CommandOutput.capture()
+                let options = CallOptions(
+                    url: server.url, statements: ["square(5)"], timeout: .seconds(20), closeWait: .milliseconds(500))
+                let clock = ContinuousClock()
+                let start = clock.now
+                let status = await CallRunner.run(options, output: output)
+                let run = DeadlineRun(status: status, standardOutput: buffer.standardOutput, standardError: buffer.standardError)
+                return (run, clock.now - start)
+            }
+            #expect(run.status == CallExitCode.success)
+            #expect(run.standardOutput == "25\n")
+            #expect(server.observations.closeFrames >= 1)
+            // The close frame went out and its answer was awaited for the whole close wait.
+            #expect(elapsed >= .milliseconds(500))
+            #expect(await waitUntil { server.observations.ended == 1 })
+        }
+    }
+
     @Test("garbage from the server fails the call with status 3 before the deadline")
     func garbage() async throws {
         try await HostileWebSocketServer.run(answer: { _ in ["this is not JSON {"] }) { server in

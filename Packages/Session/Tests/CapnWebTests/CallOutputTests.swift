@@ -45,6 +45,25 @@ struct CallOutputTests {
         #expect(CallRunner.traceLine(sent: true, frame: #"["pull",1]"#) == #"-> ["pull",1]"# + "\n")
     }
 
+    @Test("bidirectional embeddings, overrides, isolates and marks are escaped wherever the server's text is printed")
+    func bidiControlsEscaped() {
+        let controls: [Unicode.Scalar] = [
+            "\u{202A}", "\u{202B}", "\u{202C}", "\u{202D}", "\u{202E}", "\u{2066}", "\u{2067}", "\u{2068}", "\u{2069}",
+            "\u{200E}", "\u{200F}", "\u{061C}",
+        ]
+        for control in controls {
+            let hex = String(control.value, radix: 16)
+            let escape = "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            #expect(TerminalText.escaped("x\(control)y") == "x\(escape)y")
+            #expect(TerminalText.escaped("x\(control)y", keepingLineFeeds: true) == "x\(escape)y")
+        }
+        let value = RpcPayload.object([.init("\u{202E}key", .string("admin\u{2067}txt.exe"))])
+        #expect(report(.value(value)).output == #"{"\u202ekey":"admin\u2067txt.exe"}"# + "\n")
+        #expect(report(.rejected(name: "Error", message: "\u{202E}olleh")).error == #"Error: \u202eolleh"# + "\n")
+        // Neighbours that are ordinary text stay as they are.
+        #expect(TerminalText.escaped("\u{2029}\u{206A}\u{2010}") == "\u{2029}\u{206A}\u{2010}")
+    }
+
     @Test("text without control characters is printed unchanged")
     func plainUnchanged() {
         #expect(TerminalText.escaped("Ünïcødé 😀 \\u001b") == "Ünïcødé 😀 \\u001b")

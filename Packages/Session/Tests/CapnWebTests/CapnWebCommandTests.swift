@@ -133,6 +133,48 @@ struct CapnWebCommandTests {
         }
     }
 
+    @Test("every statement is sent in order, also one whose value is neither printed nor used later")
+    func unusedStatementIsSent() async throws {
+        try await withDemoServer { url, _ in
+            let run = await call(url, ["c = makeCounter(10)", "c.increment(5)", "incrementCounter(c, 2)"])
+            #expect(run.status == 0)
+            #expect(run.standardOutput == "17\n")
+            #expect(run.standardError == "")
+        }
+    }
+
+    @Test("calls in an unused literal and in an unbound statement reach the server before the last statement's")
+    func unusedCallsInLiteralsAreSent() async throws {
+        try await withDemoServer { url, _ in
+            let run = await call(
+                url, ["c = makeCounter(0)", "[c.increment(1), {a: c.increment(2)}]", "c.increment(3)", "c.increment(0)"],
+                trace: true)
+            #expect(run.status == 0)
+            #expect(run.standardOutput == "6\n")
+            // Pushed in the order the statements give them.
+            let pushes = run.standardError.split(separator: "\n").filter { $0.hasPrefix("-> [\"push\"") }
+            #expect(pushes.count == 5)
+        }
+    }
+
+    @Test("batch mode sends every statement in order too")
+    func batchSendsUnusedStatements() async throws {
+        try await withDemoServer { _, batchURL in
+            let run = await call(batchURL, ["c = makeCounter(10)", "c.increment(5)", "incrementCounter(c, 2)"], batch: true)
+            #expect(run.status == 0)
+            #expect(run.standardOutput == "17\n")
+        }
+    }
+
+    @Test("bidirectional formatting characters in a value from the server are printed as escapes")
+    func bidiEscaped() async throws {
+        try await withDemoServer { url, _ in
+            let run = await call(url, [#"echo("a\u202Eb\u2066c\u0007")"#])
+            #expect(run.status == 0)
+            #expect(run.standardOutput == #""a\u202eb\u2066c\u0007""# + "\n")
+        }
+    }
+
     @Test("calls inside a literal array are awaited together")
     func literalWithCalls() async throws {
         try await withDemoServer { url, _ in
@@ -183,8 +225,10 @@ struct CapnWebCommandTests {
             let run = await call(batchURL, ["u = getUser(7)", "u.profile.displayName"], batch: true, trace: true)
             #expect(run.status == 0)
             #expect(run.standardOutput == "\"User 7\"\n")
-            let received = run.standardError.split(separator: "\n").filter { $0.hasPrefix("<- ") }
-            #expect(received == [#"<- ["resolve",2,"User 7"]"#])
+            // One request: every call pushed in order, the answer among what came back.
+            let lines = run.standardError.split(separator: "\n")
+            #expect(lines.filter { $0.hasPrefix("-> [\"push\"") }.count == 2)
+            #expect(lines.contains(#"<- ["resolve",2,"User 7"]"#))
         }
     }
 
