@@ -82,6 +82,7 @@ let package = Package(
                 "TinyvexServer",
                 "TinyvexProtocol",
                 .product(name: "RpcDo", package: "Managed"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings
         ),

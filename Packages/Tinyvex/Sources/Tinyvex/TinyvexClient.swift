@@ -42,6 +42,10 @@ public final class TinyvexClient: Sendable {
     private let states: StateBroadcaster<ConnectionState>
     private let lifecycle = Mutex(Lifecycle())
     private let subscribeRequests = Atomic<Int>(0)
+    /// This client's id, random per instance and kept across reconnects: the server keeps the
+    /// results of its mutations under it, so a resend after a reconnect is answered once and no
+    /// other client's `requestId` can meet them.
+    let clientID = UUID().uuidString
 
     private struct Lifecycle {
         var starting: Task<Result<Void, TinyvexError>, Never>?
@@ -244,14 +248,16 @@ public final class TinyvexClient: Sendable {
         }
     }
 
-    /// After each (re)connect: the token first, then every live query with its `lastSeq`; then
-    /// the gate opens for the calls waiting to be sent.
+    /// After each (re)connect: `tinyvex/connect` with the client's id and token first, then
+    /// every live query with its `lastSeq`; then the gate opens for the calls waiting to be sent.
     private func restore(epoch: UInt64) {
         tasks.run { [weak self] in
             guard let self else { return }
+            var members: JSONObject = ["clientId": .string(self.clientID)]
             if let token = self.lifecycle.withLock({ $0.token }) {
-                _ = try? await self.channel.request(TinyvexMethod.setToken, params: .named(["token": .string(token)]))
+                members.updateValue(.string(token), forKey: "token")
             }
+            _ = try? await self.channel.request(TinyvexMethod.connect, params: .named(members))
             await withTaskGroup(of: Void.self) { group in
                 for upstream in self.registry.live {
                     group.addTask { [weak self] in
@@ -271,7 +277,9 @@ public final class TinyvexClient: Sendable {
     /// - Throws: ``TinyvexError``.
     public func mutation<T: Decodable>(_ name: String, args: any Encodable, as type: T.Type) async throws -> T {
         let requestID = UUID().uuidString
-        let params: JSONObject = ["requestId": .string(requestID), "name": .string(name), "args": try Self.encode(args)]
+        let params: JSONObject = [
+            "requestId": .string(requestID), "clientId": .string(clientID), "name": .string(name), "args": try Self.encode(args),
+        ]
         return try await call(TinyvexMethod.mutation, params: params, idempotent: true, as: type)
     }
 
@@ -380,9 +388,14 @@ public final class TinyvexClient: Sendable {
             registry.receiveChunk(subID: subID, seq: seq, transitionID: transitionID, part: part, total: total, chunk: chunk)
         case TinyvexMethod.error:
             let code = members["code"]?.stringValue ?? ""
-            // TVX004 (a fresh value follows) and TVX005 (newer values replaced older ones) are
-            // notices; anything else ends the subscription.
-            guard code != TinyvexErrorCode.resumeFailed.rawValue, code != TinyvexErrorCode.backpressureDrop.rawValue else { return }
+            // TVX004 (a fresh value follows, and this subscription's seqs start again from it)
+            // and TVX005 (newer values replaced older ones) are notices; anything else ends the
+            // subscription.
+            if code == TinyvexErrorCode.resumeFailed.rawValue {
+                registry.restartSeq(subID: subID)
+                return
+            }
+            guard code != TinyvexErrorCode.backpressureDrop.rawValue else { return }
             registry.fail(subID: subID, .server(code: code, message: members["message"]?.stringValue ?? "", data: members["data"]))
         default:
             return

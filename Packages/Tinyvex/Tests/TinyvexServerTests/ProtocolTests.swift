@@ -183,7 +183,7 @@ struct ProtocolMethodTests {
 
 @Suite("Tinyvex protocol: resume by lastSeq", .timeLimit(.minutes(1)))
 struct ProtocolResumeTests {
-    @Test("lastSeq equal to the stream's seq resumes with nothing sent; behind gets the current value; ahead gets TVX004 then a fresh value past it")
+    @Test("lastSeq equal to the stream's seq resumes with nothing sent; behind gets the current value; ahead gets TVX004 then the fresh value at the server's seq, and the server's version does not move")
     func resume() async throws {
         try await withDemoServer { server in
             let first = try await RawPeer(url: server.url)
@@ -208,17 +208,18 @@ struct ProtocolResumeTests {
             let error = try #require(ahead.notifications(TinyvexMethod.error).first)
             #expect(error["code"] == "TVX004")
             #expect(error["subId"] == "s")
+            #expect(error["data"]?["serverSeq"] == .integer(seq))
             let fresh = try #require(ahead.notifications(TinyvexMethod.data).first)
-            #expect(fresh["seq"]?.int64Value ?? 0 > seq + 100)
+            #expect(fresh["seq"] == .integer(seq))
             #expect(ahead.index { $0["method"] == .string(TinyvexMethod.error) } ?? 0 < ahead.index { $0["method"] == .string(TinyvexMethod.data) } ?? 0)
-            // The next mutation's seq keeps growing past it for everyone.
+            // A client's number never moves the server's version: the next mutation is the next seq.
             let next = try await send(equal, "r2", text: "two")
-            #expect(next.result?["seq"]?.int64Value ?? 0 > seq + 101)
+            #expect(next.result?["seq"] == .integer(seq + 1))
             for peer in [equal, behind, ahead] { await peer.close() }
         }
     }
 
-    @Test("a file-backed server keeps documents, versions and mutation results across a restart, so a client resumes with nothing lost or repeated")
+    @Test("a file-backed server keeps documents, versions and mutation results across a restart, so a client (by its clientId) resumes with nothing lost or repeated")
     func fileRestart() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("tinyvex-\(UUID().uuidString).sqlite").path
         defer {
@@ -227,6 +228,7 @@ struct ProtocolResumeTests {
         let schema = TinyvexDemoSchema.schema()
         let seq = try await TinyvexServer.withServer(schema: schema, database: .file(path), port: 0) { server in
             let peer = try await RawPeer(url: server.url)
+            try await peer.call(TinyvexMethod.connect, ["clientId": "client-1"])
             try await peer.call(TinyvexMethod.subscribe, ["subId": "s", "name": "messages.list", "params": ["channel": "general"]])
             _ = try await send(peer, "r1", text: "kept")
             await peer.close()
@@ -234,6 +236,7 @@ struct ProtocolResumeTests {
         }
         try await TinyvexServer.withServer(schema: schema, database: .file(path), port: 0) { server in
             let peer = try await RawPeer(url: server.url)
+            try await peer.call(TinyvexMethod.connect, ["clientId": "client-1"])
             let resumed = try await peer.call(TinyvexMethod.subscribe, ["subId": "s", "name": "messages.list", "params": ["channel": "general"], "lastSeq": .integer(seq)])
             #expect(resumed.result?["resumed"] == true)
             #expect(peer.notifications(TinyvexMethod.data).isEmpty)

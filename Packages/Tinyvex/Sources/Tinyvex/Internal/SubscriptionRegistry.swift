@@ -94,10 +94,23 @@ final class SubscriptionRegistry: Sendable {
         for listener in listeners { listener(.value(value)) }
     }
 
+    /// A `TVX004` notice: the server does not know the `seq` this client resumed from, and the
+    /// value that follows starts the subscription's seqs again, so the next one is taken
+    /// whatever its `seq`.
+    func restartSeq(subID: String) {
+        state.withLock { state in
+            guard let key = state.keysBySubID[subID] else { return }
+            state.upstreams[key]?.lastSeq = nil
+        }
+    }
+
     /// A `tinyvex/transitionChunk`: joined with its siblings, then delivered as one value.
     func receiveChunk(subID: String, seq: Int64, transitionID: String, part: Int, total: Int, chunk: String) {
         let joined = state.withLock { state -> String? in
             guard let key = state.keysBySubID[subID], var upstream = state.upstreams[key], total > 0, (1...total).contains(part) else { return nil }
+            // The pieces of one transition arrive together: pieces of an older one that never
+            // completed are dropped, so a subscription holds one partial value at most.
+            if upstream.chunks[transitionID] == nil { upstream.chunks.removeAll() }
             var parts = upstream.chunks[transitionID] ?? [:]
             parts[part] = chunk
             if parts.count == total {

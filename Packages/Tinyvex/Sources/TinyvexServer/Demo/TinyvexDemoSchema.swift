@@ -10,6 +10,10 @@ import TinyvexProtocol
 /// - mutation `messages.clear {channel}`: deletes the channel's messages, returns how many;
 /// - action `messages.sendLater {channel, author, text, delayMs}`: waits, then runs
 ///   `messages.send`, and returns the new id.
+///
+/// Arguments are checked before use: names up to ``maxNameBytes``, texts up to
+/// ``maxTextBytes``, `delayMs` in `0...maxDelayMilliseconds`; others fail with `TVX003` (a
+/// query's with `TVX002`).
 public enum TinyvexDemoSchema {
     /// One chat message as the demo queries return it.
     public struct Message: Codable, Sendable, Hashable {
@@ -50,19 +54,31 @@ public enum TinyvexDemoSchema {
         let delayMs: Int
     }
 
+    /// The longest channel or author name, in UTF-8 bytes.
+    public static let maxNameBytes = 256
+    /// The longest message text, in UTF-8 bytes.
+    public static let maxTextBytes = 64 * 1024
+    /// The longest wait of `messages.sendLater`, in milliseconds.
+    public static let maxDelayMilliseconds = 60_000
+
     /// The schema.
     public static func schema() -> TinyvexSchema {
         var schema = TinyvexSchema()
         schema.query("messages.list") { (context, params: ChannelParams) -> [Message] in
-            try context.filter("messages", where: "channel", equals: .string(params.channel)).map(message)
+            try check(params.channel, "channel", maxBytes: maxNameBytes, code: .subscriptionRejected)
+            return try context.filter("messages", where: "channel", equals: .string(params.channel)).map(message)
         }
         schema.query("channels.list") { (context, _: NoParams) -> [String] in
             Array(Set(try context.all("messages").compactMap { $0["channel"]?.stringValue })).sorted()
         }
         schema.mutation("messages.send") { (context, args: SendArgs) -> Int64 in
-            try context.insert("messages", ["channel": .string(args.channel), "author": .string(args.author), "text": .string(args.text)])
+            try check(args.channel, "channel", maxBytes: maxNameBytes)
+            try check(args.author, "author", maxBytes: maxNameBytes)
+            try check(args.text, "text", maxBytes: maxTextBytes)
+            return try context.insert("messages", ["channel": .string(args.channel), "author": .string(args.author), "text": .string(args.text)])
         }
         schema.mutation("messages.clear") { (context, params: ChannelParams) -> Int in
+            try check(params.channel, "channel", maxBytes: maxNameBytes)
             let messages = try context.filter("messages", where: "channel", equals: .string(params.channel))
             for document in messages {
                 if let id = document["id"]?.int64Value {
@@ -72,7 +88,14 @@ public enum TinyvexDemoSchema {
             return messages.count
         }
         schema.action("messages.sendLater") { (context, args: SendLaterArgs) -> Int64 in
-            try await Task.sleep(for: .milliseconds(max(0, args.delayMs)))
+            guard (0...maxDelayMilliseconds).contains(args.delayMs) else {
+                throw TinyvexServerError(
+                    .mutationFailed, "delayMs must be between 0 and \(maxDelayMilliseconds)", details: ["field": "delayMs"])
+            }
+            try check(args.channel, "channel", maxBytes: maxNameBytes)
+            try check(args.author, "author", maxBytes: maxNameBytes)
+            try check(args.text, "text", maxBytes: maxTextBytes)
+            try await Task.sleep(for: .milliseconds(args.delayMs))
             let id = try await context.runMutation(
                 "messages.send", args: ["channel": .string(args.channel), "author": .string(args.author), "text": .string(args.text)])
             guard let id = id.int64Value else {
@@ -81,6 +104,13 @@ public enum TinyvexDemoSchema {
             return id
         }
         return schema
+    }
+
+    /// Refuses a string argument longer than `maxBytes` with a typed error naming the field.
+    private static func check(_ value: String, _ field: String, maxBytes: Int, code: TinyvexErrorCode = .mutationFailed) throws {
+        guard value.utf8.count <= maxBytes else {
+            throw TinyvexServerError(code, "\(field) is longer than \(maxBytes) bytes", details: ["field": .string(field)])
+        }
     }
 
     private static func message(_ document: JSONObject) -> Message {

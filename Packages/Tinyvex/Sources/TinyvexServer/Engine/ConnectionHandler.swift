@@ -11,18 +11,30 @@ struct ConnectionHandler: Sendable {
 
     func serve(_ transport: any MessageTransport) async {
         let configuration = engine.configuration
-        let outbox = Outbox(limit: configuration.maxSendQueue)
+        let outbox = Outbox(
+            pauseItems: configuration.maxSendQueue, pauseBytes: configuration.sendQueuePauseBytes, maxBytes: configuration.maxSendQueueBytes,
+            stats: engine.sendQueueStats,
+            onOverflow: {
+                // The client does not read what it asked for: end the connection with a clear
+                // code rather than hold more for it.
+                Task {
+                    await transport.close(
+                        code: .policyViolation,
+                        reason: "the client does not read: over \(configuration.maxSendQueueBytes) bytes wait (maxSendQueueBytes)")
+                }
+            })
+        let actions = ActionCounter(limit: configuration.maxPendingActionsPerConnection)
         let connectionID = await engine.register(outbox: outbox)
         await withDiscardingTaskGroup { group in
             group.addTask {
-                while let items = await outbox.next() {
-                    for item in items {
-                        for message in item.messages {
-                            do {
-                                try await transport.send(message)
-                            } catch {
-                                return
-                            }
+                // One item at a time, so a value that waits is always the newest one.
+                var transitions: UInt64 = 0
+                while let item = await outbox.next() {
+                    for message in render(item, transitions: &transitions) {
+                        do {
+                            try await transport.send(message)
+                        } catch {
+                            return
                         }
                     }
                 }
@@ -40,7 +52,9 @@ struct ConnectionHandler: Sendable {
             }
             do {
                 for try await message in transport.inboundMessages() {
-                    await receive(message, connectionID: connectionID, outbox: outbox, group: &group)
+                    await receive(message, connectionID: connectionID, outbox: outbox, actions: actions, group: &group)
+                    // No more requests are read while their answers wait unread.
+                    guard await outbox.waitForRoom() else { break }
                 }
             } catch {
                 // The connection ended with an error: nothing more to read.
@@ -52,7 +66,22 @@ struct ConnectionHandler: Sendable {
         await transport.close(code: .normal, reason: "")
     }
 
-    private func receive(_ message: TransportMessage, connectionID: UInt64, outbox: Outbox, group: inout DiscardingTaskGroup) async {
+    /// The messages of one queued item; a value is wrapped for its subscription here, as it is
+    /// written, so that the queue holds its shared encoding only.
+    private func render(_ item: Outbox.Item, transitions: inout UInt64) -> [TransportMessage] {
+        switch item.payload {
+        case .messages(let messages):
+            return messages
+        case .value(let seq, let value):
+            guard case .data(let subID) = item.kind else { return [] }
+            return Wire.data(subID: subID, seq: seq, text: value.text, maxChunkBytes: engine.configuration.maxChunkBytes, transitionID: {
+                transitions &+= 1
+                return "t\(transitions)"
+            }())
+        }
+    }
+
+    private func receive(_ message: TransportMessage, connectionID: UInt64, outbox: Outbox, actions: ActionCounter, group: inout DiscardingTaskGroup) async {
         let value: JSONValue
         do {
             value = try JSONParser(configuration: Wire.codec.parserConfiguration).parse(message.bytes)
@@ -76,7 +105,18 @@ struct ConnectionHandler: Sendable {
                 outbox.push(.init(kind: .control, messages: [Wire.encode(Wire.codec.errorResponse(for: error, id: id))]))
             case .success(.request(let id, let method, let params)):
                 if method == TinyvexMethod.action {
-                    group.addTask { await self.action(id: id, params: params, connectionID: connectionID, outbox: outbox) }
+                    guard actions.begin() else {
+                        let refused = TinyvexServerError(
+                            .mutationFailed,
+                            "the connection has the most actions running allowed (maxPendingActionsPerConnection \(actions.limit))",
+                            details: ["reason": "tooManyActions"])
+                        outbox.push(.init(kind: .control, messages: [Wire.encode(.failure(id: id, error: Wire.errorObject(refused)))]))
+                        continue
+                    }
+                    group.addTask {
+                        await self.action(id: id, params: params, connectionID: connectionID, outbox: outbox)
+                        actions.end()
+                    }
                 } else {
                     let answer = await call(method, params: params, connectionID: connectionID, outbox: outbox)
                     let reply: JSONRPCMessage =
@@ -103,6 +143,10 @@ struct ConnectionHandler: Sendable {
             let params = try RequestParams(params)
             switch method {
             case TinyvexMethod.connect:
+                if let clientID = try params.optionalString("clientId", maxBytes: engine.configuration.maxIdentifierBytes) {
+                    guard !clientID.isEmpty else { throw JSONRPCErrorObject.invalidParams("clientId must not be empty") }
+                    await engine.setClientID(clientID, for: connectionID)
+                }
                 let identity = try await authenticate(params.optionalString("token"), connectionID: connectionID)
                 let features: JSONObject = ["chunks": true, "maxChunkBytes": .integer(Int64(engine.configuration.maxChunkBytes))]
                 return .success(.object([
@@ -110,25 +154,29 @@ struct ConnectionHandler: Sendable {
                     "features": .object(features), "identity": identity.map(JSONValue.string) ?? .null,
                 ]))
             case TinyvexMethod.subscribe:
-                let subID = try params.string("subId")
+                let subID = try params.string("subId", maxBytes: engine.configuration.maxIdentifierBytes)
                 let name = try params.string("name")
                 let queryParams = try params.object("params")
                 let lastSeq = try params.optionalInteger("lastSeq")
+                if let lastSeq, lastSeq < 0 { throw JSONRPCErrorObject.invalidParams("lastSeq must not be negative") }
                 let subscribed = try await Self.tinyvex { () async throws(TinyvexServerError) in
                     try await engine.subscribe(connectionID: connectionID, subID: subID, name: name, params: queryParams, lastSeq: lastSeq)
                 }
                 return .success(["accepted": true, "resumed": .bool(subscribed.resumed), "seq": .integer(subscribed.seq)])
             case TinyvexMethod.unsubscribe:
-                let subID = try params.string("subId")
+                let subID = try params.string("subId", maxBytes: engine.configuration.maxIdentifierBytes)
                 try await Self.tinyvex { () async throws(TinyvexServerError) in try await engine.unsubscribe(connectionID: connectionID, subID: subID) }
                 return .success(["ok": true])
             case TinyvexMethod.mutation:
-                let requestID = try params.string("requestId")
+                let requestID = try params.string("requestId", maxBytes: engine.configuration.maxIdentifierBytes)
+                let clientID = try params.optionalString("clientId", maxBytes: engine.configuration.maxIdentifierBytes)
+                if clientID?.isEmpty == true { throw JSONRPCErrorObject.invalidParams("clientId must not be empty") }
                 let name = try params.string("name")
                 let args = params.value("args")
                 let identity = await engine.identity(of: connectionID)
                 let outcome = try await Self.tinyvex { () async throws(TinyvexServerError) in
-                    try await engine.mutate(connectionID: connectionID, identity: identity, requestID: requestID, name: name, args: args)
+                    try await engine.mutate(
+                        connectionID: connectionID, identity: identity, clientID: clientID, requestID: requestID, name: name, args: args)
                 }
                 return .success(["requestId": .string(requestID), "value": outcome.value, "seq": .integer(outcome.seq)])
             case TinyvexMethod.setToken:
@@ -155,7 +203,7 @@ struct ConnectionHandler: Sendable {
         let reply: JSONRPCMessage
         do {
             let params = try RequestParams(params)
-            let requestID = try params.string("requestId")
+            let requestID = try params.string("requestId", maxBytes: engine.configuration.maxIdentifierBytes)
             let name = try params.string("name")
             let args = params.value("args")
             let identity = await engine.identity(of: connectionID)
@@ -222,6 +270,6 @@ struct ConnectionHandler: Sendable {
     }
 
     static func nowMilliseconds() -> Int64 {
-        Int64(Date().timeIntervalSince1970 * 1000)
+        Int64(exactly: (Date().timeIntervalSince1970 * 1000).rounded(.down)) ?? 0
     }
 }

@@ -3,80 +3,179 @@ import RpcWire
 import Synchronization
 import TinyvexProtocol
 
-/// One connection's bounded send queue.
+/// One connection's send queue, bounded in bytes.
 ///
-/// Answers, errors and pongs (control) are never dropped. When the queue holds `limit` items, a
-/// new `data` for a `subId` that already has one waiting replaces it in place (its value is
-/// superseded), and one `TVX005` notification is queued per overflow episode.
+/// - Answers, errors and pongs (control) are never dropped.
+/// - A subscription has at most one value waiting: a newer value replaces the waiting one in
+///   place (values are full snapshots), and one `TVX005` notice is queued per episode (until
+///   the queue next runs empty). Values are ``EncodedValue``s shared with every other queue
+///   that holds them, and a shared value is counted once here.
+/// - While more than `pauseItems` items or `pauseBytes` bytes wait, ``waitForRoom()`` holds
+///   the connection's reader, so requests are not read while their answers go unread.
+/// - Past `maxBytes` the queue fails: it is emptied and closed, and ``overflowed`` is set so
+///   the connection is closed with a clear code.
 final class Outbox: Sendable {
     enum Kind: Sendable, Equatable {
         case control
         case data(subID: String)
     }
 
+    enum Payload: Sendable {
+        case messages([TransportMessage])
+        case value(seq: Int64, EncodedValue)
+    }
+
     struct Item: Sendable {
         let kind: Kind
-        let messages: [TransportMessage]
+        let payload: Payload
+
+        init(kind: Kind, messages: [TransportMessage]) {
+            self.kind = kind
+            self.payload = .messages(messages)
+        }
+
+        init(subID: String, seq: Int64, value: EncodedValue) {
+            self.kind = .data(subID: subID)
+            self.payload = .value(seq: seq, value)
+        }
+
+        /// The messages of a control item (empty for a value).
+        var messages: [TransportMessage] {
+            if case .messages(let messages) = payload { return messages }
+            return []
+        }
+
+        /// The bytes this item holds on its own (a shared value is counted separately).
+        var ownBytes: Int {
+            switch payload {
+            case .messages(let messages): messages.reduce(0) { DocumentStore.saturatingAdd($0, $1.bytes.count) }
+            case .value: if case .data(let subID) = kind { DocumentStore.saturatingAdd(subID.utf8.count, Outbox.valueOverhead) } else { Outbox.valueOverhead }
+            }
+        }
     }
+
+    /// What a waiting value costs besides its shared text (the envelope and bookkeeping).
+    static let valueOverhead = 96
 
     private struct State {
-        var items: [Item] = []
-        var overflowing = false
+        var items: [Item?] = []
+        var head = 0
+        var count = 0
+        var ownBytes = 0
+        /// Shared values held, with how many waiting items refer to each.
+        var shared: [ObjectIdentifier: (references: Int, bytes: Int)] = [:]
+        var sharedBytes = 0
+        /// Where each subscription's waiting value is.
+        var dataIndex: [String: Int] = [:]
+        var noticed = false
         var closed = false
-        var waiter: CheckedContinuation<[Item]?, Never>?
+        var overflowed = false
+        var reader: CheckedContinuation<Item?, Never>?
+        var roomWaiter: CheckedContinuation<Bool, Never>?
         var coalesced = 0
+
+        var bytes: Int { DocumentStore.saturatingAdd(ownBytes, sharedBytes) }
     }
 
-    private let limit: Int
+    private let pauseItems: Int
+    private let pauseBytes: Int
+    private let maxBytes: Int
+    private let stats: SendQueueStats?
+    private let onOverflow: (@Sendable () -> Void)?
     private let state = Mutex(State())
 
-    init(limit: Int) {
-        self.limit = max(1, limit)
+    /// A queue that pauses reading past `pauseItems` items or `pauseBytes` bytes and fails past
+    /// `maxBytes` bytes.
+    /// - Parameter onOverflow: Called once when the queue fails (to close the connection).
+    init(pauseItems: Int, pauseBytes: Int, maxBytes: Int, stats: SendQueueStats? = nil, onOverflow: (@Sendable () -> Void)? = nil) {
+        self.stats = stats
+        self.onOverflow = onOverflow
+        self.pauseItems = max(1, pauseItems)
+        self.pauseBytes = max(1, pauseBytes)
+        self.maxBytes = max(self.pauseBytes, maxBytes)
     }
 
-    /// How many `data` items were replaced by newer ones so far.
+    /// How many waiting values were replaced by newer ones so far.
     var coalescedCount: Int { state.withLock { $0.coalesced } }
 
     /// How many items wait right now.
-    var count: Int { state.withLock { $0.items.count } }
+    var count: Int { state.withLock { $0.count } }
+
+    /// How many bytes wait right now (each shared value once).
+    var bytes: Int { state.withLock { $0.bytes } }
+
+    /// Whether the queue failed because more than `maxBytes` waited.
+    var overflowed: Bool { state.withLock { $0.overflowed } }
 
     func push(_ item: Item) {
-        let resumed = state.withLock { state -> (CheckedContinuation<[Item]?, Never>, [Item])? in
-            guard !state.closed else { return nil }
-            if state.items.count >= limit, case .data(let subID) = item.kind,
-                let index = state.items.firstIndex(where: { $0.kind == .data(subID: subID) })
-            {
+        var resumeReader: (CheckedContinuation<Item?, Never>, Item?)?
+        var resumeRoom: CheckedContinuation<Bool, Never>?
+        var overflowedNow = false
+        state.withLock { state in
+            guard !state.closed else { return }
+            if case .data(let subID) = item.kind, let index = state.dataIndex[subID], let waiting = state.items[index] {
+                // The waiting value is superseded: replace it where it stands.
+                Self.release(waiting, &state)
                 state.items[index] = item
+                Self.retain(item, &state)
                 state.coalesced += 1
-                if !state.overflowing {
-                    state.overflowing = true
-                    state.items.append(Item(kind: .control, messages: [Outbox.backpressureNotice()]))
+                if !state.noticed {
+                    state.noticed = true
+                    Self.append(Item(kind: .control, messages: [Outbox.backpressureNotice()]), &state)
                 }
             } else {
-                state.items.append(item)
+                Self.append(item, &state)
             }
-            guard let waiter = state.waiter else { return nil }
-            state.waiter = nil
-            let items = state.items
-            state.items = []
-            state.overflowing = false
-            return (waiter, items)
+            stats?.record(items: state.count, bytes: state.bytes)
+            if state.bytes > maxBytes {
+                state.overflowed = true
+                overflowedNow = true
+                Self.empty(&state)
+                state.closed = true
+                resumeRoom = state.roomWaiter
+                state.roomWaiter = nil
+                if let reader = state.reader {
+                    state.reader = nil
+                    resumeReader = (reader, nil)
+                }
+                return
+            }
+            if let reader = state.reader, let first = Self.popFirst(&state) {
+                state.reader = nil
+                resumeReader = (reader, first)
+                resumeRoom = takeRoomWaiterIfRoom(&state)
+            }
         }
-        if let (waiter, items) = resumed { waiter.resume(returning: items) }
+        if let (reader, item) = resumeReader { reader.resume(returning: item) }
+        resumeRoom?.resume(returning: !overflowedNow)
+        if overflowedNow { onOverflow?() }
     }
 
-    /// Everything waiting, once there is something; `nil` once closed.
-    func next() async -> [Item]? {
+    /// The next item to send, once there is one; `nil` once closed.
+    func next() async -> Item? {
         await withCheckedContinuation { continuation in
-            let ready = state.withLock { state -> [Item]?? in
-                if !state.items.isEmpty {
-                    let items = state.items
-                    state.items = []
-                    state.overflowing = false
-                    return .some(items)
+            var room: CheckedContinuation<Bool, Never>?
+            let ready = state.withLock { state -> Item?? in
+                if let first = Self.popFirst(&state) {
+                    room = takeRoomWaiterIfRoom(&state)
+                    return .some(first)
                 }
                 if state.closed { return .some(nil) }
-                state.waiter = continuation
+                state.reader = continuation
+                return nil
+            }
+            room?.resume(returning: true)
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    /// Returns once the queue is below its pause thresholds: `true`, or `false` once closed.
+    func waitForRoom() async -> Bool {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> Bool? in
+                if state.closed { return false }
+                if state.count <= pauseItems, state.bytes <= pauseBytes { return true }
+                state.roomWaiter = continuation
                 return nil
             }
             if let ready { continuation.resume(returning: ready) }
@@ -84,19 +183,109 @@ final class Outbox: Sendable {
     }
 
     func close() {
-        let waiter = state.withLock { state in
+        let (reader, room) = state.withLock { state in
             state.closed = true
-            state.items = []
-            defer { state.waiter = nil }
-            return state.waiter
+            Self.empty(&state)
+            defer {
+                state.reader = nil
+                state.roomWaiter = nil
+            }
+            return (state.reader, state.roomWaiter)
         }
-        waiter?.resume(returning: nil)
+        reader?.resume(returning: nil)
+        room?.resume(returning: false)
+    }
+
+    private func takeRoomWaiterIfRoom(_ state: inout State) -> CheckedContinuation<Bool, Never>? {
+        guard let waiter = state.roomWaiter, state.count <= pauseItems, state.bytes <= pauseBytes else { return nil }
+        state.roomWaiter = nil
+        return waiter
+    }
+
+    private static func append(_ item: Item, _ state: inout State) {
+        if case .data(let subID) = item.kind {
+            state.dataIndex[subID] = state.items.count
+        }
+        state.items.append(item)
+        state.count += 1
+        retain(item, &state)
+    }
+
+    private static func popFirst(_ state: inout State) -> Item? {
+        while state.head < state.items.count {
+            let index = state.head
+            state.head += 1
+            guard let item = state.items[index] else { continue }
+            state.items[index] = nil
+            state.count -= 1
+            if case .data(let subID) = item.kind, state.dataIndex[subID] == index {
+                state.dataIndex[subID] = nil
+            }
+            release(item, &state)
+            compact(&state)
+            return item
+        }
+        return nil
+    }
+
+    /// Drops the sent slots at the front once they are half the storage, and ends the episode
+    /// of coalescing once the queue is empty.
+    private static func compact(_ state: inout State) {
+        if state.count == 0 {
+            state.items.removeAll(keepingCapacity: state.items.count < 1024)
+            state.head = 0
+            state.dataIndex.removeAll()
+            state.noticed = false
+            return
+        }
+        guard state.head > 64, state.head * 2 > state.items.count else { return }
+        state.items.removeFirst(state.head)
+        state.head = 0
+        state.dataIndex.removeAll(keepingCapacity: true)
+        for (index, item) in state.items.enumerated() {
+            if let item, case .data(let subID) = item.kind { state.dataIndex[subID] = index }
+        }
+    }
+
+    private static func empty(_ state: inout State) {
+        state.items = []
+        state.head = 0
+        state.count = 0
+        state.ownBytes = 0
+        state.shared = [:]
+        state.sharedBytes = 0
+        state.dataIndex = [:]
+    }
+
+    private static func retain(_ item: Item, _ state: inout State) {
+        state.ownBytes = DocumentStore.saturatingAdd(state.ownBytes, item.ownBytes)
+        guard case .value(_, let value) = item.payload else { return }
+        let id = ObjectIdentifier(value)
+        if let entry = state.shared[id] {
+            state.shared[id] = (entry.references + 1, entry.bytes)
+        } else {
+            state.shared[id] = (1, value.text.count)
+            state.sharedBytes = DocumentStore.saturatingAdd(state.sharedBytes, value.text.count)
+        }
+    }
+
+    private static func release(_ item: Item, _ state: inout State) {
+        state.ownBytes = max(0, state.ownBytes - item.ownBytes)
+        guard case .value(_, let value) = item.payload else { return }
+        let id = ObjectIdentifier(value)
+        guard let entry = state.shared[id] else { return }
+        if entry.references <= 1 {
+            state.shared[id] = nil
+            state.sharedBytes = max(0, state.sharedBytes - entry.bytes)
+        } else {
+            state.shared[id] = (entry.references - 1, entry.bytes)
+        }
     }
 
     private static func backpressureNotice() -> TransportMessage {
         let params: JSONObject = [
             "code": .string(TinyvexErrorCode.backpressureDrop.rawValue),
-            "message": "the send queue overflowed; waiting values were replaced by newer ones",
+            "message": "the client reads slower than values change; waiting values were replaced by newer ones",
         ]
         return Wire.encode(.notification(method: TinyvexMethod.error, params: .named(params)))
     }

@@ -19,6 +19,24 @@ struct RequestParams {
         return value
     }
 
+    /// A string member of at most `maxBytes` UTF-8 bytes.
+    func string(_ key: String, maxBytes: Int) throws(JSONRPCErrorObject) -> String {
+        let value = try string(key)
+        guard value.utf8.count <= maxBytes else {
+            throw .invalidParams("\(key) is longer than \(maxBytes) bytes")
+        }
+        return value
+    }
+
+    /// An optional string member of at most `maxBytes` UTF-8 bytes.
+    func optionalString(_ key: String, maxBytes: Int) throws(JSONRPCErrorObject) -> String? {
+        guard let value = try optionalString(key) else { return nil }
+        guard value.utf8.count <= maxBytes else {
+            throw .invalidParams("\(key) is longer than \(maxBytes) bytes")
+        }
+        return value
+    }
+
     func optionalString(_ key: String) throws(JSONRPCErrorObject) -> String? {
         switch members[key] {
         case nil, .null?: return nil

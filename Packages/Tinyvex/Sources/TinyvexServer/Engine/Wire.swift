@@ -39,19 +39,30 @@ enum Wire {
     }
 
     /// A value for a subscription: one `tinyvex/data`, or `transitionChunk`s when its JSON text
-    /// is longer than `maxChunkBytes`.
-    static func data(subID: String, seq: Int64, value: JSONValue, maxChunkBytes: Int, transitionID: @autoclosure () -> String) -> [TransportMessage] {
-        let text = (try? JSONSerializer().serialize(value)) ?? Array("null".utf8)
+    /// is longer than `maxChunkBytes`. The value's text is written as it is (it was encoded once
+    /// for every subscriber), around an envelope made for this subscription.
+    static func data(subID: String, seq: Int64, text: [UInt8], maxChunkBytes: Int, transitionID: @autoclosure () -> String) -> [TransportMessage] {
         if text.count <= maxChunkBytes {
-            let params: JSONObject = ["subId": .string(subID), "seq": .integer(seq), "value": value]
-            return [encode(.notification(method: TinyvexMethod.data, params: .named(params)))]
+            let subIDText = (try? JSONSerializer().serialize(.string(subID))) ?? Array(#""""#.utf8)
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(text.count + subIDText.count + 96)
+            bytes += #"{"jsonrpc":"2.0","method":""#.utf8
+            bytes += TinyvexMethod.data.utf8
+            bytes += #"","params":{"subId":"#.utf8
+            bytes += subIDText
+            bytes += #","seq":"#.utf8
+            bytes += String(seq).utf8
+            bytes += #","value":"#.utf8
+            bytes += text
+            bytes += "}}".utf8
+            return [.text(utf8: bytes)]
         }
         let pieces = split(text, maxBytes: max(4, maxChunkBytes))
         let id = transitionID()
         return pieces.enumerated().map { index, piece in
             let params: JSONObject = [
                 "subId": .string(subID), "seq": .integer(seq), "transitionId": .string(id),
-                "part": .integer(Int64(index + 1)), "total": .integer(Int64(pieces.count)),
+                "part": .integer(Int64(index) + 1), "total": .integer(Int64(pieces.count)),
                 "chunk": .string(String(decoding: piece, as: UTF8.self)),
             ]
             return encode(.notification(method: TinyvexMethod.transitionChunk, params: .named(params)))
@@ -63,7 +74,7 @@ enum Wire {
         var pieces: [ArraySlice<UInt8>] = []
         var start = 0
         while start < bytes.count {
-            var end = min(start + maxBytes, bytes.count)
+            var end = bytes.count - start > maxBytes ? start + maxBytes : bytes.count
             // Step back off continuation bytes (10xxxxxx) so a character stays whole.
             while end < bytes.count, end > start + 1, bytes[end] & 0xC0 == 0x80 {
                 end -= 1

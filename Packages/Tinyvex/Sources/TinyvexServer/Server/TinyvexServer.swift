@@ -80,6 +80,9 @@ public final class TinyvexServer: Sendable {
         get async { await engine.evaluationCount }
     }
 
+    /// The most items and bytes any connection's send queue has held (for tests of its bounds).
+    var sendQueuePeak: (items: Int, bytes: Int) { engine.sendQueueStats.largest }
+
     private static func urlHost(_ host: String) -> String {
         host.contains(":") ? "[\(host)]" : host
     }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The limits and hooks of a ``TinyvexServer``; every limit has a safe default (see
 /// docs/limits.md).
 public struct TinyvexServerConfiguration: Sendable {
@@ -5,12 +7,30 @@ public struct TinyvexServerConfiguration: Sendable {
     /// (`TVX006`). Without a hook every token is accepted and no identity is set.
     public typealias Authenticate = @Sendable (_ token: String) async -> String?
 
+    /// Receives the server's log lines (a store it cannot fully use at start-up, say).
+    public typealias Log = @Sendable (_ line: String) -> Void
+
     /// Live subscriptions one connection may hold; more are refused with `TVX002`.
     public var maxSubscriptionsPerConnection: Int
     /// The largest inbound message, in bytes; a larger one closes the connection (1009).
     public var maxMessageBytes: Int
-    /// Messages waiting to be written to one connection before waiting `data` is coalesced.
+    /// Messages waiting to be written to one connection past which its requests are no longer
+    /// read until it catches up (each subscription has at most one value waiting).
     public var maxSendQueue: Int
+    /// Bytes waiting to be written to one connection past which its requests are no longer
+    /// read until it catches up. A value queued for several subscriptions is counted once.
+    public var sendQueuePauseBytes: Int
+    /// Bytes waiting to be written to one connection past which it is closed with 1008 (the
+    /// client does not read what it asked for).
+    public var maxSendQueueBytes: Int
+    /// Actions one connection may have running; more are refused with `TVX003`.
+    public var maxPendingActionsPerConnection: Int
+    /// The longest `requestId`, `subId` or `clientId`, in UTF-8 bytes; longer ones are refused
+    /// with `-32602`.
+    public var maxIdentifierBytes: Int
+    /// The longest query params of a subscription, as JSON text in bytes; longer ones are
+    /// refused with `TVX002`.
+    public var maxSubscriptionParamsBytes: Int
     /// Values whose JSON text is longer than this many bytes go out as `transitionChunk`s.
     public var maxChunkBytes: Int
     /// How long one query evaluation may take before it fails with `TVX007`.
@@ -21,29 +41,59 @@ public struct TinyvexServerConfiguration: Sendable {
     public var heartbeatInterval: Duration
     /// How many mutation results are kept for answering resent `requestId`s.
     public var mutationResultRetention: Int
+    /// How many bytes of mutation results (their keys and values) are kept; the oldest are
+    /// forgotten past it (the newest one is always kept).
+    public var mutationResultRetentionBytes: Int
     /// The auth hook for `tinyvex/connect` and `tinyvex/auth.setToken`.
     public var authenticate: Authenticate?
+    /// Where log lines go; `nil` (the default) writes them to standard error.
+    public var log: Log?
 
     /// Creates a configuration with the protocol's default limits.
     public init(
         maxSubscriptionsPerConnection: Int = 1_000,
         maxMessageBytes: Int = 1 << 20,
         maxSendQueue: Int = 100,
+        sendQueuePauseBytes: Int = 4 << 20,
+        maxSendQueueBytes: Int = 32 << 20,
+        maxPendingActionsPerConnection: Int = 64,
+        maxIdentifierBytes: Int = 256,
+        maxSubscriptionParamsBytes: Int = 64 << 10,
         maxChunkBytes: Int = 64 * 1024,
         maxEvaluationTime: Duration = .seconds(5),
         actionTimeout: Duration = .seconds(30),
         heartbeatInterval: Duration = .seconds(15),
         mutationResultRetention: Int = 10_000,
-        authenticate: Authenticate? = nil
+        mutationResultRetentionBytes: Int = 64 << 20,
+        authenticate: Authenticate? = nil,
+        log: Log? = nil
     ) {
         self.maxSubscriptionsPerConnection = maxSubscriptionsPerConnection
         self.maxMessageBytes = maxMessageBytes
         self.maxSendQueue = maxSendQueue
+        self.sendQueuePauseBytes = sendQueuePauseBytes
+        self.maxSendQueueBytes = maxSendQueueBytes
+        self.maxPendingActionsPerConnection = maxPendingActionsPerConnection
+        self.maxIdentifierBytes = maxIdentifierBytes
+        self.maxSubscriptionParamsBytes = maxSubscriptionParamsBytes
         self.maxChunkBytes = maxChunkBytes
         self.maxEvaluationTime = maxEvaluationTime
         self.actionTimeout = actionTimeout
         self.heartbeatInterval = heartbeatInterval
         self.mutationResultRetention = mutationResultRetention
+        self.mutationResultRetentionBytes = mutationResultRetentionBytes
         self.authenticate = authenticate
+        self.log = log
+    }
+}
+
+extension TinyvexServerConfiguration {
+    /// Writes a log line through ``log``, or to standard error.
+    func emit(_ line: String) {
+        if let log {
+            log(line)
+        } else {
+            FileHandle.standardError.write(Data((line + "\n").utf8))
+        }
     }
 }

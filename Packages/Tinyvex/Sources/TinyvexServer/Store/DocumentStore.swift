@@ -1,9 +1,14 @@
+import Foundation
 import GRDB
 import RpcWire
 import TinyvexProtocol
 
 /// The documents in SQLite: one table of JSON objects keyed by (table name, id), the server's
 /// version counter, and the stored results of committed mutations.
+///
+/// Text that comes from a client never reaches SQLite as a C string: values are bound as JSON
+/// text (which escapes U+0000) or compared in Swift, so two strings that differ only after a
+/// NUL stay different.
 struct DocumentStore: Sendable {
     let writer: any DatabaseWriter
 
@@ -37,91 +42,211 @@ struct DocumentStore: Sendable {
         }
     }
 
-    /// The version of the last committed mutation.
-    func version() throws -> Int64 {
+    /// The largest version (and so `seq`) the server issues: half of `Int64.max`, so that any
+    /// sum of two seqs still fits.
+    static let maxVersion: Int64 = Int64.max / 2
+
+    /// The stored version as found: a usable one, or why it cannot be used.
+    enum StoredVersion: Equatable {
+        case usable(Int64)
+        case unusable(String)
+    }
+
+    /// The version of the last committed mutation, checked.
+    func version() throws -> StoredVersion {
         try writer.read { db in try Self.version(db) }
     }
 
-    static func version(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT value FROM tinyvex_meta WHERE key = 'version'") ?? 0
+    static func version(_ db: Database) throws -> StoredVersion {
+        guard let value = try DatabaseValue.fetchOne(db, sql: "SELECT value FROM tinyvex_meta WHERE key = 'version'") else {
+            return .usable(0)
+        }
+        guard case .int64(let version) = value.storage else {
+            return .unusable("the stored version is \(value), not an integer")
+        }
+        guard (0...maxVersion).contains(version) else {
+            return .unusable("the stored version \(version) is outside 0...\(maxVersion)")
+        }
+        return .usable(version)
     }
 
+    /// Stores `version` after checking it is one the server can go on from.
     static func setVersion(_ version: Int64, _ db: Database) throws {
+        guard (0...maxVersion).contains(version) else {
+            throw TinyvexServerError(.mutationFailed, "the version \(version) is outside 0...\(maxVersion) and is not stored")
+        }
         try db.execute(sql: "UPDATE tinyvex_meta SET value = ? WHERE key = 'version'", arguments: [version])
     }
 
     // MARK: Documents
 
     static func document(_ table: String, id: Int64, _ db: Database) throws -> JSONObject? {
-        guard let body = try String.fetchOne(db, sql: "SELECT body FROM tinyvex_documents WHERE tbl = ? AND id = ?", arguments: [table, id]) else {
-            return nil
+        let rows = try Row.fetchAll(db, sql: "SELECT tbl, body FROM tinyvex_documents WHERE id = ?", arguments: [id])
+        for row in rows where try tableMatches(row, table) {
+            return try decodeBody(row)
         }
-        return try decodeBody(body)
+        return nil
     }
 
     static func documents(_ table: String, _ db: Database) throws -> [(Int64, JSONObject)] {
-        let rows = try Row.fetchAll(db, sql: "SELECT id, body FROM tinyvex_documents WHERE tbl = ? ORDER BY id", arguments: [table])
-        return try rows.map { row in (row["id"], try decodeBody(row["body"])) }
+        let rows = try Row.fetchAll(db, sql: "SELECT id, tbl, body FROM tinyvex_documents WHERE tbl = CAST(? AS TEXT) ORDER BY id", arguments: [exactText(table)])
+        return try rows.compactMap { row in try tableMatches(row, table) ? (try decodeID(row), try decodeBody(row)) : nil }
     }
 
+    /// The documents of `table` whose top-level `field` equals `key`, compared exactly.
+    ///
+    /// SQLite narrows the rows (a number by value through `json_extract`, a string by its JSON
+    /// text through `->`, which keeps the escapes of the stored text), and each row is checked
+    /// again in Swift, so neither a NUL nor SQLite's JSON decoding can make two values equal.
     static func documents(_ table: String, field: String, equals key: IndexKey, _ db: Database) throws -> [(Int64, JSONObject)] {
         let path = try jsonPath(field)
-        let argument: any DatabaseValueConvertible =
-            switch key {
-            case .number(let number): number
-            case .text(let text): text
+        let rows: [Row]
+        switch key {
+        case .number(let number):
+            rows = try Row.fetchAll(
+                db,
+                sql: "SELECT id, tbl, body FROM tinyvex_documents WHERE tbl = CAST(? AS TEXT) AND json_extract(body, ?) = ? ORDER BY id",
+                arguments: [exactText(table), path, number])
+        case .text(let text):
+            rows = try Row.fetchAll(
+                db,
+                sql: "SELECT id, tbl, body FROM tinyvex_documents WHERE tbl = CAST(? AS TEXT) AND (body -> ?) = ? ORDER BY id",
+                arguments: [exactText(table), path, try jsonText(.string(text))])
+        }
+        var found: [(Int64, JSONObject)] = []
+        for row in rows where try tableMatches(row, table) {
+            let body = try decodeBody(row)
+            if let value = body[field], IndexKey(value) == key {
+                found.append((try decodeID(row), body))
             }
-        let rows = try Row.fetchAll(
-            db,
-            sql: "SELECT id, body FROM tinyvex_documents WHERE tbl = ? AND json_extract(body, ?) = ? ORDER BY id",
-            arguments: [table, path, argument])
-        return try rows.map { row in (row["id"], try decodeBody(row["body"])) }
+        }
+        return found
     }
 
     static func insert(_ table: String, _ fields: JSONObject, _ db: Database) throws -> Int64 {
-        try db.execute(sql: "INSERT INTO tinyvex_documents(tbl, body) VALUES (?, ?)", arguments: [table, try encodeBody(fields)])
+        try db.execute(sql: "INSERT INTO tinyvex_documents(tbl, body) VALUES (CAST(? AS TEXT), ?)", arguments: [exactText(table), try encodeBody(fields)])
         return db.lastInsertedRowID
     }
 
     static func replace(_ table: String, id: Int64, _ fields: JSONObject, _ db: Database) throws {
-        try db.execute(sql: "UPDATE tinyvex_documents SET body = ? WHERE tbl = ? AND id = ?", arguments: [try encodeBody(fields), table, id])
+        try db.execute(sql: "UPDATE tinyvex_documents SET body = ? WHERE tbl = CAST(? AS TEXT) AND id = ?", arguments: [try encodeBody(fields), exactText(table), id])
     }
 
     static func delete(_ table: String, id: Int64, _ db: Database) throws {
-        try db.execute(sql: "DELETE FROM tinyvex_documents WHERE tbl = ? AND id = ?", arguments: [table, id])
+        try db.execute(sql: "DELETE FROM tinyvex_documents WHERE tbl = CAST(? AS TEXT) AND id = ?", arguments: [exactText(table), id])
     }
 
     // MARK: Mutation results
 
-    static func storedResult(_ requestID: String, _ db: Database) throws -> (JSONValue, Int64)? {
-        guard let row = try Row.fetchOne(db, sql: "SELECT result, version FROM tinyvex_requests WHERE request_id = ?", arguments: [requestID]) else {
-            return nil
-        }
-        let text: String = row["result"]
-        return (try JSONParser().parse(text), row["version"])
+    /// The key a mutation result is stored under: the JSON text of `[scope, requestId]`, so
+    /// that no two (scope, requestId) pairs share one and no NUL reaches SQLite.
+    static func resultKey(scope: String, requestID: String) throws -> String {
+        try jsonText(.array([.string(scope), .string(requestID)]))
     }
 
-    static func storeResult(_ requestID: String, _ result: JSONValue, version: Int64, retention: Int, _ db: Database) throws {
-        let text = String(decoding: try JSONSerializer().serialize(result), as: UTF8.self)
+    /// The stored answer to `key`: its value and version; a row that cannot be read back (a
+    /// damaged file) is an error, not a trap.
+    static func storedResult(_ key: String, _ db: Database) throws -> (JSONValue, Int64)? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT result, version FROM tinyvex_requests WHERE request_id = ?", arguments: [key]) else {
+            return nil
+        }
+        let resultValue: DatabaseValue = row[0]
+        let versionValue: DatabaseValue = row[1]
+        guard let text = String.fromDatabaseValue(resultValue), case .int64(let version) = versionValue.storage, (0...maxVersion).contains(version) else {
+            throw TinyvexServerError(.mutationFailed, "the stored result of this requestId cannot be read")
+        }
+        return (try JSONParser().parse(text), version)
+    }
+
+    /// Stores a mutation's result under `key`, then forgets the oldest results past `retention`
+    /// rows or `retentionBytes` bytes (the newest one is always kept). Returns the bytes the
+    /// stored results take after that.
+    static func storeResult(_ key: String, _ result: JSONValue, version: Int64, retention: Int, retentionBytes: Int, storedBytes: Int, _ db: Database) throws -> Int {
+        guard (0...maxVersion).contains(version) else {
+            throw TinyvexServerError(.mutationFailed, "the version \(version) is outside 0...\(maxVersion) and is not stored")
+        }
+        let text = try jsonText(result)
         try db.execute(
             sql: "INSERT INTO tinyvex_requests(request_id, result, version) VALUES (?, ?, ?)",
-            arguments: [requestID, text, version])
+            arguments: [key, text, version])
         try db.execute(
             sql: "DELETE FROM tinyvex_requests WHERE seqno <= (SELECT MAX(seqno) FROM tinyvex_requests) - ?",
             arguments: [max(1, retention)])
+        var total = saturatingAdd(storedBytes, saturatingAdd(key.utf8.count, text.utf8.count))
+        if total > retentionBytes {
+            // Oldest first, until the rest fits; the row just stored stays.
+            total = try resultBytes(db)
+            let rows = try Row.fetchAll(db, sql: "SELECT seqno, length(CAST(request_id AS BLOB)) + length(CAST(result AS BLOB)) FROM tinyvex_requests ORDER BY seqno")
+            var last: Int64?
+            for row in rows.dropLast() where total > retentionBytes {
+                let seqno: DatabaseValue = row[0]
+                let size: DatabaseValue = row[1]
+                guard case .int64(let number) = seqno.storage else { continue }
+                if case .int64(let bytes) = size.storage, let bytes = Int(exactly: bytes) {
+                    total = max(0, total - bytes)
+                }
+                last = number
+            }
+            if let last {
+                try db.execute(sql: "DELETE FROM tinyvex_requests WHERE seqno <= ?", arguments: [last])
+            }
+        }
+        return total
+    }
+
+    /// The bytes the stored mutation results take (keys and results).
+    static func resultBytes(_ db: Database) throws -> Int {
+        let value = try DatabaseValue.fetchOne(db, sql: "SELECT SUM(length(CAST(request_id AS BLOB)) + length(CAST(result AS BLOB))) FROM tinyvex_requests")
+        guard let value, case .int64(let total) = value.storage else { return 0 }
+        return Int(clamping: total)
     }
 
     // MARK: Helpers
 
-    private static func decodeBody(_ body: String) throws -> JSONObject {
-        guard case .object(let fields) = try JSONParser().parse(body) else {
+    static func saturatingAdd(_ a: Int, _ b: Int) -> Int {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? Int.max : sum
+    }
+
+    /// Text bound as a blob and cast in SQL, so SQLite receives every byte (a C string would
+    /// end at the first NUL).
+    private static func exactText(_ text: String) -> Data {
+        Data(text.utf8)
+    }
+
+    /// Whether the row's `tbl` is exactly `table` (SQLite compared the table name as bound,
+    /// which GRDB may cut at a NUL).
+    private static func tableMatches(_ row: Row, _ table: String) throws -> Bool {
+        let value: DatabaseValue = row["tbl"]
+        switch value.storage {
+        case .string(let text): return text == table
+        case .blob(let bytes): return Array(bytes) == Array(table.utf8)
+        default: return false
+        }
+    }
+
+    private static func decodeID(_ row: Row) throws -> Int64 {
+        let value: DatabaseValue = row["id"]
+        guard case .int64(let id) = value.storage else {
+            throw TinyvexServerError(.mutationFailed, "a stored document has no integer id")
+        }
+        return id
+    }
+
+    private static func decodeBody(_ row: Row) throws -> JSONObject {
+        let value: DatabaseValue = row["body"]
+        guard let body = String.fromDatabaseValue(value), case .object(let fields) = try JSONParser().parse(body) else {
             throw TinyvexServerError(.mutationFailed, "a stored document is not an object")
         }
         return fields
     }
 
     private static func encodeBody(_ fields: JSONObject) throws -> String {
-        String(decoding: try JSONSerializer().serialize(.object(fields)), as: UTF8.self)
+        try jsonText(.object(fields))
+    }
+
+    private static func jsonText(_ value: JSONValue) throws -> String {
+        String(decoding: try JSONSerializer().serialize(value), as: UTF8.self)
     }
 
     /// The SQLite JSON path of a top-level field; field names are letters, digits and `_`.

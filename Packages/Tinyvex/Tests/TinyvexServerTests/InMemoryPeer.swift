@@ -1,0 +1,78 @@
+import Foundation
+import RpcTransport
+import RpcWire
+import Synchronization
+import Testing
+import TinyvexServer
+
+/// A client of the documented protocol on an in-memory connection served by a running server,
+/// whose reading speed the test sets (see ``ScriptedTransport``): a slow or absent reader is
+/// what the server sees.
+final class InMemoryPeer: Sendable {
+    let transport: ScriptedTransport
+    private let nextID = Mutex<Int64>(0)
+    private let serving: Task<Void, Never>
+
+    init(serving tinyvex: TinyvexServer, reading: ScriptedTransport.Reading = .freely) {
+        let transport = ScriptedTransport(reading: reading)
+        self.transport = transport
+        serving = Task { await tinyvex.serve(transport) }
+    }
+
+    /// Everything the client has read so far.
+    var messages: [JSONValue] { transport.sent.compactMap { try? JSONParser().parse($0.bytes) } }
+
+    /// How the server ended the connection, once it has.
+    var ended: TransportClosure? { transport.closure }
+
+    /// Changes how the client reads.
+    func setReading(_ reading: ScriptedTransport.Reading) {
+        transport.setReading(reading)
+    }
+
+    func sendText(_ text: String) {
+        transport.deliver(.text(text))
+    }
+
+    /// Sends a request without waiting for its answer; returns its id.
+    @discardableResult
+    func request(_ method: String, _ params: JSONObject? = nil) throws -> JSONValue {
+        let id = nextID.withLock { $0 += 1; return $0 }
+        var message: JSONObject = ["jsonrpc": "2.0", "id": .integer(id), "method": .string(method)]
+        if let params { message.updateValue(.object(params), forKey: "params") }
+        transport.deliver(.text(utf8: try JSONSerializer().serialize(.object(message))))
+        return .integer(id)
+    }
+
+    /// Sends a request and waits for its answer.
+    func call(_ method: String, _ params: JSONObject? = nil, timeout: Duration = .seconds(20)) async throws -> JSONValue {
+        let id = try request(method, params)
+        return try await waitFor("the answer to \(id)", timeout: timeout) { messages in
+            messages.first { $0["id"] == id && $0["method"] == nil }
+        }
+    }
+
+    /// The notifications of `method` received so far.
+    func notifications(_ method: String) -> [JSONObject] {
+        messages.compactMap { $0["method"] == .string(method) ? $0["params"]?.objectValue : nil }
+    }
+
+    /// Waits until `find` returns something from the messages received so far.
+    func waitFor<T>(_ what: String, timeout: Duration = .seconds(20), _ find: ([JSONValue]) -> T?) async throws -> T {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let found = find(messages) { return found }
+            guard ContinuousClock.now < deadline else {
+                Issue.record("timed out waiting for \(what); received \(messages.count) messages")
+                throw CancellationError()
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    func close() async {
+        transport.setReading(.freely)
+        await transport.close(code: .normal, reason: "")
+        await serving.value
+    }
+}
