@@ -290,6 +290,8 @@ struct HostilePeerTests {
         var configuration = ServerHarness.configuration()
         configuration.maxPendingActionBytesPerConnection = 1500
         try await Self.withServer(configuration, registry: registry) { server, _ in
+            // Opened however the body ends, so that the server can stop.
+            defer { gate.open() }
             let socket = try await ServerHarness.connect(server, "/gateway/gated/connect?rvt-method=getOrCreate&rvt-key=g")
             _ = try await socket.nextMessage()
             let payload = JSONValue.string(String(repeating: "p", count: 1000))
@@ -343,6 +345,39 @@ struct HostilePeerTests {
             #expect(try await socket.nextMessage() == .actionResponse(id: 3, output: 1))
             let http = try await ServerHarness.httpAction(client, actorId: actorId, "answer", args: [10_000])
             #expect(http.status == 200)
+            await socket.transport.close(code: .normal, reason: "Disposed")
+        }
+    }
+
+    @Test("Requests for more answers in one read than maxPendingBytesPerConnection get connection.outbound_full past it; the connection goes on")
+    func answersOwedInOneRead() async throws {
+        var registry = DemoActors.registry
+        registry.register(
+            ActorDefinition("big", initialState: 0)
+                .action("answer") { (_: inout ActorContext<Int>, size: Int) in String(repeating: "a", count: size) })
+        var configuration = ServerHarness.configuration()
+        configuration.maxPendingBytesPerConnection = 64 * 1024
+        try await Self.withServer(configuration, registry: registry) { server, _ in
+            let socket = try await ServerHarness.connect(server, "/gateway/big/connect?rvt-method=getOrCreate&rvt-key=b")
+            _ = try await socket.nextMessage()
+            // Queued at once, they leave in one write and are read in one burst.
+            for id in 0 ..< 50 {
+                try socket.transport.enqueue(
+                    .text(RivetMessageCodec.encode(ClientMessage.actionRequest(id: UInt64(id), name: "answer", args: [20_000]))))
+            }
+            var answered = 0
+            var refused = 0
+            for _ in 0 ..< 50 {
+                switch try await socket.nextMessage() {
+                case .actionResponse: answered += 1
+                case .error(let error, _) where error.code == "outbound_full": refused += 1
+                case let other: Issue.record("unexpected \(other)")
+                }
+            }
+            #expect(answered >= 3)
+            #expect(refused > 0)
+            try await socket.send(.actionRequest(id: 99, name: "answer", args: [3]))
+            #expect(try await socket.nextMessage() == .actionResponse(id: 99, output: "aaa"))
             await socket.transport.close(code: .normal, reason: "Disposed")
         }
     }

@@ -35,12 +35,13 @@ extension ActorServerCore {
             byteLimit: max(configuration.maxPendingActionBytesPerConnection, 0))
         let executor = transport.executor
         let maxFrameSize = configuration.maxMessageSize
+        let budget = OutboundBudget(limit: configuration.maxPendingBytesPerConnection)
         transport.start { event in
             switch event {
             case .message(let message):
                 Self.handle(
                     message, transport: transport, instance: instance, connection: connection, tracker: tracker,
-                    executor: executor, maxFrameSize: maxFrameSize)
+                    executor: executor, maxFrameSize: maxFrameSize, budget: budget)
             case .closed:
                 tracker.close()
             }
@@ -52,7 +53,8 @@ extension ActorServerCore {
     /// Handles one inbound frame of a connection, on the thread that delivered it.
     private static func handle(
         _ message: TransportMessage, transport: WebSocketTransport, instance: ActorInstance,
-        connection: ActorConnectionInfo, tracker: ConnectionTracker, executor: (any TaskExecutor)?, maxFrameSize: Int
+        connection: ActorConnectionInfo, tracker: ConnectionTracker, executor: (any TaskExecutor)?, maxFrameSize: Int,
+        budget: OutboundBudget
     ) {
         guard tracker.isReading else { return }
         guard message.kind == .text else {
@@ -108,6 +110,15 @@ extension ActorServerCore {
                     // Too large for the peer to read: that action gets the reason instead, and
                     // the connection goes on.
                     let error = ActorBroadcaster.outgoingTooLong(frame.count, limit: maxFrameSize, what: "the answer")
+                    frame = RivetMessageCodec.frame(ServerMessage.error(error, actionId: id))
+                }
+                if !budget.reserve(frame.count, on: transport) {
+                    // The peer sent more requests in one read than the answers it may be owed:
+                    // those past the budget get the reason, not their answer.
+                    let error = ActorError(
+                        group: "connection", code: "outbound_full",
+                        message: "the connection is owed \(budget.limit) bytes of answers it has not read",
+                        metadata: ["limit": .integer(Int64(budget.limit))])
                     frame = RivetMessageCodec.frame(ServerMessage.error(error, actionId: id))
                 }
                 _ = try? transport.enqueue(.text(utf8: frame))
