@@ -39,8 +39,10 @@ public final class TodoAPI: RpcTarget {
         case "authenticate":
             return .stub(RpcStub(AuthSession(store: store, userID: try store.userID(forToken: try reader.text(0, maxLength: store.limits.maxTextLength)))))
         case "longRunningOperation":
+            // Clamped to 0...10^12 ms before the conversion, which traps outside Int's range
+            // (the limit is a public var, so it may be anything, negative included).
             let delay = store.limits.maxOperationDelay.components
-            let maximum = Int(min(Double(delay.seconds) * 1000 + Double(delay.attoseconds) / 1e15, 1e12))
+            let maximum = Int(min(max(Double(delay.seconds) * 1000 + Double(delay.attoseconds) / 1e15, 0), 1e12))
             let milliseconds = try reader.limit(0, default: 0, maximum: maximum)
             try await Task.sleep(for: .milliseconds(milliseconds))
             return ["done": true, "tookMilliseconds": .integer(Int64(milliseconds))]
