@@ -69,11 +69,13 @@ struct TextExactnessTests {
             try await peer.call(TinyvexMethod.mutation, ["requestId": "2", "name": "put", "args": ["table": "t\u{0}x"]])
             try await peer.call(TinyvexMethod.subscribe, ["subId": "a", "name": "count", "params": ["table": "t"]])
             try await peer.call(TinyvexMethod.subscribe, ["subId": "b", "name": "count", "params": ["table": "t\u{0}y"]])
+            try await peer.call(TinyvexMethod.subscribe, ["subId": "c", "name": "count", "params": ["table": "t\u{0}x"]])
             let values = Dictionary(uniqueKeysWithValues: peer.notifications(TinyvexMethod.data).compactMap { data in
                 data["subId"]?.stringValue.map { ($0, data["value"]) }
             })
             #expect(values["a"] == 1)
             #expect(values["b"] == 0)
+            #expect(values["c"] == 1)
             await peer.close()
         }
     }

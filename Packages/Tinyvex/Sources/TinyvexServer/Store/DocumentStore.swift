@@ -6,9 +6,10 @@ import TinyvexProtocol
 /// The documents in SQLite: one table of JSON objects keyed by (table name, id), the server's
 /// version counter, and the stored results of committed mutations.
 ///
-/// Text that comes from a client never reaches SQLite as a C string: values are bound as JSON
-/// text (which escapes U+0000) or compared in Swift, so two strings that differ only after a
-/// NUL stay different.
+/// Text never crosses into SQLite as a C string (GRDB binds a `String` and reads a text column
+/// up to its first NUL): client text is bound as JSON text (which escapes U+0000) or as a blob
+/// cast to text, table names are read back as blobs, and every match is checked again in
+/// Swift, so two strings that differ only after a NUL stay different.
 struct DocumentStore: Sendable {
     let writer: any DatabaseWriter
 
@@ -81,7 +82,7 @@ struct DocumentStore: Sendable {
     // MARK: Documents
 
     static func document(_ table: String, id: Int64, _ db: Database) throws -> JSONObject? {
-        let rows = try Row.fetchAll(db, sql: "SELECT tbl, body FROM tinyvex_documents WHERE id = ?", arguments: [id])
+        let rows = try Row.fetchAll(db, sql: "SELECT CAST(tbl AS BLOB) AS tbl, body FROM tinyvex_documents WHERE id = ?", arguments: [id])
         for row in rows where try tableMatches(row, table) {
             return try decodeBody(row)
         }
@@ -89,7 +90,7 @@ struct DocumentStore: Sendable {
     }
 
     static func documents(_ table: String, _ db: Database) throws -> [(Int64, JSONObject)] {
-        let rows = try Row.fetchAll(db, sql: "SELECT id, tbl, body FROM tinyvex_documents WHERE tbl = CAST(? AS TEXT) ORDER BY id", arguments: [exactText(table)])
+        let rows = try Row.fetchAll(db, sql: "SELECT id, CAST(tbl AS BLOB) AS tbl, body FROM tinyvex_documents WHERE tbl = CAST(? AS TEXT) ORDER BY id", arguments: [exactText(table)])
         return try rows.compactMap { row in try tableMatches(row, table) ? (try decodeID(row), try decodeBody(row)) : nil }
     }
 
@@ -105,12 +106,12 @@ struct DocumentStore: Sendable {
         case .number(let number):
             rows = try Row.fetchAll(
                 db,
-                sql: "SELECT id, tbl, body FROM tinyvex_documents WHERE tbl = CAST(? AS TEXT) AND json_extract(body, ?) = ? ORDER BY id",
+                sql: "SELECT id, CAST(tbl AS BLOB) AS tbl, body FROM tinyvex_documents WHERE tbl = CAST(? AS TEXT) AND json_extract(body, ?) = ? ORDER BY id",
                 arguments: [exactText(table), path, number])
         case .text(let text):
             rows = try Row.fetchAll(
                 db,
-                sql: "SELECT id, tbl, body FROM tinyvex_documents WHERE tbl = CAST(? AS TEXT) AND (body -> ?) = ? ORDER BY id",
+                sql: "SELECT id, CAST(tbl AS BLOB) AS tbl, body FROM tinyvex_documents WHERE tbl = CAST(? AS TEXT) AND (body -> ?) = ? ORDER BY id",
                 arguments: [exactText(table), path, try jsonText(.string(text))])
         }
         var found: [(Int64, JSONObject)] = []
@@ -214,8 +215,8 @@ struct DocumentStore: Sendable {
         Data(text.utf8)
     }
 
-    /// Whether the row's `tbl` is exactly `table` (SQLite compared the table name as bound,
-    /// which GRDB may cut at a NUL).
+    /// Whether the row's `tbl` (selected as a blob: read as text, GRDB would cut it at a NUL) is
+    /// exactly `table`.
     private static func tableMatches(_ row: Row, _ table: String) throws -> Bool {
         let value: DatabaseValue = row["tbl"]
         switch value.storage {
