@@ -54,4 +54,21 @@ struct TodoArgumentLimitsTests {
         #expect(try quick.decode(Done.self) == Done(done: true, tookMilliseconds: 1))
     }
 
+
+    @Test("limits set below their floor after initialisation are clamped, as the initialiser clamps them")
+    func limitsClampWhenSet() {
+        var limits = TodoStoreLimits()
+        limits.maxTodos = .min
+        limits.maxUsers = -1
+        limits.maxTextLength = -1
+        limits.maxListLimit = -5
+        limits.maxSubscribers = .min
+        limits.subscriberBuffer = 0
+        limits.notificationRetention = .min
+        limits.logRetention = -3
+        limits.maxOperationDelay = .seconds(Int64.min)
+        #expect(limits == TodoStoreLimits(
+            maxTodos: 0, maxUsers: 0, maxTextLength: 0, maxListLimit: 0, maxSubscribers: 0,
+            subscriberBuffer: 1, notificationRetention: 1, logRetention: 1, maxOperationDelay: .zero))
+    }
 }
