@@ -381,4 +381,31 @@ struct HostilePeerTests {
             await socket.transport.close(code: .normal, reason: "Disposed")
         }
     }
+
+    // MARK: Slow requests
+
+    @Test("An action request whose chunked body drips a byte every 100 ms is answered 408 at requestReadTimeout and closed")
+    func drippingBody() async throws {
+        var configuration = ServerHarness.configuration()
+        configuration.requestReadTimeout = .milliseconds(400)
+        try await Self.withServer(configuration) { server, client in
+            let actorId = try await ServerHarness.getOrCreate(client, name: "counter", key: ["drip"])
+            let socket = try RawSocket.connect(port: server.port)
+            socket.write(
+                "POST /gateway/\(actorId)/action/increment HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+            // Dripped whole, this body would take 30 s.
+            let body = "12c\r\n" + String(repeating: " ", count: 288) + #"{"args":[1]}"# + "\r\n0\r\n\r\n"
+            let drip = Task {
+                for character in body {
+                    guard !Task.isCancelled, socket.write(String(character)) else { return }
+                    try? await Task.sleep(for: .milliseconds(100))
+                }
+            }
+            defer { drip.cancel() }
+            let answer = try await socket.readUntilClosed(within: .seconds(6))
+            #expect(answer.hasPrefix("HTTP/1.1 408"), "\(answer)")
+            #expect(try await ServerHarness.httpAction(client, actorId: actorId, "getCount").body == ["output": 0])
+        }
+    }
 }

@@ -48,6 +48,10 @@ public struct ActorServerConfiguration: Sendable {
     /// actor whose saved state cannot be read (that actor's callers get
     /// `actor.state_unreadable`). Default: a line on standard error.
     public var reportProblem: @Sendable (String) -> Void
+    /// How long one HTTP request may take to arrive, from its first byte to the end of its body,
+    /// however slowly it trickles in; past it the server answers 408 and closes the connection.
+    /// Default 30 seconds.
+    public var requestReadTimeout: Duration
 
     /// Creates a configuration; every parameter has the default its property documents.
     public init(
@@ -62,7 +66,8 @@ public struct ActorServerConfiguration: Sendable {
         maxSubscriptionsPerConnection: Int = 1_000,
         maxSubscriptionBytesPerConnection: Int = 64 * 1024,
         maxPendingActionBytesPerConnection: Int = 4 * 1024 * 1024,
-        reportProblem: @escaping @Sendable (String) -> Void = ActorServerConfiguration.standardErrorReport
+        reportProblem: @escaping @Sendable (String) -> Void = ActorServerConfiguration.standardErrorReport,
+        requestReadTimeout: Duration = .seconds(30)
     ) {
         self.host = host
         self.port = port
@@ -76,6 +81,7 @@ public struct ActorServerConfiguration: Sendable {
         self.maxSubscriptionBytesPerConnection = maxSubscriptionBytesPerConnection
         self.maxPendingActionBytesPerConnection = maxPendingActionBytesPerConnection
         self.reportProblem = reportProblem
+        self.requestReadTimeout = requestReadTimeout
     }
 
     /// Writes `problem` as one line on standard error, prefixed `rivetkit server:`.

@@ -34,6 +34,7 @@ public func withActorServer<Value>(
     transportConfiguration.requestTooLargeResponse = { limit in ActorServerCore.tooLargeResponse(limit: limit) }
     transportConfiguration.maxPendingOutboundBytes = configuration.maxPendingBytesPerConnection
     transportConfiguration.outboundBufferLimit = max(configuration.maxPendingBytesPerConnection / 2, 1)
+    transportConfiguration.requestReadTimeout = configuration.requestReadTimeout
     transportConfiguration.shutdownGracePeriod = .seconds(2)
     return try await withTransportServer(
         configuration: transportConfiguration,
