@@ -104,7 +104,7 @@ public struct WebSocketClientConfiguration: Sendable {
             writeCoalescingLimit: max(writeCoalescingLimit, 1),
             outboundBufferLimit: outboundBufferLimit,
             // Never below what one message of the largest size needs on top of the buffer.
-            maxPendingOutboundBytes: max(maxPendingOutboundBytes, outboundBufferLimit + maxMessageSize),
+            maxPendingOutboundBytes: max(maxPendingOutboundBytes, outboundBufferLimit.saturatingAdding(maxMessageSize)),
             keepalive: keepalive,
             closeTimeout: TimeAmount(closeTimeout),
             frameReadTimeout: TimeAmount(frameReadTimeout)

@@ -59,7 +59,7 @@ final class HTTPBatchClientHandler: ChannelInboundHandler, RemovableChannelHandl
         guard var current = pending else { return }
         switch unwrapInboundIn(data) {
         case .head(let head):
-            if let length = head.headers.first(name: "content-length").flatMap({ Int($0) }), length > maxBodySize {
+            if HTTPDeclaredLength.exceeds(maxBodySize, in: head.headers) {
                 tooLarge(context: context)
                 return
             }

@@ -182,7 +182,7 @@ final class ServerHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Starts reading the body of a batch or a request, refusing it at once when its announced
     /// length is over the limit.
     private func beginCollecting(_ head: HTTPRequestHead) {
-        if let length = head.headers.first(name: "content-length").flatMap({ Int($0) }), length > maxBody {
+        if HTTPDeclaredLength.exceeds(maxBody, in: head.headers) {
             state = .discarding
             refuseTooLarge()
             return

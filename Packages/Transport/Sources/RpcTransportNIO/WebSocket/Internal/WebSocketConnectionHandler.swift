@@ -340,8 +340,8 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
             return
         }
         let length = frame.payload.readableBytes
-        partialWireBytes += length
-        guard partialWireBytes <= settings.maxMessageSize else {
+        partialWireBytes = partialWireBytes.saturatingAdding(length)
+        guard partialWireBytes < Int.max, partialWireBytes <= settings.maxMessageSize else {
             fail(tooLarge())
             return
         }

@@ -150,7 +150,7 @@ struct WebSocketFrameReader {
                 throw Self.violation("control frame longer than \(Self.maximumControlPayload) bytes")
             }
         }
-        guard length <= UInt64(maxFrameSize) else {
+        guard length <= UInt64(clamping: maxFrameSize), let payloadLength = Int(exactly: length) else {
             throw TransportError(
                 code: .messageTooLarge,
                 message: "frame longer than the limit of \(maxFrameSize) bytes",
@@ -166,14 +166,15 @@ struct WebSocketFrameReader {
             )
             size += 4
         }
-        return Header(first: first, size: size, payloadLength: Int(length), maskingKey: maskingKey)
+        return Header(first: first, size: size, payloadLength: payloadLength, maskingKey: maskingKey)
     }
 
     /// The whole size (header and payload) of the frame starting `buffer`, once its header is
-    /// readable and valid.
+    /// readable and valid; `Int.max` when it does not fit (a limit near `Int.max` lets a
+    /// header announce up to 2^63 - 1 bytes).
     private func frameSize(in buffer: ByteBuffer) -> Int? {
         guard let header = try? header(in: buffer) else { return nil }
-        return header.size + header.payloadLength
+        return header.size.saturatingAdding(header.payloadLength)
     }
 
     private static func violation(_ message: String) -> TransportError {
