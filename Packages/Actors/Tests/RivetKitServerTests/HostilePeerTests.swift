@@ -408,4 +408,34 @@ struct HostilePeerTests {
             #expect(try await ServerHarness.httpAction(client, actorId: actorId, "getCount").body == ["output": 0])
         }
     }
+
+    @Test("An action that would leave a state over maxStateSize fails with actor.state_too_large and the state stays; the demo chat refuses long texts")
+    func stateSize() async throws {
+        var registry = DemoActors.registry
+        registry.register(
+            ActorDefinition("hoard", initialState: [String]())
+                .action("add") { (context: inout ActorContext<[String]>, size: Int) in
+                    context.state.append(String(repeating: "h", count: size))
+                    return context.state.count
+                })
+        var configuration = ServerHarness.configuration()
+        configuration.maxStateSize = 10_000
+        try await Self.withServer(configuration, registry: registry) { server, client in
+            let socket = try await ServerHarness.connect(server, "/gateway/hoard/connect?rvt-method=getOrCreate&rvt-key=h")
+            guard case .initialize = try await socket.nextMessage() else { throw ServerHarness.Unexpected() }
+            try await socket.send(.actionRequest(id: 0, name: "add", args: [6_000]))
+            #expect(try await socket.nextMessage() == .actionResponse(id: 0, output: 1))
+            try await socket.send(.actionRequest(id: 1, name: "add", args: [6_000]))
+            let (error, actionId) = try await Self.nextError(socket)
+            #expect(error.code == "state_too_large")
+            #expect(actionId == 1)
+            try await socket.send(.actionRequest(id: 2, name: "add", args: [10]))
+            #expect(try await socket.nextMessage() == .actionResponse(id: 2, output: 2))
+            let chatId = try await ServerHarness.getOrCreate(client, name: "chat", key: ["room"])
+            let long = try await ServerHarness.httpAction(
+                client, actorId: chatId, "send", args: ["me", .string(String(repeating: "t", count: DemoActors.chatTextLimit + 1))])
+            #expect(long.body["code"] == "message_too_long")
+            await socket.transport.close(code: .normal, reason: "Disposed")
+        }
+    }
 }

@@ -8,7 +8,8 @@ import RivetKit
 ///   `getCount()`; `fail()` throws group `user`, code `test_error`, message `boom`, metadata
 ///   `{"why":"asked to fail"}`; `whoAmI()` returns the `user` connection parameter.
 /// - `chat`, keyed by room: `send(from, text)` broadcasts `message(from, text)` and keeps the
-///   last 100 messages; `history()` returns them.
+///   last 100 messages (a sender or text over 4 KiB throws group `user`, code
+///   `message_too_long`); `history()` returns them.
 public enum DemoActors {
     /// The counter's state.
     public struct Counter: Codable, Sendable, Hashable {
@@ -39,6 +40,10 @@ public enum DemoActors {
     /// How many messages a chat keeps.
     public static let chatHistoryLimit = 100
 
+    /// The longest sender or text a chat message may have, in UTF-8 bytes (so a chat's state
+    /// stays under a megabyte).
+    public static let chatTextLimit = 4 * 1024
+
     /// The counter actor type.
     public static let counter = ActorDefinition<Counter>("counter") { input in
         Counter(count: input?.intValue ?? 0)
@@ -64,6 +69,12 @@ public enum DemoActors {
     /// The chat actor type.
     public static let chat = ActorDefinition("chat", initialState: Chat(messages: []))
         .action("send") { (context: inout ActorContext<Chat>, from: String, text: String) in
+            guard from.utf8.count <= chatTextLimit, text.utf8.count <= chatTextLimit else {
+                throw ActorError(
+                    group: "user", code: "message_too_long",
+                    message: "a chat sender and text are at most \(chatTextLimit) bytes each",
+                    metadata: ["limit": .integer(Int64(chatTextLimit))])
+            }
             context.state.messages.append(ChatMessage(from: from, text: text))
             if context.state.messages.count > chatHistoryLimit {
                 context.state.messages.removeFirst(context.state.messages.count - chatHistoryLimit)

@@ -52,6 +52,11 @@ public struct ActorServerConfiguration: Sendable {
     /// however slowly it trickles in; past it the server answers 408 and closes the connection.
     /// Default 30 seconds.
     public var requestReadTimeout: Duration
+    /// The largest state one actor may keep, in bytes of JSON; an action that leaves a larger
+    /// state (or one JSON cannot hold, such as a non-finite number) fails with
+    /// `actor.state_too_large` (`actor.state_invalid`) and the state stays as it was, so one
+    /// actor cannot make the server hold, encode and save without bound. Default 16 MiB.
+    public var maxStateSize: Int
 
     /// Creates a configuration; every parameter has the default its property documents.
     public init(
@@ -67,7 +72,8 @@ public struct ActorServerConfiguration: Sendable {
         maxSubscriptionBytesPerConnection: Int = 64 * 1024,
         maxPendingActionBytesPerConnection: Int = 4 * 1024 * 1024,
         reportProblem: @escaping @Sendable (String) -> Void = ActorServerConfiguration.standardErrorReport,
-        requestReadTimeout: Duration = .seconds(30)
+        requestReadTimeout: Duration = .seconds(30),
+        maxStateSize: Int = 16 * 1024 * 1024
     ) {
         self.host = host
         self.port = port
@@ -82,6 +88,7 @@ public struct ActorServerConfiguration: Sendable {
         self.maxPendingActionBytesPerConnection = maxPendingActionBytesPerConnection
         self.reportProblem = reportProblem
         self.requestReadTimeout = requestReadTimeout
+        self.maxStateSize = maxStateSize
     }
 
     /// Writes `problem` as one line on standard error, prefixed `rivetkit server:`.

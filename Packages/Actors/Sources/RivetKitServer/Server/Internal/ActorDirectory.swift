@@ -27,6 +27,7 @@ actor ActorDirectory {
             return (existing, false)
         }
         let state = try await behavior.initialState(input: input)
+        try ActorInstance.check(state, limit: configuration.maxStateSize)
         let record = StoredActor(
             id: Self.newId(), namespace: namespace, name: name, key: key, state: state,
             createdAt: Int64(Date().timeIntervalSince1970 * 1000))

@@ -10,6 +10,7 @@ final class ActorInstance: Sendable {
     private let store: any ActorStore
     private let queue = SerialQueue()
     private let maxConnections: Int
+    private let maxStateSize: Int
 
     private struct Activity {
         var state: ActorStateValue
@@ -31,6 +32,7 @@ final class ActorInstance: Sendable {
         self.behavior = behavior
         self.store = store
         self.maxConnections = configuration.maxConnectionsPerActor
+        self.maxStateSize = configuration.maxStateSize
         self.broadcaster = ActorBroadcaster(
             maxSubscriptions: configuration.maxSubscriptionsPerConnection,
             maxSubscriptionBytes: configuration.maxSubscriptionBytesPerConnection,
@@ -64,6 +66,8 @@ final class ActorInstance: Sendable {
             let (after, output) = try await self.behavior.perform(
                 name, args: args, state: before, connection: connection, broadcaster: self.broadcaster)
             if after.json != before.json {
+                // Checked before it is stored, so that a saved state can always be read back.
+                try Self.check(after.json, limit: self.maxStateSize)
                 do {
                     try await self.store.saveState(id: self.record.id, state: after.json)
                 } catch {
@@ -72,6 +76,24 @@ final class ActorInstance: Sendable {
             }
             self.activity.withLock { $0.state = after }
             return output
+        }
+    }
+
+    /// Refuses a state that cannot be stored as JSON (a non-finite number, nesting past the
+    /// writer's limit) or whose JSON is over `limit` bytes; the action (or creation) that made
+    /// it fails and the state stays as it was.
+    static func check(_ state: JSONValue, limit maxStateSize: Int) throws(ActorError) {
+        let size: Int
+        do {
+            size = try state.jsonString().utf8.count
+        } catch {
+            throw ActorError(group: "actor", code: "state_invalid", message: "the new state cannot be stored as JSON: \(error.message)")
+        }
+        guard size <= maxStateSize else {
+            throw ActorError(
+                group: "actor", code: "state_too_large",
+                message: "the new state is \(size) bytes of JSON, over the limit of \(maxStateSize)",
+                metadata: ["size": .integer(Int64(size)), "limit": .integer(Int64(maxStateSize))])
         }
     }
 
