@@ -7,17 +7,61 @@ import TinyvexProtocol
 
 @Suite("Tinyvex hardening: every queue a client can fill has a bound", .timeLimit(.minutes(2)))
 struct BudgetTests {
-    @Test("requests whose answers go unread stop being read: the send queue never holds more than maxSendQueue items, and every ping is answered once the client reads")
-    func unreadPings() async throws {
+    @Test("requests whose answers go unread stop being handled: the send queue never holds more than maxSendQueue items, and every request is answered once the client reads")
+    func unreadAnswers() async throws {
         try await withDemoServer(configuration: TinyvexServerConfiguration(maxSendQueue: 50)) { server in
             let peer = InMemoryPeer(serving: server, reading: .paused)
             for index in 0..<2_000 {
-                try peer.request(TinyvexMethod.ping, ["t": .integer(Int64(index))])
+                try peer.request(TinyvexMethod.unsubscribe, ["subId": .string("nothing\(index)")])
             }
             try await waitUntil("the queue fills") { server.sendQueuePeak.items >= 50 }
             peer.setReading(.freely)
             _ = try await peer.waitFor("every answer") { messages in messages.count { $0["id"] != nil } >= 2_000 ? true : nil }
             #expect(server.sendQueuePeak.items <= 52)
+            await peer.close()
+        }
+    }
+
+    @Test("a ping is answered at once, ahead of the slow request before it")
+    func pingNotStuckBehindRequests() async throws {
+        var schema = TinyvexDemoSchema.schema()
+        struct None: Codable {}
+        schema.mutation("slow") { (_, _: None) -> Int in
+            let until = ContinuousClock.now + .milliseconds(300)
+            while ContinuousClock.now < until {}
+            return 1
+        }
+        try await withDemoServer(schema: schema) { server in
+            let peer = InMemoryPeer(serving: server)
+            let slow = try peer.request(TinyvexMethod.mutation, ["requestId": "s", "name": "slow"])
+            let ping = try peer.request(TinyvexMethod.ping, ["t": 5])
+            _ = try await peer.waitFor("both answers") { messages in
+                messages.contains { $0["id"] == slow } && messages.contains { $0["id"] == ping } ? true : nil
+            }
+            let order = peer.messages.compactMap { $0["id"] }
+            #expect(order.firstIndex(of: ping) ?? .max < order.firstIndex(of: slow) ?? .max)
+            await peer.close()
+        }
+    }
+
+    @Test("past maxInboundBacklogBytes of requests waiting to be handled the connection is closed with 1008")
+    func inboundBacklog() async throws {
+        var schema = TinyvexDemoSchema.schema()
+        struct None: Codable {}
+        schema.mutation("slow") { (_, _: None) -> Int in
+            let until = ContinuousClock.now + .milliseconds(300)
+            while ContinuousClock.now < until {}
+            return 1
+        }
+        try await withDemoServer(configuration: TinyvexServerConfiguration(maxInboundBacklogBytes: 10_000), schema: schema) { server in
+            let peer = InMemoryPeer(serving: server)
+            try peer.request(TinyvexMethod.mutation, ["requestId": "s", "name": "slow"])
+            for index in 0..<100 {
+                try peer.request(TinyvexMethod.unsubscribe, ["subId": .string(String(repeating: "x", count: 150) + "\(index)")])
+            }
+            try await waitUntil("the connection is closed") { peer.ended != nil }
+            #expect(peer.ended?.code == .policyViolation)
+            #expect(peer.ended?.reason.contains("maxInboundBacklogBytes") == true)
             await peer.close()
         }
     }

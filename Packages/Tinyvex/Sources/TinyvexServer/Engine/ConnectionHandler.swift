@@ -50,14 +50,31 @@ struct ConnectionHandler: Sendable {
                     outbox.push(.init(kind: .control, messages: [Wire.encode(.notification(method: TinyvexMethod.pong, params: .named(pong)))]))
                 }
             }
-            do {
-                for try await message in transport.inboundMessages() {
-                    await receive(message, connectionID: connectionID, outbox: outbox, actions: actions, group: &group)
-                    // No more requests are read while their answers wait unread.
-                    guard await outbox.waitForRoom() else { break }
+            let inbound = InboundQueue(maxBytes: configuration.maxInboundBacklogBytes) {
+                Task {
+                    await transport.close(
+                        code: .policyViolation,
+                        reason: "requests arrive faster than they are answered (maxInboundBacklogBytes)")
                 }
-            } catch {
-                // The connection ended with an error: nothing more to read.
+            }
+            transport.start { event in
+                switch event {
+                case .message(let message):
+                    // A ping is answered here, on the transport's thread, straight into its
+                    // outbound buffer: it is never stuck behind slow requests, and a client that
+                    // does not read its pongs fills that buffer, which stops the transport from
+                    // reading more of its requests.
+                    if !Self.answerPing(message, on: transport) {
+                        inbound.push(message)
+                    }
+                case .closed:
+                    inbound.finish()
+                }
+            }
+            while let message = await inbound.next() {
+                await receive(message, connectionID: connectionID, outbox: outbox, actions: actions, group: &group)
+                // No more requests are handled while their answers wait unread.
+                guard await outbox.waitForRoom() else { break }
             }
             outbox.close()
             group.cancelAll()
@@ -184,11 +201,7 @@ struct ConnectionHandler: Sendable {
                 let identity = try await authenticate(params.optionalString("token"), connectionID: connectionID)
                 return .success(["ok": true, "identity": identity.map(JSONValue.string) ?? .null])
             case TinyvexMethod.ping:
-                switch params.members["t"] {
-                case nil, .null?: return .success(["t": .integer(Self.nowMilliseconds())])
-                case .integer?, .double?: return .success(["t": params.value("t")])
-                default: throw JSONRPCErrorObject.invalidParams("t must be a number")
-                }
+                return Self.ping(params)
             default:
                 return .failure(.methodNotFound(method))
             }
@@ -267,6 +280,42 @@ struct ConnectionHandler: Sendable {
         } catch {
             throw Wire.errorObject(error)
         }
+    }
+
+    /// The answer to `tinyvex/ping`: the caller's `t`, or the server's clock.
+    private static func ping(_ params: RequestParams) -> Result<JSONValue, JSONRPCErrorObject> {
+        switch params.members["t"] {
+        case nil, .null?: .success(["t": .integer(nowMilliseconds())])
+        case .integer?, .double?: .success(["t": params.value("t")])
+        default: .failure(.invalidParams("t must be a number"))
+        }
+    }
+
+    /// The longest message looked at as a possible ping on the transport's thread.
+    private static let maxInlinePingBytes = 512
+
+    /// Answers `message` at once when it is one `tinyvex/ping` request; returns whether it was.
+    private static func answerPing(_ message: TransportMessage, on transport: any MessageTransport) -> Bool {
+        guard message.bytes.count <= maxInlinePingBytes,
+            let value = try? JSONParser(configuration: Wire.codec.parserConfiguration).parse(message.bytes),
+            case .object = value, value["method"] == .string(TinyvexMethod.ping),
+            let elements = try? Wire.codec.decodeEach(value), elements.count == 1,
+            case .success(.request(let id, _, let params)) = elements[0]
+        else { return false }
+        let answer: Result<JSONValue, JSONRPCErrorObject>
+        do {
+            answer = ping(try RequestParams(params))
+        } catch {
+            answer = .failure(error)
+        }
+        let reply: JSONRPCMessage =
+            switch answer {
+            case .success(let result): .success(id: id, result: result)
+            case .failure(let error): .failure(id: id, error: error)
+            }
+        // A closed transport drops it, as it would any answer.
+        try? transport.enqueue(Wire.encode(reply))
+        return true
     }
 
     static func nowMilliseconds() -> Int64 {

@@ -23,6 +23,9 @@ public struct TinyvexServerConfiguration: Sendable {
     /// Bytes waiting to be written to one connection past which it is closed with 1008 (the
     /// client does not read what it asked for).
     public var maxSendQueueBytes: Int
+    /// Bytes of requests one connection may have sent that wait to be handled; past them the
+    /// connection is closed with 1008 (it sends faster than it is answered).
+    public var maxInboundBacklogBytes: Int
     /// Actions one connection may have running; more are refused with `TVX003`.
     public var maxPendingActionsPerConnection: Int
     /// The longest `requestId`, `subId` or `clientId`, in UTF-8 bytes; longer ones are refused
@@ -56,6 +59,7 @@ public struct TinyvexServerConfiguration: Sendable {
         maxSendQueue: Int = 100,
         sendQueuePauseBytes: Int = 4 << 20,
         maxSendQueueBytes: Int = 32 << 20,
+        maxInboundBacklogBytes: Int = 8 << 20,
         maxPendingActionsPerConnection: Int = 64,
         maxIdentifierBytes: Int = 256,
         maxSubscriptionParamsBytes: Int = 64 << 10,
@@ -73,6 +77,7 @@ public struct TinyvexServerConfiguration: Sendable {
         self.maxSendQueue = maxSendQueue
         self.sendQueuePauseBytes = sendQueuePauseBytes
         self.maxSendQueueBytes = maxSendQueueBytes
+        self.maxInboundBacklogBytes = maxInboundBacklogBytes
         self.maxPendingActionsPerConnection = maxPendingActionsPerConnection
         self.maxIdentifierBytes = maxIdentifierBytes
         self.maxSubscriptionParamsBytes = maxSubscriptionParamsBytes
