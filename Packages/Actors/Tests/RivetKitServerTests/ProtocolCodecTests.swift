@@ -150,6 +150,34 @@ struct ProtocolCodecTests {
         #expect(ActorKey.queryValue(["a,b", "c d", "ü"]) == "a%2Cb,c+d,%C3%BC")
         #expect(ActorKey.parts(ofQueryValue: "a%2Cb,c+d,%C3%BC") == ["a,b", "c d", "ü"])
     }
+
+    @Test("Keys are read strictly: every key reads back from both forms as itself, whatever its characters, and other texts are actor.invalid_key")
+    func strictKeys() throws {
+        let keys: [[String]] = [
+            [], [""], ["", ""], ["a\u{0}x"], ["\u{0}"], ["a/b", "c\\d"], ["\\0"], ["0"], ["/", "\\"], ["a,b", "c"],
+            ["/\u{301}", "\\\u{301}"], ["é", "👍🏽"], ["+ %"],
+        ]
+        for key in keys {
+            #expect(try ActorKey.parse(serialized: ActorKey.serialize(key)) == key, "\(key)")
+            #expect(try ActorKey.queryValue(key).map { try ActorKey.parse(queryValue: $0) } ?? [] == key, "\(key)")
+        }
+        #expect(try ActorKey.parse(serialized: "") == [])
+        #expect(try ActorKey.parse(queryValue: "") == [""])
+        #expect(ActorKey.parts(ofQueryValue: "") == [""])
+        for malformed in [#"a\x"#, #"a\"#, #"\0a"#, #"a\0"#, "a//b", "a/", "/a", #"\0\0"#] {
+            #expect((try? ActorKey.parse(serialized: malformed)) == nil, "\(malformed)")
+        }
+        for malformed in ["%", "%2", "%ZZ", "a,%FF", "%C3"] {
+            #expect((try? ActorKey.parse(queryValue: malformed)) == nil, "\(malformed)")
+        }
+        do {
+            _ = try ActorKey.parse(serialized: #"a\x"#)
+            Issue.record("a malformed escape was read")
+        } catch {
+            #expect(error.group == "actor")
+            #expect(error.code == "invalid_key")
+        }
+    }
 }
 
 @Suite("CBOR creation inputs")
