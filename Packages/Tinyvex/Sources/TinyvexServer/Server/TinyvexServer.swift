@@ -54,6 +54,9 @@ public final class TinyvexServer: Sendable {
         var transportConfiguration = TransportServerConfiguration(address: .host(host, port: port))
         transportConfiguration.maxMessageSize = configuration.maxMessageBytes
         transportConfiguration.maxFrameSize = configuration.maxMessageBytes
+        // Tinyvex takes no HTTP bodies: a request is an upgrade or is refused, and either is
+        // read whole within requestReadTimeout, however slowly it trickles.
+        transportConfiguration.requestReadTimeout = configuration.requestReadTimeout
         transportConfiguration.shutdownGracePeriod = .seconds(2)
         return try await withTransportServer(
             configuration: transportConfiguration,

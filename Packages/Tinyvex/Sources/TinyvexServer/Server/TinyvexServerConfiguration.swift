@@ -34,6 +34,9 @@ public struct TinyvexServerConfiguration: Sendable {
     /// The longest query params of a subscription, as JSON text in bytes; longer ones are
     /// refused with `TVX002`.
     public var maxSubscriptionParamsBytes: Int
+    /// How long an HTTP request (a WebSocket upgrade, or any other request, which is refused)
+    /// may take from its first byte to the end of its body; past it the connection is closed.
+    public var requestReadTimeout: Duration
     /// Values whose JSON text is longer than this many bytes go out as `transitionChunk`s.
     public var maxChunkBytes: Int
     /// How long one query evaluation may take before it fails with `TVX007`.
@@ -64,6 +67,7 @@ public struct TinyvexServerConfiguration: Sendable {
         maxIdentifierBytes: Int = 256,
         maxSubscriptionParamsBytes: Int = 64 << 10,
         maxChunkBytes: Int = 64 * 1024,
+        requestReadTimeout: Duration = .seconds(5),
         maxEvaluationTime: Duration = .seconds(5),
         actionTimeout: Duration = .seconds(30),
         heartbeatInterval: Duration = .seconds(15),
@@ -82,6 +86,7 @@ public struct TinyvexServerConfiguration: Sendable {
         self.maxIdentifierBytes = maxIdentifierBytes
         self.maxSubscriptionParamsBytes = maxSubscriptionParamsBytes
         self.maxChunkBytes = maxChunkBytes
+        self.requestReadTimeout = requestReadTimeout
         self.maxEvaluationTime = maxEvaluationTime
         self.actionTimeout = actionTimeout
         self.heartbeatInterval = heartbeatInterval
