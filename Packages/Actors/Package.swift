@@ -68,6 +68,8 @@ let package = Package(
             dependencies: [
                 "RivetKit",
                 "RivetKitServer",
+                // Poisoning a store file the way another program could.
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings
         ),

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import NIOHTTP1
 import RivetKit
 import RivetKitServer
@@ -436,6 +437,42 @@ struct HostilePeerTests {
                 client, actorId: chatId, "send", args: ["me", .string(String(repeating: "t", count: DemoActors.chatTextLimit + 1))])
             #expect(long.body["code"] == "message_too_long")
             await socket.transport.close(code: .normal, reason: "Disposed")
+        }
+    }
+
+    @Test("A store file holding a state that is not JSON, or a count at Int.max, keeps every other actor serving across restarts")
+    func poisonedStoreFile() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("actors-\(UUID().uuidString).sqlite").path
+        defer {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        }
+        var configuration = ServerHarness.configuration()
+        configuration.reportProblem = { _ in }
+        var brokenId = ""
+        try await Self.withServer(configuration, store: try SQLiteActorStore(path: path)) { _, client in
+            brokenId = try await ServerHarness.getOrCreate(client, name: "counter", key: ["broken"])
+            let full = try await ServerHarness.getOrCreate(client, name: "counter", key: ["full"])
+            #expect(try await ServerHarness.httpAction(client, actorId: full, "increment", args: [.integer(.max)]).status == 200)
+        }
+        let database = try DatabaseQueue(path: path)
+        let poisoned = brokenId
+        try await database.write { db in
+            try db.execute(sql: "UPDATE actor SET state = 'not json' WHERE id = ?", arguments: [poisoned])
+        }
+        try database.close()
+        for _ in 0 ..< 2 {
+            try await Self.withServer(configuration, store: try SQLiteActorStore(path: path)) { server, client in
+                let broken = try await ServerHarness.connect(server, "/gateway/counter/connect?rvt-method=getOrCreate&rvt-key=broken")
+                #expect(try await broken.closure().reason == "actor.state_unreadable")
+                let (full, _) = try await ServerHarness.counter(server, key: "full")
+                try await full.send(.actionRequest(id: 0, name: "increment", args: [1]))
+                #expect(try await Self.nextError(full).0.code == "overflow")
+                try await full.send(.actionRequest(id: 1, name: "getCount", args: []))
+                #expect(try await full.nextMessage() == .actionResponse(id: 1, output: .integer(.max)))
+                let fresh = try await ServerHarness.getOrCreate(client, name: "counter", key: ["fresh"])
+                #expect(try await ServerHarness.httpAction(client, actorId: fresh, "increment", args: [1]).status == 200)
+                await full.transport.close(code: .normal, reason: "Disposed")
+            }
         }
     }
 }
