@@ -135,6 +135,13 @@ public enum RivetCBOR {
                 var object = JSONObject()
                 for _ in 0 ..< argument {
                     let key = try value(depth: depth + 1)
+                    // A JSON member name is text: a scalar key is written as JSON writes it. An
+                    // array or map key is refused: its text would hold the escaped text of every
+                    // key nested in it, doubling at each level.
+                    switch key {
+                    case .array, .object: throw .malformed("a CBOR map key is an array or a map")
+                    default: break
+                    }
                     let member = try value(depth: depth + 1)
                     _ = object.updateValue(member, forKey: key.stringValue ?? key.description)
                 }
