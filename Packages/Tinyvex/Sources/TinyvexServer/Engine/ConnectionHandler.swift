@@ -157,68 +157,52 @@ struct ConnectionHandler: Sendable {
 
     private func call(_ method: String, params: JSONRPCParams?, connectionID: UInt64, outbox: Outbox) async -> Result<JSONValue, JSONRPCErrorObject> {
         do {
-            let params = try RequestParams(params)
-            switch method {
-            case TinyvexMethod.connect:
-                if let clientID = try params.optionalString("clientId", maxBytes: engine.configuration.maxIdentifierBytes) {
-                    guard !clientID.isEmpty else { throw JSONRPCErrorObject.invalidParams("clientId must not be empty") }
+            switch try TinyvexRequest(method: method, params: params, maxIdentifierBytes: engine.configuration.maxIdentifierBytes) {
+            case .connect(let clientID, let token):
+                if let clientID {
                     await engine.setClientID(clientID, for: connectionID)
                 }
-                let identity = try await authenticate(params.optionalString("token"), connectionID: connectionID)
-                let features: JSONObject = ["chunks": true, "maxChunkBytes": .integer(Int64(engine.configuration.maxChunkBytes))]
+                let identity = try await authenticate(token, connectionID: connectionID)
+                let features: JSONObject = ["chunks": true, "maxChunkBytes": .integer(Int64(clamping: engine.configuration.maxChunkBytes))]
                 return .success(.object([
                     "serverVersion": .string(serverVersion), "nowTs": .integer(Self.nowMilliseconds()),
                     "features": .object(features), "identity": identity.map(JSONValue.string) ?? .null,
                 ]))
-            case TinyvexMethod.subscribe:
-                let subID = try params.string("subId", maxBytes: engine.configuration.maxIdentifierBytes)
-                let name = try params.string("name")
-                let queryParams = try params.object("params")
-                let lastSeq = try params.optionalInteger("lastSeq")
-                if let lastSeq, lastSeq < 0 { throw JSONRPCErrorObject.invalidParams("lastSeq must not be negative") }
+            case .subscribe(let subID, let name, let queryParams, let lastSeq):
                 let subscribed = try await Self.tinyvex { () async throws(TinyvexServerError) in
                     try await engine.subscribe(connectionID: connectionID, subID: subID, name: name, params: queryParams, lastSeq: lastSeq)
                 }
                 return .success(["accepted": true, "resumed": .bool(subscribed.resumed), "seq": .integer(subscribed.seq)])
-            case TinyvexMethod.unsubscribe:
-                let subID = try params.string("subId", maxBytes: engine.configuration.maxIdentifierBytes)
+            case .unsubscribe(let subID):
                 try await Self.tinyvex { () async throws(TinyvexServerError) in try await engine.unsubscribe(connectionID: connectionID, subID: subID) }
                 return .success(["ok": true])
-            case TinyvexMethod.mutation:
-                let requestID = try params.string("requestId", maxBytes: engine.configuration.maxIdentifierBytes)
-                let clientID = try params.optionalString("clientId", maxBytes: engine.configuration.maxIdentifierBytes)
-                if clientID?.isEmpty == true { throw JSONRPCErrorObject.invalidParams("clientId must not be empty") }
-                let name = try params.string("name")
-                let args = params.value("args")
+            case .mutation(let requestID, let clientID, let name, let args):
                 let identity = await engine.identity(of: connectionID)
                 let outcome = try await Self.tinyvex { () async throws(TinyvexServerError) in
                     try await engine.mutate(
                         connectionID: connectionID, identity: identity, clientID: clientID, requestID: requestID, name: name, args: args)
                 }
                 return .success(["requestId": .string(requestID), "value": outcome.value, "seq": .integer(outcome.seq)])
-            case TinyvexMethod.setToken:
-                guard params.members["token"] != nil else { throw JSONRPCErrorObject.invalidParams("token must be a string or null") }
-                let identity = try await authenticate(params.optionalString("token"), connectionID: connectionID)
+            case .action:
+                // Actions run concurrently; `receive` starts them.
+                return .failure(.internalError("an action is not a call"))
+            case .setToken(let token):
+                let identity = try await authenticate(token, connectionID: connectionID)
                 return .success(["ok": true, "identity": identity.map(JSONValue.string) ?? .null])
-            case TinyvexMethod.ping:
-                return Self.ping(params)
-            default:
-                return .failure(.methodNotFound(method))
+            case .ping(let t):
+                return .success(Self.pong(t))
             }
-        } catch let error as JSONRPCErrorObject {
-            return .failure(error)
         } catch {
-            return .failure(.internalError("\(error)"))
+            return .failure(error)
         }
     }
 
     private func action(id: JSONRPCID, params: JSONRPCParams?, connectionID: UInt64, outbox: Outbox) async {
         let reply: JSONRPCMessage
-        do {
-            let params = try RequestParams(params)
-            let requestID = try params.string("requestId", maxBytes: engine.configuration.maxIdentifierBytes)
-            let name = try params.string("name")
-            let args = params.value("args")
+        do throws(JSONRPCErrorObject) {
+            guard case .action(let requestID, let name, let args) = try TinyvexRequest(
+                method: TinyvexMethod.action, params: params, maxIdentifierBytes: engine.configuration.maxIdentifierBytes)
+            else { throw .internalError("not an action") }
             let identity = await engine.identity(of: connectionID)
             let value = try await Self.tinyvex { () async throws(TinyvexServerError) -> JSONValue in
                 try await runAction(name: name, args: args, identity: identity, connectionID: connectionID)
@@ -283,12 +267,8 @@ struct ConnectionHandler: Sendable {
     }
 
     /// The answer to `tinyvex/ping`: the caller's `t`, or the server's clock.
-    private static func ping(_ params: RequestParams) -> Result<JSONValue, JSONRPCErrorObject> {
-        switch params.members["t"] {
-        case nil, .null?: .success(["t": .integer(nowMilliseconds())])
-        case .integer?, .double?: .success(["t": params.value("t")])
-        default: .failure(.invalidParams("t must be a number"))
-        }
+    private static func pong(_ t: JSONValue?) -> JSONValue {
+        ["t": t ?? .integer(nowMilliseconds())]
     }
 
     /// The longest message looked at as a possible ping on the transport's thread.
@@ -302,17 +282,13 @@ struct ConnectionHandler: Sendable {
             let elements = try? Wire.codec.decodeEach(value), elements.count == 1,
             case .success(.request(let id, _, let params)) = elements[0]
         else { return false }
-        let answer: Result<JSONValue, JSONRPCErrorObject>
+        let reply: JSONRPCMessage
         do {
-            answer = ping(try RequestParams(params))
+            guard case .ping(let t) = try TinyvexRequest(method: TinyvexMethod.ping, params: params, maxIdentifierBytes: 0) else { return false }
+            reply = .success(id: id, result: pong(t))
         } catch {
-            answer = .failure(error)
+            reply = .failure(id: id, error: error)
         }
-        let reply: JSONRPCMessage =
-            switch answer {
-            case .success(let result): .success(id: id, result: result)
-            case .failure(let error): .failure(id: id, error: error)
-            }
         // A closed transport drops it, as it would any answer.
         try? transport.enqueue(Wire.encode(reply))
         return true
