@@ -458,6 +458,7 @@ struct HostilePeerTests {
         let poisoned = brokenId
         try await database.write { db in
             try db.execute(sql: "UPDATE actor SET state = 'not json' WHERE id = ?", arguments: [poisoned])
+            try db.execute(sql: "UPDATE actor SET createdAt = 'never' WHERE key = 'full'")
         }
         try database.close()
         for _ in 0 ..< 2 {

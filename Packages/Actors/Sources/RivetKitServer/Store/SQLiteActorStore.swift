@@ -121,8 +121,9 @@ public final class SQLiteActorStore: ActorStore {
 
     /// A text column read as its bytes.
     private static func text(_ row: Row, _ column: String) throws -> String {
-        let bytes: Data? = row[column]
-        guard let text = String(validating: bytes ?? Data(), as: UTF8.self) else {
+        // Read through DatabaseValue: a typed subscript traps on a value it cannot convert.
+        let value: DatabaseValue = row[column]
+        guard let text = String(validating: Data.fromDatabaseValue(value) ?? Data(), as: UTF8.self) else {
             throw unreadable("its \(column) is not UTF-8")
         }
         return text
@@ -136,7 +137,7 @@ public final class SQLiteActorStore: ActorStore {
         } catch {
             throw unreadable("the saved state of \(id) is not JSON")
         }
-        let createdAt: Int64? = row["createdAt"]
+        let createdAt = Int64.fromDatabaseValue(row["createdAt"] as DatabaseValue)
         return StoredActor(
             id: id,
             namespace: try text(row, "namespace"),
