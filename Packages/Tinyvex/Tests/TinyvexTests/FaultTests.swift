@@ -81,7 +81,7 @@ struct FaultTests {
         try await server.stop()
     }
 
-    @Test("lastSeq equal after a restart re-sends nothing; ahead of an in-memory server that lost its state gets a fresh value that still counts as newer")
+    @Test("lastSeq equal after a restart re-sends nothing; ahead of an in-memory server that lost its state gets TVX004 and a fresh value, from which the client counts seqs again (the server does not move its version)")
     func lastSeqEqualAndAhead() async throws {
         let (database, cleanup) = temporaryDatabase()
         defer { cleanup() }
