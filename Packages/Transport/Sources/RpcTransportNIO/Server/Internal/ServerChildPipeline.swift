@@ -38,6 +38,9 @@ enum ServerChildPipeline {
             withServerUpgrade: (upgraders: [upgrader], completionHandler: { _ in }),
             withErrorHandling: true
         )
+        let operations = channel.pipeline.syncOperations
+        let errorHandler = try operations.handler(type: HTTPServerProtocolErrorHandler.self)
+        try operations.addHandler(ShutdownParseErrorFilter(core: core), position: .before(errorHandler))
         try channel.pipeline.syncOperations.addHandler(httpHandler)
     }
 
@@ -139,6 +142,9 @@ enum ServerChildPipeline {
             _ = operations.removeHandler(httpHandler)
             if let observer = httpHandler.startObserver {
                 _ = operations.removeHandler(observer)
+            }
+            if let filter = try? operations.handler(type: ShutdownParseErrorFilter.self) {
+                _ = operations.removeHandler(filter)
             }
             let settings = core.configuration.connectionSettings
             var codec: PerMessageDeflateCodec?
