@@ -1,6 +1,7 @@
 import Foundation
 import RpcTransport
 import RpcWire
+import Synchronization
 import TinyvexProtocol
 
 /// Serves one client connection: reads its requests in order, answers each, runs actions
@@ -17,14 +18,11 @@ struct ConnectionHandler: Sendable {
             onOverflow: {
                 // The client does not read what it asked for: end the connection with a clear
                 // code rather than hold more for it.
-                Task {
-                    await transport.close(
-                        code: .policyViolation,
-                        reason: "the client does not read: over \(configuration.maxSendQueueBytes) bytes wait (maxSendQueueBytes)")
-                }
+                Task { await transport.close(code: .policyViolation, reason: Self.sendQueueOverflow(configuration)) }
             })
         let actions = ActionCounter(limit: configuration.maxPendingActionsPerConnection)
         let connectionID = await engine.register(outbox: outbox)
+        let inboundOverflowed = Atomic<Bool>(false)
         await withDiscardingTaskGroup { group in
             group.addTask {
                 // One item at a time, so a value that waits is always the newest one.
@@ -51,11 +49,7 @@ struct ConnectionHandler: Sendable {
                 }
             }
             let inbound = InboundQueue(maxBytes: configuration.maxInboundBacklogBytes) {
-                Task {
-                    await transport.close(
-                        code: .policyViolation,
-                        reason: "requests arrive faster than they are answered (maxInboundBacklogBytes)")
-                }
+                Task { await transport.close(code: .policyViolation, reason: Self.inboundOverflow) }
             }
             transport.start { event in
                 switch event {
@@ -71,6 +65,7 @@ struct ConnectionHandler: Sendable {
                     inbound.finish()
                 }
             }
+            defer { inboundOverflowed.store(inbound.overflowed, ordering: .releasing) }
             while let message = await inbound.next() {
                 await receive(message, connectionID: connectionID, outbox: outbox, actions: actions, group: &group)
                 // No more requests are handled while their answers wait unread.
@@ -80,8 +75,21 @@ struct ConnectionHandler: Sendable {
             group.cancelAll()
         }
         await engine.unregister(connectionID)
-        await transport.close(code: .normal, reason: "")
+        // Whichever close comes first, a connection cut for a limit says which.
+        if outbox.overflowed {
+            await transport.close(code: .policyViolation, reason: Self.sendQueueOverflow(configuration))
+        } else if inboundOverflowed.load(ordering: .acquiring) {
+            await transport.close(code: .policyViolation, reason: Self.inboundOverflow)
+        } else {
+            await transport.close(code: .normal, reason: "")
+        }
     }
+
+    private static func sendQueueOverflow(_ configuration: TinyvexServerConfiguration) -> String {
+        "the client does not read: over \(configuration.maxSendQueueBytes) bytes wait (maxSendQueueBytes)"
+    }
+
+    private static let inboundOverflow = "requests arrive faster than they are answered (maxInboundBacklogBytes)"
 
     /// The messages of one queued item; a value is wrapped for its subscription here, as it is
     /// written, so that the queue holds its shared encoding only.
