@@ -22,6 +22,19 @@ struct BudgetTests {
         }
     }
 
+    @Test("a client that closes while its answers wait unread and its requests are held ends its connection: the handler returns")
+    func closeWhilePaused() async throws {
+        try await withDemoServer(configuration: TinyvexServerConfiguration(maxSendQueue: 50)) { server in
+            let peer = InMemoryPeer(serving: server, reading: .paused)
+            for index in 0..<200 {
+                try peer.request(TinyvexMethod.unsubscribe, ["subId": .string("nothing\(index)")])
+            }
+            try await waitUntil("the queue fills") { server.sendQueuePeak.items >= 50 }
+            await peer.closeWithoutReading()
+            try await waitUntil("the connection's handler returns", timeout: .seconds(10)) { peer.served }
+        }
+    }
+
     @Test("a ping is answered at once, ahead of the slow request before it")
     func pingNotStuckBehindRequests() async throws {
         var schema = TinyvexDemoSchema.schema()

@@ -12,11 +12,24 @@ final class InMemoryPeer: Sendable {
     let transport: ScriptedTransport
     private let nextID = Mutex<Int64>(0)
     private let serving: Task<Void, Never>
+    private let done = Received()
 
     init(serving tinyvex: TinyvexServer, reading: ScriptedTransport.Reading = .freely) {
         let transport = ScriptedTransport(reading: reading)
         self.transport = transport
-        serving = Task { await tinyvex.serve(transport) }
+        let done = self.done
+        serving = Task {
+            await tinyvex.serve(transport)
+            done.values.withLock { $0.append(true) }
+        }
+    }
+
+    /// Whether the server's handler of this connection has returned.
+    var served: Bool { !done.values.withLock { $0 }.isEmpty }
+
+    /// Closes the connection from the client's side without reading anything more.
+    func closeWithoutReading() async {
+        await transport.close(code: .normal, reason: "")
     }
 
     /// Everything the client has read so far.

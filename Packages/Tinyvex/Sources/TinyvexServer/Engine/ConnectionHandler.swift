@@ -32,6 +32,8 @@ struct ConnectionHandler: Sendable {
                         do {
                             try await transport.send(message)
                         } catch {
+                            // Nothing more can be sent: wake a reader waiting for room.
+                            outbox.close()
                             return
                         }
                     }
@@ -63,6 +65,8 @@ struct ConnectionHandler: Sendable {
                     }
                 case .closed:
                     inbound.finish()
+                    // Nothing more can be sent either: a reader waiting for room goes on.
+                    outbox.close()
                 }
             }
             defer { inboundOverflowed.store(inbound.overflowed, ordering: .releasing) }
