@@ -61,6 +61,21 @@ struct RequestScopeTests {
         }
     }
 
+    @Test("subscription params longer than maxSubscriptionParamsBytes are refused with TVX002, so subscriptions hold bounded params")
+    func paramsLength() async throws {
+        try await withDemoServer(configuration: TinyvexServerConfiguration(maxSubscriptionParamsBytes: 100)) { server in
+            let peer = try await RawPeer(url: server.url)
+            let long = try await peer.call(TinyvexMethod.subscribe, [
+                "subId": "s", "name": "messages.list", "params": ["channel": .string(String(repeating: "c", count: 100))],
+            ])
+            #expect(long.tinyvexCode == "TVX002")
+            #expect(await server.liveQueryCount == 0)
+            let short = try await peer.call(TinyvexMethod.subscribe, ["subId": "s", "name": "messages.list", "params": ["channel": "c"]])
+            #expect(short.result?["accepted"] == true)
+            await peer.close()
+        }
+    }
+
     @Test("the stored results are bounded in bytes: past mutationResultRetentionBytes the oldest are forgotten, the newest kept")
     func resultBytesBounded() async throws {
         let configuration = TinyvexServerConfiguration(maxIdentifierBytes: 4_096, mutationResultRetentionBytes: 20_000)

@@ -65,7 +65,7 @@ public struct TinyvexServerConfiguration: Sendable {
         maxInboundBacklogBytes: Int = 8 << 20,
         maxPendingActionsPerConnection: Int = 64,
         maxIdentifierBytes: Int = 256,
-        maxSubscriptionParamsBytes: Int = 64 << 10,
+        maxSubscriptionParamsBytes: Int = 16 << 10,
         maxChunkBytes: Int = 64 * 1024,
         requestReadTimeout: Duration = .seconds(5),
         maxEvaluationTime: Duration = .seconds(5),
