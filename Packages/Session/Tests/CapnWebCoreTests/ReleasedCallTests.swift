@@ -186,4 +186,55 @@ struct ReleasedCallTests {
         await expectSettledStats(server)
         await server.close()
     }
+
+    @Test("calls released while they run count against the table limit: pushing and releasing calls that never end aborts the session at the limit, which cancels them")
+    func releasedRunningCallsCountAgainstTheTable() async throws {
+        let (a, b) = InMemoryTransport.makePair()
+        let api = ReleaseAPI()
+        var configuration = Configuration()
+        configuration.limits.maxTableEntries = 20
+        let server = RpcSession<Any>.start(transport: b, main: api, configuration: configuration)
+        let peer = FaultPeer(a)
+        for id in 1...40 {
+            try peer.send(#"["push",["pipeline",0,["hang"],[]]]"#)
+            try peer.send(#"["release",\#(id),1]"#)
+        }
+        try await waitUntil("the session's end") { peer.closure != nil }
+        #expect(peer.frames.last?.contains("export table is full (20 entries, 19 of them calls released while still running)") == true)
+        #expect(api.started == 19)
+        try await waitUntil("the released calls to be cancelled") { api.running == 0 }
+        #expect(api.cancelled == 19)
+        await expectSettledStats(server)
+    }
+
+    @Test("a released call that finishes no longer counts against the table limit")
+    func finishedReleasedCallsStopCounting() async throws {
+        let (a, b) = InMemoryTransport.makePair()
+        let api = ReleaseAPI()
+        var configuration = Configuration()
+        configuration.limits.maxTableEntries = 20
+        let server = RpcSession<Any>.start(transport: b, main: api, configuration: configuration)
+        let peer = FaultPeer(a)
+        for id in 1...15 {
+            try peer.send(#"["push",["pipeline",0,["gate"],[]]]"#)
+            try peer.send(#"["release",\#(id),1]"#)
+        }
+        try await waitUntil("the server to run the calls") { api.running == 15 }
+        api.open()
+        try await waitUntil("the calls to finish") { api.running == 0 }
+        // Fifteen more: with the first fifteen still counted they would pass the limit of 20.
+        for id in 16...30 {
+            try peer.send(#"["push",["pipeline",0,["hang"],[]]]"#)
+            try peer.send(#"["release",\#(id),1]"#)
+        }
+        try await waitUntil("the server to run the new calls") { api.running == 15 }
+        try peer.send(#"["push",["pipeline",0,["echo"],["still here"]]]"#)
+        try peer.send(#"["pull",31]"#)
+        try await waitUntil("the answer") { peer.frames.contains(#"["resolve",31,"still here"]"#) }
+        try peer.send(#"["release",31,1]"#)
+        #expect(peer.closure == nil)
+        await server.close()
+        try await waitUntil("the running calls to be cancelled") { api.running == 0 }
+        await expectSettledStats(server)
+    }
 }

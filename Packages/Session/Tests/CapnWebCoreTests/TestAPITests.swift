@@ -398,4 +398,14 @@ struct TestAPITests {
             #expect(text(ofNull) == text(.undefined))
         }
     }
+
+    @Test("delayed with a delay past setTimeout's range (1e300 ms, Infinity) answers after a millisecond, as setTimeout does, instead of trapping")
+    func delayPastTheTimerRange() async throws {
+        try await withAPI { api in
+            let huge: String = try await api.delayed(1e300, "huge")
+            #expect(huge == "huge")
+            let infinite: String = try await api.delayed(Double.infinity, "infinite")
+            #expect(infinite == "infinite")
+        }
+    }
 }

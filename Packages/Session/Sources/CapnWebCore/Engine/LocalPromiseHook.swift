@@ -13,13 +13,23 @@ final class LocalPromiseHook: StubHook {
         case waiter(SettlementWaiter)
         /// The peer pulled this promise as export `id` of a session.
         case answer(SessionCore, Int64)
+        /// The peer pushed the call whose result this promise is as export `id` of a session
+        /// and has not pulled it yet: the result counts toward what the peer holds unpulled.
+        case unpulled(SessionCore, Int64)
 
         func notify(_ settlement: Settlement) {
             switch self {
             case .body(let body): body(settlement)
             case .waiter(let waiter): waiter.resume(settlement)
             case .answer(let core, let id): core.answer(id, settlement)
+            case .unpulled(let core, let id): core.countUnpulledResult(id, settlement)
             }
+        }
+
+        /// Whether this listener counts the result of export `id` of `core` as unpulled.
+        func counts(_ id: Int64, of core: SessionCore) -> Bool {
+            guard case .unpulled(let listening, let counted) = self else { return false }
+            return listening === core && counted == id
         }
 
         /// Whether this listener sends the settlement to the peer as export `id` of `core`.
@@ -176,10 +186,28 @@ final class LocalPromiseHook: StubHook {
         listen(.answer(core, id))
     }
 
+    /// Counts the settled value toward the bytes the peer holds unpulled as export `id` of
+    /// `core`; a pull of that export (``whenSettled(answering:of:)``) takes this listener's
+    /// place.
+    func whenSettled(countingUnpulled id: Int64, of core: SessionCore) {
+        listen(.unpulled(core, id))
+    }
+
     /// Registers `listener`, or notifies it at once when the promise has settled.
     private func listen(_ listener: Listener) {
         let settled: Settlement? = state.withLock { state in
             if let settlement = state.settlement { return settlement }
+            if case .answer(let core, let id) = listener {
+                // Pulled: the result no longer counts as unpulled, and is answered instead.
+                if let first = state.firstListener, first.counts(id, of: core) {
+                    state.firstListener = listener
+                    return nil
+                }
+                if let index = state.moreListeners.firstIndex(where: { $0.counts(id, of: core) }) {
+                    state.moreListeners[index] = listener
+                    return nil
+                }
+            }
             if state.firstListener == nil {
                 state.firstListener = listener
             } else {

@@ -69,17 +69,16 @@ extension SessionCore {
 
     // MARK: push and stream
 
-    /// A push the peer has not pulled yet holds what its message carried (and its result) until
-    /// it pulls or releases it: `size` counts toward ``RpcLimits/maxUnpulledBytes``, so a peer that
-    /// pushes large values and never pulls them cannot grow the session without bound. A
-    /// `stream` message is answered without a pull and does not count.
+    /// A push the peer has not pulled yet holds what its message carried and its result until
+    /// it pulls or releases it: `size`, and the result's size once it is known, count toward
+    /// ``RpcLimits/maxUnpulledBytes``, so a peer that pushes large values (or calls that make
+    /// them) and never pulls them cannot grow the session without bound. A `stream` message is
+    /// answered without a pull and does not count.
     private func receivePush(_ expression: CapnWebExpression, isStream: Bool, size: Int) throws {
         let held = isStream ? 0 : size
         let outcome = locked { state -> Result<(Int64, PushPlan), ProtocolViolation>? in
             guard state.ended == nil else { return nil }
-            guard state.exports.count < limits.maxTableEntries else {
-                return .failure(ProtocolViolation(message: "export table is full (\(limits.maxTableEntries) entries)"))
-            }
+            if let full = tableFull(state) { return .failure(full) }
             guard state.unpulledBytes + held <= limits.maxUnpulledBytes else {
                 return .failure(
                     ProtocolViolation(
@@ -97,17 +96,68 @@ extension SessionCore {
         }
         guard let (id, plan) = try Self.take(outcome) else { return }
         let hook = plan.run()
-        let stored = locked { state -> Bool in
-            guard state.ended == nil else { return false }
-            state.exports[id] = ExportEntry(
-                hook: hook, refcount: 1, pulled: isStream, dropAfterAnswer: isStream, unpulledBytes: held)
-            state.unpulledBytes += held
-            if isStream { state.unanswered.insert(id) }
-            return true
+        // A result known already counts at once; one still being computed, once it is.
+        var resultBytes = 0
+        var computing: LocalPromiseHook?
+        if !isStream {
+            switch HeldResult(of: hook) {
+            case .settled(let settlement):
+                resultBytes = WireSizeEstimate.measure(settlement, limit: limits.maxUnpulledBytes)
+            case .computing(let promise):
+                computing = promise
+            case .none:
+                break
+            }
         }
+        let stored = try locked { state -> Result<Bool, ProtocolViolation> in
+            guard state.ended == nil else { return .success(false) }
+            let unpulled = OutputBudget.sum(held, resultBytes)
+            state.exports[id] = ExportEntry(
+                hook: hook, refcount: 1, pulled: isStream, dropAfterAnswer: isStream, unpulledBytes: unpulled)
+            state.unpulledBytes = OutputBudget.sum(state.unpulledBytes, unpulled)
+            if isStream { state.unanswered.insert(id) }
+            if let over = unpulledOverLimit(state) { return .failure(over) }
+            return .success(true)
+        }.get()
         if stored, isStream {
             hook.whenSettled(answering: id, of: self)
         }
+        if stored, let computing {
+            computing.whenSettled(countingUnpulled: id, of: self)
+        }
+    }
+
+    /// Why the export table cannot take another entry, if it cannot: the calls the peer released
+    /// while they still run count as entries too, so that a peer pushing and releasing calls that
+    /// never end cannot make the session hold any number of them.
+    private func tableFull(_ state: State) -> ProtocolViolation? {
+        let entries = OutputBudget.sum(state.exports.count, state.releasedRunningCount)
+        guard entries >= limits.maxTableEntries else { return nil }
+        return ProtocolViolation(
+            message: "export table is full (\(limits.maxTableEntries) entries, \(state.releasedRunningCount) of them "
+                + "calls released while still running)")
+    }
+
+    /// Why the bytes held for unpulled pushes are too many, if they are.
+    private func unpulledOverLimit(_ state: State) -> ProtocolViolation? {
+        guard state.unpulledBytes > limits.maxUnpulledBytes else { return nil }
+        return ProtocolViolation(
+            message: "pushes whose results were never pulled hold \(state.unpulledBytes) bytes with their results "
+                + "(the limit is \(limits.maxUnpulledBytes))")
+    }
+
+    /// Counts the result of push `id`, now settled, toward ``RpcLimits/maxUnpulledBytes`` while
+    /// the peer has neither pulled nor released it; past the limit the session aborts.
+    func countUnpulledResult(_ id: Int64, _ settlement: Settlement) {
+        let size = WireSizeEstimate.measure(settlement, limit: limits.maxUnpulledBytes)
+        let over = locked { state -> ProtocolViolation? in
+            guard state.ended == nil, var entry = state.exports[id], !entry.pulled else { return nil }
+            entry.unpulledBytes = OutputBudget.sum(entry.unpulledBytes, size)
+            state.exports[id] = entry
+            state.unpulledBytes = OutputBudget.sum(state.unpulledBytes, size)
+            return unpulledOverLimit(state)
+        }
+        if let over { abort(over.message) }
     }
 
     // MARK: pull
@@ -136,19 +186,40 @@ extension SessionCore {
             guard state.ended == nil, let entry = state.exports[id] else { return nil }
             var serializer = Serializer(core: self)
             let message: CapnWebMessage
+            // Measured before it is built: an answer that cannot be sent, or that would take the
+            // answers waiting for the transport past their limit, is refused now, so that however
+            // often a large value is asked for, it is built at most as often as the limit allows.
+            let pending = OutputBudget.sum(writtenAnswerBytes.load(ordering: .relaxed), state.outboxAnswerBytes)
+            let room = OutputBudget.room(limits, pending: pending)
+            let size: Int
             switch settlement {
-            case .success(let value):
-                do throws(SerializationError) {
-                    message = .resolve(exportID: id, value: try serializer.serialize(value, state: &state))
-                } catch {
-                    message = .reject(
-                        exportID: id,
-                        value: .error(name: "TypeError", message: "Cannot serialize value: \(error.message)"))
+            case .success(let value): size = WireSizeEstimate.measure(value, limit: room)
+            case .failure(let rejection): size = WireSizeEstimate.measure(rejection, limit: room)
+            }
+            if size > room {
+                let rejecting: Bool
+                if case .failure = settlement { rejecting = true } else { rejecting = false }
+                message = .reject(
+                    exportID: id,
+                    value: .error(
+                        name: "Error",
+                        message: OutputBudget.refusal(rejecting: rejecting, size: size, pending: pending, limits: limits)))
+            } else {
+                state.outboxAnswerBytes = OutputBudget.sum(state.outboxAnswerBytes, size)
+                switch settlement {
+                case .success(let value):
+                    do throws(SerializationError) {
+                        message = .resolve(exportID: id, value: try serializer.serialize(value, state: &state))
+                    } catch {
+                        message = .reject(
+                            exportID: id,
+                            value: .error(name: "TypeError", message: "Cannot serialize value: \(error.message)"))
+                    }
+                case .failure(let rejection):
+                    let value = (try? serializer.serialize(rejection.wireValue, state: &state))
+                        ?? .error(name: "Error", message: "unserializable rejection")
+                    message = .reject(exportID: id, value: value)
                 }
-            case .failure(let rejection):
-                let value = (try? serializer.serialize(rejection.wireValue, state: &state))
-                    ?? .error(name: "Error", message: "unserializable rejection")
-                message = .reject(exportID: id, value: value)
             }
             after = serializer.after
             state.outbox.append(message)
@@ -264,9 +335,7 @@ extension SessionCore {
     private func receivePipe() throws {
         try locked { state -> Result<Void, ProtocolViolation> in
             guard state.ended == nil else { return .success(()) }
-            guard state.exports.count < limits.maxTableEntries else {
-                return .failure(ProtocolViolation(message: "export table is full (\(limits.maxTableEntries) entries)"))
-            }
+            if let full = tableFull(state) { return .failure(full) }
             let id = state.nextPeerID
             state.nextPeerID += 1
             let (readable, continuation) = RpcReadableStream.makeStream()

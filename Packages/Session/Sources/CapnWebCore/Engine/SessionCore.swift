@@ -54,6 +54,13 @@ final class SessionCore: Sendable {
         var releasedRunning: [LocalPromiseHook] = []
         /// The size of ``releasedRunning`` at which the calls that finished are dropped from it.
         var releasedRunningPurgeAt = 16
+        /// How many calls the peer released are still running: they count toward
+        /// ``RpcLimits/maxTableEntries`` as if they were still in the export table.
+        var releasedRunningCount = 0
+        /// The estimated bytes of the answers in the outbox, not yet encoded: with
+        /// ``SessionCore/writtenAnswerBytes``, what counts toward
+        /// ``RpcLimits/maxPendingOutputBytes``.
+        var outboxAnswerBytes = 0
         var outbox: [CapnWebMessage] = []
         /// An emptied outbox buffer kept for the next round (see `flushOutbox`).
         var spareOutbox: [CapnWebMessage] = []
@@ -85,6 +92,11 @@ final class SessionCore: Sendable {
     private let drops = Mutex<[(id: Int64, owner: ObjectIdentifier)]>([])
     /// How many entries ``drops`` holds, read without its lock on every table operation.
     private let pendingDrops = Atomic<Int>(0)
+    /// The bytes of the answers handed to the transport since it last wrote out what it had
+    /// (see ``countWrittenAnswer(_:)``).
+    let writtenAnswerBytes = Atomic<Int>(0)
+    /// Whether a reset of ``writtenAnswerBytes`` waits for the transport's next write.
+    private let outputResetArmed = Atomic<Bool>(false)
     /// The hook of the peer's main object, once made; let go when the session ends (it holds
     /// the core).
     private let mainHook = Mutex<(hook: ImportHook?, ended: Bool)>((nil, false))
@@ -231,6 +243,8 @@ final class SessionCore: Sendable {
                     state.flushing = false
                     return nil
                 }
+                // The answers taken now are counted as they are encoded.
+                state.outboxAnswerBytes = 0
                 swap(&bytes, &state.spareBytes)
                 var batch = state.spareOutbox
                 state.spareOutbox = []
@@ -242,6 +256,14 @@ final class SessionCore: Sendable {
                 do {
                     bytes.removeAll(keepingCapacity: true)
                     try codec.encode(message, appendingTo: &bytes)
+                    if let id = message.answeredExportID, !countWrittenAnswer(bytes.count) {
+                        replaceAnswer(
+                            id, of: message,
+                            reason: OutputBudget.pendingRefusal(
+                                size: bytes.count, pending: writtenAnswerBytes.load(ordering: .relaxed),
+                                limit: limits.maxPendingOutputBytes, subject: OutputBudget.subject(of: message)))
+                        continue
+                    }
                     if let trace { trace(true, String(decoding: bytes, as: UTF8.self)) }
                     try transport.enqueue(.text(utf8: bytes))
                 } catch let error as TransportError {
@@ -264,21 +286,48 @@ final class SessionCore: Sendable {
     /// rejection of that call, which says so, and the session goes on; anything else cannot be
     /// replaced, so the session aborts (it could not keep its tables in step with the peer's).
     private func unsendable(_ message: CapnWebMessage, _ error: TransportError) {
-        guard case .resolve(let exportID, _) = message else {
+        guard let exportID = message.answeredExportID else {
             abort("cannot send a \(message.tag) message: \(error.message)")
             return
         }
-        let rejection = CapnWebMessage.reject(
-            exportID: exportID,
-            value: .error(name: "Error", message: "the result is too large to send: \(error.message)"))
+        replaceAnswer(exportID, of: message, reason: "\(OutputBudget.subject(of: message)) is too large to send: \(error.message)")
+    }
+
+    /// Sends, in place of `answer` (to export `exportID`), a rejection with `reason`.
+    private func replaceAnswer(_ exportID: Int64, of answer: CapnWebMessage, reason: String) {
+        let rejection = CapnWebMessage.reject(exportID: exportID, value: .error(name: "Error", message: reason))
         var bytes: [UInt8] = []
         do {
             try codec.encode(rejection, appendingTo: &bytes)
             if let trace { trace(true, String(decoding: bytes, as: UTF8.self)) }
             try transport.enqueue(.text(utf8: bytes))
         } catch {
-            abort("cannot send the rejection of an answer too large to send: \(error)")
+            abort("cannot send the rejection of an answer that could not be sent: \(error)")
         }
+    }
+
+    /// Counts an encoded answer of `size` bytes toward ``RpcLimits/maxPendingOutputBytes``;
+    /// `false` (and nothing counted) when it would pass the limit. An answer no larger than a
+    /// rejection would be always goes. Once the count is large enough to matter, it is reset
+    /// after the transport's next write (the end of the burst of messages being handled, on a
+    /// WebSocket), so only what one burst produced counts, not what has left already.
+    func countWrittenAnswer(_ size: Int) -> Bool {
+        let written = writtenAnswerBytes.load(ordering: .relaxed)
+        if size > OutputBudget.alwaysSent,
+            OutputBudget.sum(written, size) > limits.maxPendingOutputBytes
+        {
+            return false
+        }
+        let total = writtenAnswerBytes.wrappingAdd(size, ordering: .relaxed).newValue
+        if total >= OutputBudget.resetThreshold(limits),
+            outputResetArmed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged
+        {
+            transport.afterInboundBurst { [self] in
+                writtenAnswerBytes.store(0, ordering: .relaxed)
+                outputResetArmed.store(false, ordering: .relaxed)
+            }
+        }
+        return true
     }
 
     // MARK: Dropped imports
@@ -331,6 +380,8 @@ final class SessionCore: Sendable {
             state.imports = [0: ImportEntry(hook: nil, owner: nil, introductions: 1, pulled: false, permanent: true)]
             state.exports = [0: ExportEntry(hook: ErrorHook(rejection), refcount: 1)]
             state.unpulledBytes = 0
+            state.releasedRunningCount = 0
+            state.outboxAnswerBytes = 0
             state.outbox = []
             state.idleWaiters = []
             state.endWaiters = []
@@ -369,9 +420,13 @@ final class SessionCore: Sendable {
     /// something else here still waits for), so that the session's end cancels it like the calls
     /// still in the table: no task the session started outlives it. Finished calls are dropped
     /// from the list whenever it has doubled since the last time.
+    ///
+    /// Until it finishes, such a call counts toward ``RpcLimits/maxTableEntries`` as an entry of
+    /// the export table.
     func keepUntilEnd(_ promise: LocalPromiseHook) {
         let ended = state.withLock { state -> Bool in
             guard state.ended == nil else { return true }
+            state.releasedRunningCount += 1
             state.releasedRunning.append(promise)
             if state.releasedRunning.count >= state.releasedRunningPurgeAt {
                 state.releasedRunning.removeAll { !$0.isRunning }
@@ -379,7 +434,15 @@ final class SessionCore: Sendable {
             }
             return false
         }
-        if ended { promise.cancelRunning() }
+        if ended {
+            promise.cancelRunning()
+            return
+        }
+        promise.whenSettled { [self] _ in
+            state.withLock { state in
+                state.releasedRunningCount = max(0, state.releasedRunningCount - 1)
+            }
+        }
     }
 
     /// Aborts after a local fatal error: sends `["abort", error]`, closes the transport with

@@ -3,14 +3,37 @@ internal import RpcTransport
 
 /// The server side of one HTTP batch: request lines go in as inbound messages, whatever the
 /// session sends is collected for the answer.
+///
+/// The answer's body (the messages, one a line) stays within `maxBodySize`, the size a
+/// WebSocket message may have: a message that would take it past that is refused as too
+/// large, as a WebSocket refuses a message over its limit, so the session rejects that call
+/// saying why and the rest of the batch is answered. The last part of the body is kept for
+/// small messages (such rejections, releases), so that a refusal always fits.
 final class CollectingTransport: MessageTransport {
     private struct State {
         var handler: (@Sendable (TransportEvent) -> Void)?
         var collected: [TransportMessage] = []
+        /// The body's size so far: the messages and the line breaks between them.
+        var bodySize = 0
         var transportState: TransportState = .open
     }
 
     private let lock = Mutex(State())
+    /// The largest body the answer may have.
+    let maxBodySize: Int
+
+    /// Messages up to this size may use the part of the body kept for them.
+    static let smallMessage = 1024
+
+    /// A collector whose answer stays within `maxBodySize` bytes.
+    init(maxBodySize: Int) {
+        self.maxBodySize = maxBodySize
+    }
+
+    /// The part of the body only small messages may use.
+    private var reserve: Int {
+        min(64 * 1024, maxBodySize / 8)
+    }
 
     var state: TransportState {
         lock.withLock { $0.transportState }
@@ -39,6 +62,17 @@ final class CollectingTransport: MessageTransport {
             guard state.transportState.isOpen else {
                 return TransportError(code: .closed, message: "the HTTP batch has been answered")
             }
+            let size = message.bytes.count
+            let added = state.collected.isEmpty ? size : OutputBudget.sum(size, 1)
+            let total = OutputBudget.sum(state.bodySize, added)
+            let cap = size <= Self.smallMessage ? maxBodySize : maxBodySize - reserve
+            guard total <= cap else {
+                return TransportError(
+                    code: .messageTooLarge,
+                    message: "the batch answer would be \(total) bytes, over the limit of \(maxBodySize)",
+                    closeCode: .messageTooBig)
+            }
+            state.bodySize = total
             state.collected.append(message)
             return nil
         }

@@ -73,7 +73,7 @@ package func answerBatch(
     configuration: Configuration,
     main: @escaping @Sendable () -> (any RpcTarget)?
 ) async throws(BatchAnswerFailure) -> [TransportMessage] {
-    let transport = CollectingTransport()
+    let transport = CollectingTransport(maxBodySize: configuration.limits.maxMessageSize)
     let connection = SessionConnection(configuration: configuration, makeMain: main)
     guard let core = connection.attach(transport) else {
         throw BatchAnswerFailure(description: "the server is shutting down")
