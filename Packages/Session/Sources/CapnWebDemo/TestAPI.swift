@@ -76,7 +76,9 @@ public final class TestAPI: RpcTarget {
         case "delayed":
             let milliseconds = try Self.number(arguments, 0, default: 0)
             if milliseconds > 0 {
-                try await Task.sleep(for: .milliseconds(Int64(milliseconds.rounded())))
+                // As `setTimeout` does: a delay past 2^31 - 1 ms (infinity included) is 1 ms.
+                let delay = milliseconds > 2_147_483_647 ? 1 : milliseconds
+                try await Task.sleep(for: .milliseconds(Int64(delay.rounded())))
             }
             return arguments.value(at: 1)
         case "makeStream":
