@@ -108,6 +108,24 @@ struct StoreSafetyTests {
         }
     }
 
+    @Test("a stored mutation result that cannot be read back (a damaged row) answers its resend with TVX003 instead of trapping")
+    func damagedStoredResult() async throws {
+        try await withDatabaseFile { path in
+            let store = try DocumentStore(.file(path))
+            let key = try DocumentStore.resultKey(scope: "client:c", requestID: "r")
+            try await store.writer.write { db in
+                try db.execute(sql: "INSERT INTO tinyvex_requests(request_id, result, version) VALUES (?, '1', 'bad')", arguments: [key])
+            }
+            try await TinyvexServer.withServer(schema: TinyvexDemoSchema.schema(), database: .file(path), port: 0) { server in
+                let peer = try await RawPeer(url: server.url)
+                try await peer.call(TinyvexMethod.connect, ["clientId": "c"])
+                #expect(try await send(peer, "r", text: "resent").tinyvexCode == "TVX003")
+                #expect(try await send(peer, "other", text: "fresh").result?["seq"] == 1)
+                await peer.close()
+            }
+        }
+    }
+
     @Test("at the largest version a mutation fails with TVX003 versionExhausted and nothing is stored past it")
     func versionExhausted() async throws {
         try await withDatabaseFile { path in
