@@ -10,6 +10,8 @@ final class ErrorHook: StubHook {
 
     var isPromise: Bool { true }
 
+    var heldResult: HeldResult? { .settled(.failure(rejection)) }
+
     func call(_ path: [CapnWebPathKey], _ arguments: [RpcPayload]) -> any StubHook { self }
     func get(_ path: [CapnWebPathKey]) -> any StubHook { self }
     func map(_ path: [CapnWebPathKey], _ recording: MapRecording) -> any StubHook { self }

@@ -5,21 +5,10 @@ enum HeldResult {
     case computing(LocalPromiseHook)
 
     /// The result `hook` stands for; `nil` for hooks that hold no value of their own here (a
-    /// target, a remote entry, a call not sent yet).
+    /// target, a remote entry, a call not sent yet). Asked of the hook itself (a protocol
+    /// requirement), so that every push costs no dynamic casts.
     init?(of hook: any StubHook) {
-        switch hook {
-        case let payload as PayloadHook:
-            self = .settled(.success(payload.value))
-        case let error as ErrorHook:
-            self = .settled(.failure(error.rejection))
-        case let promise as LocalPromiseHook:
-            if let settlement = promise.current {
-                self = .settled(settlement)
-            } else {
-                self = .computing(promise)
-            }
-        default:
-            return nil
-        }
+        guard let held = hook.heldResult else { return nil }
+        self = held
     }
 }

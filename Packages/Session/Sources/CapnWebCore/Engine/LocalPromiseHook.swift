@@ -61,6 +61,11 @@ final class LocalPromiseHook: StubHook {
 
     var isPromise: Bool { true }
 
+    var heldResult: HeldResult? {
+        if let settlement = current { return .settled(settlement) }
+        return .computing(self)
+    }
+
     /// The settlement, if it has come.
     var current: Settlement? {
         state.withLock { $0.settlement }

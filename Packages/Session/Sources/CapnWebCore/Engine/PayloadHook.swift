@@ -11,6 +11,8 @@ final class PayloadHook: StubHook {
 
     var isPromise: Bool { true }
 
+    var heldResult: HeldResult? { .settled(.success(value)) }
+
     func whenSettled(_ body: @escaping @Sendable (Settlement) -> Void) {
         body(.success(value))
     }

@@ -27,6 +27,9 @@ protocol StubHook: AnyObject, Sendable {
     func whenSettled(answering id: Int64, of core: SessionCore)
     /// Whether this hook is a promise (settles later) rather than a capability.
     var isPromise: Bool { get }
+    /// The value this hook holds here, settled or being computed, that a push's result keeps
+    /// alive; `nil` for hooks that hold none of their own (targets, remote entries).
+    var heldResult: HeldResult? { get }
 }
 
 /// The outcome of a promise.
@@ -83,6 +86,8 @@ enum Rejection: Error, Sendable {
 }
 
 extension StubHook {
+    var heldResult: HeldResult? { nil }
+
     func callAwaited(_ path: [CapnWebPathKey], _ arguments: [RpcPayload]) -> any StubHook {
         call(path, arguments)
     }
