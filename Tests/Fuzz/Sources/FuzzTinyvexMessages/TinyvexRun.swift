@@ -26,6 +26,13 @@ enum TinyvexRun {
             String(decoding: $0, as: UTF8.self)
         }
         let what = { "after the frames \(Excerpt.of(Array(input)))" }
+        for frame in frames {
+            let outcomes = TinyvexMessageDecoder.decode(Array(frame.utf8))
+            precondition(!outcomes.isEmpty, "the decoder gives no outcome for the frame \(Excerpt.of(frame))")
+            for case .refused(let code) in outcomes {
+                precondition((-32768 ... -32000).contains(code), "the decoder refuses the frame \(Excerpt.of(frame)) with code \(code)")
+            }
+        }
         let (clientEnd, serverEnd) = InMemoryTransport.makePair()
         // The answers are read and dropped: what they say is the protocol tests' business.
         clientEnd.start { _ in }
