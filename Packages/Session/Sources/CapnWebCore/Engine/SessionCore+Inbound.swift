@@ -102,7 +102,7 @@ extension SessionCore {
         if !isStream {
             switch HeldResult(of: hook) {
             case .settled(let settlement):
-                resultBytes = WireSizeEstimate.measure(settlement, limit: limits.maxUnpulledBytes)
+                resultBytes = WireSizeEstimate.measureHeld(settlement, limit: limits.maxUnpulledBytes)
             case .computing(let promise):
                 computing = promise
             case .none:
@@ -149,7 +149,7 @@ extension SessionCore {
     /// Counts the result of push `id`, now settled, toward ``RpcLimits/maxUnpulledBytes`` while
     /// the peer has neither pulled nor released it; past the limit the session aborts.
     func countUnpulledResult(_ id: Int64, _ settlement: Settlement) {
-        let size = WireSizeEstimate.measure(settlement, limit: limits.maxUnpulledBytes)
+        let size = WireSizeEstimate.measureHeld(settlement, limit: limits.maxUnpulledBytes)
         let over = locked { state -> ProtocolViolation? in
             guard state.ended == nil, var entry = state.exports[id], !entry.pulled else { return nil }
             entry.unpulledBytes = OutputBudget.sum(entry.unpulledBytes, size)

@@ -14,19 +14,22 @@ struct WireSizeEstimate {
     private(set) var total = 0
     let limit: Int
 
+    /// Bytes counted for every value besides its encoding (0 to measure the wire).
+    let perValue: Int
+
     /// Measures `value` against `limit`: the estimate, or a number above `limit` as soon as the
     /// value is known to be larger (never more than a little above it).
-    static func measure(_ value: RpcPayload, limit: Int) -> Int {
-        var estimate = WireSizeEstimate(limit: limit)
+    static func measure(_ value: RpcPayload, limit: Int, perValue: Int = 0) -> Int {
+        var estimate = WireSizeEstimate(limit: limit, perValue: perValue)
         estimate.add(value, depth: 0)
         return estimate.total
     }
 
     /// Measures a rejection as its value on the wire.
-    static func measure(_ rejection: Rejection, limit: Int) -> Int {
+    static func measure(_ rejection: Rejection, limit: Int, perValue: Int = 0) -> Int {
         switch rejection {
         case .thrown(let value):
-            return measure(value, limit: limit)
+            return measure(value, limit: limit, perValue: perValue)
         case .failed:
             // A local failure's description, made small by construction.
             return 64
@@ -34,15 +37,23 @@ struct WireSizeEstimate {
     }
 
     /// Measures a settlement: its value, or its rejection's.
-    static func measure(_ settlement: Settlement, limit: Int) -> Int {
+    static func measure(_ settlement: Settlement, limit: Int, perValue: Int = 0) -> Int {
         switch settlement {
-        case .success(let value): measure(value, limit: limit)
-        case .failure(let rejection): measure(rejection, limit: limit)
+        case .success(let value): measure(value, limit: limit, perValue: perValue)
+        case .failure(let rejection): measure(rejection, limit: limit, perValue: perValue)
         }
     }
 
-    private init(limit: Int) {
+    /// Measures what a settlement holds in memory while it is kept: its encoding's size plus
+    /// the inline size of each value (an array of a million numbers holds far more than its
+    /// digits).
+    static func measureHeld(_ settlement: Settlement, limit: Int) -> Int {
+        measure(settlement, limit: limit, perValue: MemoryLayout<RpcPayload>.stride)
+    }
+
+    private init(limit: Int, perValue: Int) {
         self.limit = limit
+        self.perValue = perValue
     }
 
     private var isOver: Bool { total > limit }
@@ -66,6 +77,7 @@ struct WireSizeEstimate {
             count(1)
             return
         }
+        if perValue > 0 { count(perValue) }
         switch value {
         case .null: count(4)
         case .bool(let flag): count(flag ? 4 : 5)
