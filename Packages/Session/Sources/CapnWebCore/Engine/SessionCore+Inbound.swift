@@ -79,10 +79,11 @@ extension SessionCore {
         let outcome = locked { state -> Result<(Int64, PushPlan), ProtocolViolation>? in
             guard state.ended == nil else { return nil }
             if let full = tableFull(state) { return .failure(full) }
-            guard state.unpulledBytes + held <= limits.maxUnpulledBytes else {
+            let unpulled = OutputBudget.sum(state.unpulledBytes, held)
+            guard unpulled <= limits.maxUnpulledBytes else {
                 return .failure(
                     ProtocolViolation(
-                        message: "pushes whose results were never pulled hold \(state.unpulledBytes + held) bytes "
+                        message: "pushes whose results were never pulled hold \(unpulled) bytes "
                             + "(the limit is \(limits.maxUnpulledBytes))"))
             }
             let id = state.nextPeerID
