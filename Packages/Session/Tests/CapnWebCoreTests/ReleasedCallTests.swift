@@ -237,4 +237,23 @@ struct ReleasedCallTests {
         try await waitUntil("the running calls to be cancelled") { api.running == 0 }
         await expectSettledStats(server)
     }
+
+    @Test("a pulled call is still cancelled on release when another push named it and was released unpulled")
+    func unpulledAliasReleasedFirst() async throws {
+        let (server, serverEnd, peer, api) = Self.rawPair()
+        try peer.send(#"["push",["pipeline",0,["hang"],[]]]"#)
+        try peer.send(#"["pull",1]"#)
+        try peer.send(#"["push",["pipeline",1]]"#)
+        try await waitUntil("the server to run the call") { api.running == 1 }
+        try peer.send(#"["release",2,1]"#)
+        try peer.send(#"["release",1,1]"#)
+        try await waitUntil("the server's target to end") { api.running == 0 }
+        #expect(api.cancelled == 1)
+        try await Self.roundTrip(peer, id: 3, "after the releases")
+        try peer.send(#"["release",3,1]"#)
+        await server.drain()
+        #expect(await peer.leftovers(markedBy: serverEnd) == [])
+        await expectSettledStats(server)
+        await server.close()
+    }
 }

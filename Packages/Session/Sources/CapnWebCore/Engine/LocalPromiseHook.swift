@@ -16,6 +16,9 @@ final class LocalPromiseHook: StubHook {
         /// The peer pushed the call whose result this promise is as export `id` of a session
         /// and has not pulled it yet: the result counts toward what the peer holds unpulled.
         case unpulled(SessionCore, Int64)
+        /// A session counts this promise among the calls the peer released while they run; it
+        /// waits for nothing but the end.
+        case released(SessionCore)
 
         func notify(_ settlement: Settlement) {
             switch self {
@@ -23,7 +26,14 @@ final class LocalPromiseHook: StubHook {
             case .waiter(let waiter): waiter.resume(settlement)
             case .answer(let core, let id): core.answer(id, settlement)
             case .unpulled(let core, let id): core.countUnpulledResult(id, settlement)
+            case .released(let core): core.releasedCallFinished()
             }
+        }
+
+        /// Whether this listener wants the value (a session counting a released call does not).
+        var wantsValue: Bool {
+            if case .released = self { return false }
+            return true
         }
 
         /// Whether this listener counts the result of export `id` of `core` as unpulled.
@@ -121,10 +131,26 @@ final class LocalPromiseHook: StubHook {
             } else if let index = state.moreListeners.firstIndex(where: { $0.answers(id, of: core) }) {
                 state.moreListeners.remove(at: index)
             }
-            guard state.firstListener == nil, state.moreListeners.isEmpty else { return nil }
+            guard state.firstListener?.wantsValue != true, !state.moreListeners.contains(where: \.wantsValue) else {
+                return nil
+            }
             return state.task
         }
         task?.cancel()
+    }
+
+    /// The peer released export `id` of `core`, which is this promise, without pulling it: its
+    /// result no longer counts as unpulled there. The computation runs on (a call made for its
+    /// effect is not cut short).
+    func stopCounting(_ id: Int64, of core: SessionCore) {
+        state.withLock { state in
+            guard state.settlement == nil else { return }
+            if let first = state.firstListener, first.counts(id, of: core) {
+                state.firstListener = state.moreListeners.isEmpty ? nil : state.moreListeners.removeFirst()
+            } else if let index = state.moreListeners.firstIndex(where: { $0.counts(id, of: core) }) {
+                state.moreListeners.remove(at: index)
+            }
+        }
     }
 
     /// Resolves with `value`. A value that is itself a bare promise stub is followed, so only
@@ -189,6 +215,12 @@ final class LocalPromiseHook: StubHook {
 
     func whenSettled(answering id: Int64, of core: SessionCore) {
         listen(.answer(core, id))
+    }
+
+    /// Tells `core` when the computation ends, for its count of calls the peer released while
+    /// they run; does not count as waiting for the value.
+    func whenFinished(counting core: SessionCore) {
+        listen(.released(core))
     }
 
     /// Counts the settled value toward the bytes the peer holds unpulled as export `id` of

@@ -299,7 +299,11 @@ extension SessionCore {
             // pending promise, a Swift caller's task cancelled): the call's task is cancelled
             // unless something else here still waits for its value.
             if let promise = removed.hook as? LocalPromiseHook {
-                if unanswered { promise.abandon(answering: id, of: self) }
+                if unanswered {
+                    promise.abandon(answering: id, of: self)
+                } else if !removed.pulled {
+                    promise.stopCounting(id, of: self)
+                }
                 if promise.isRunning { keepUntilEnd(promise) }
             }
             dropAfterBurst(removed.hook)

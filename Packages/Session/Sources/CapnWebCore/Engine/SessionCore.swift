@@ -438,10 +438,13 @@ final class SessionCore: Sendable {
             promise.cancelRunning()
             return
         }
-        promise.whenSettled { [self] _ in
-            state.withLock { state in
-                state.releasedRunningCount = max(0, state.releasedRunningCount - 1)
-            }
+        promise.whenFinished(counting: self)
+    }
+
+    /// A call counted by ``keepUntilEnd(_:)`` has finished.
+    func releasedCallFinished() {
+        state.withLock { state in
+            state.releasedRunningCount = max(0, state.releasedRunningCount - 1)
         }
     }
 
