@@ -94,24 +94,27 @@ struct WireSizeEstimate {
         case .headers(let headers):
             count(13)
             for header in headers where !isOver {
-                count(header.name.utf8.count + header.value.utf8.count + 8)
+                count(header.name.utf8.count + header.value.utf8.count + 7)
             }
         case .array(let elements):
-            // A literal array travels wrapped: `[[...]]`.
-            count(4)
+            // A literal array travels wrapped: `[[...]]`; one byte per element stands for the
+            // commas between them.
+            count(3)
             for element in elements where !isOver {
                 add(element, depth: depth + 1)
                 count(1)
             }
         case .object(let members):
-            count(2)
+            // The braces, less the comma the last member does not have.
+            count(1)
             for member in members where !isOver {
                 count(member.key)
                 count(2)
                 add(member.value, depth: depth + 1)
             }
         case .error(let error):
-            count(12)
+            // `["error",` and the comma and bracket around name and message.
+            count(11)
             count(error.name)
             count(error.message)
             if let stack = error.stack { count(stack) }
