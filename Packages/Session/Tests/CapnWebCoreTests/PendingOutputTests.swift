@@ -4,7 +4,8 @@ import RpcTransport
 @testable import CapnWebCore
 
 /// A main object that makes large values: `big(n)` answers a string of `n` characters, `fail(n)`
-/// rejects with a message of `n` characters, `bigLater(n)` answers like `big` after suspending.
+/// rejects with a message of `n` characters, `bigLater(n)` answers like `big` after suspending,
+/// `controls(n)` answers `n` control characters (which the wire escapes).
 final class LargeValueAPI: RpcTarget {
     func call(_ method: String, with arguments: RpcArguments) async throws -> RpcPayload {
         let length = try arguments.decode(0, as: Int.self)
@@ -18,6 +19,9 @@ final class LargeValueAPI: RpcTarget {
             await Task.yield()
             try await Task.sleep(for: .milliseconds(1))
             return .string(String(repeating: "x", count: length))
+        case "controls":
+            // Six bytes a character once escaped (`\u0001`), one in the estimate.
+            return .string(String(repeating: "\u{1}", count: length))
         case "fail":
             throw RpcErrorValue(name: "Error", message: String(repeating: "e", count: length))
         default:
@@ -107,6 +111,21 @@ struct PendingOutputTests {
         #expect(large.count == 3)
         #expect(refused.count == 7)
         try await Self.finish(server, held, peer, last: 11)
+    }
+
+    @Test("an answer larger than its estimate is refused once encoded, and the budget then counts as full, so the next one is refused before it is built")
+    func underestimatedAnswerFillsTheBudget() async throws {
+        let (server, held, peer) = Self.start(RpcLimits(maxPendingOutputBytes: 100_000))
+        try peer.send(#"["push",["pipeline",0,["controls"],[20000]]]"#)
+        try peer.send(#"["pull",1]"#)
+        try peer.send(#"["push",["pipeline",1]]"#)
+        try peer.send(#"["pull",2]"#)
+        let frames = try await Self.answers(peer, 1...2)
+        // Estimated at 20,002 bytes, encoded in 120,016: refused once encoded, with nothing
+        // written yet; the budget is then full, so the same value is refused at its estimate.
+        #expect(frames[0].contains(": 0 bytes of answers are waiting to be written, and this answer (at least 120016 bytes)"))
+        #expect(frames[1].contains(": 100000 bytes of answers are waiting to be written, and this answer (at least 20002 bytes)"))
+        try await Self.finish(server, held, peer, last: 2)
     }
 
     @Test("an answer over the message limit is refused before it is built, with the limit in the reason, and the session goes on")

@@ -256,13 +256,16 @@ final class SessionCore: Sendable {
                 do {
                     bytes.removeAll(keepingCapacity: true)
                     try codec.encode(message, appendingTo: &bytes)
-                    if let id = message.answeredExportID, !countWrittenAnswer(bytes.count) {
-                        replaceAnswer(
-                            id, of: message,
-                            reason: OutputBudget.pendingRefusal(
-                                size: bytes.count, pending: writtenAnswerBytes.load(ordering: .relaxed),
-                                limit: limits.maxPendingOutputBytes, subject: OutputBudget.subject(of: message)))
-                        continue
+                    if let id = message.answeredExportID {
+                        let pending = writtenAnswerBytes.load(ordering: .relaxed)
+                        if !countWrittenAnswer(bytes.count) {
+                            replaceAnswer(
+                                id, of: message,
+                                reason: OutputBudget.pendingRefusal(
+                                    size: bytes.count, pending: pending, limit: limits.maxPendingOutputBytes,
+                                    subject: OutputBudget.subject(of: message)))
+                            continue
+                        }
                     }
                     if let trace { trace(true, String(decoding: bytes, as: UTF8.self)) }
                     try transport.enqueue(.text(utf8: bytes))
@@ -311,23 +314,36 @@ final class SessionCore: Sendable {
     /// rejection would be always goes. Once the count is large enough to matter, it is reset
     /// after the transport's next write (the end of the burst of messages being handled, on a
     /// WebSocket), so only what one burst produced counts, not what has left already.
+    ///
+    /// An answer refused here was larger than its estimate let it seem; the budget then counts
+    /// as full until the reset, so that the next large answers are refused before they are built
+    /// rather than after.
     func countWrittenAnswer(_ size: Int) -> Bool {
         let written = writtenAnswerBytes.load(ordering: .relaxed)
         if size > OutputBudget.alwaysSent,
             OutputBudget.sum(written, size) > limits.maxPendingOutputBytes
         {
+            writtenAnswerBytes.store(max(written, limits.maxPendingOutputBytes), ordering: .relaxed)
+            armOutputReset()
             return false
         }
         let total = writtenAnswerBytes.wrappingAdd(size, ordering: .relaxed).newValue
-        if total >= OutputBudget.resetThreshold(limits),
-            outputResetArmed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged
-        {
-            transport.afterInboundBurst { [self] in
-                writtenAnswerBytes.store(0, ordering: .relaxed)
-                outputResetArmed.store(false, ordering: .relaxed)
-            }
+        if total >= OutputBudget.resetThreshold(limits) {
+            armOutputReset()
         }
         return true
+    }
+
+    /// Resets the count of written answer bytes after the transport's next write, unless a
+    /// reset is waiting already.
+    private func armOutputReset() {
+        guard outputResetArmed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else {
+            return
+        }
+        transport.afterInboundBurst { [self] in
+            writtenAnswerBytes.store(0, ordering: .relaxed)
+            outputResetArmed.store(false, ordering: .relaxed)
+        }
     }
 
     // MARK: Dropped imports
