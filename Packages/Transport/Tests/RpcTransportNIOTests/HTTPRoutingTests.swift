@@ -120,6 +120,12 @@ struct HTTPRoutingTests {
         #expect(encoded == "rvt-key=a%2Cb%2F%C3%BC&x=%7B%22user%22%3A1%7D")
         #expect(HTTPQuery.items(of: encoded).map(\.value) == ["a,b/ü", "{\"user\":1}"])
         #expect(HTTPQuery.decode("100%") == "100%")
+        // The strict decoder refuses what the lenient one keeps as written.
+        #expect(HTTPQuery.decodeStrictly("a%2Cb+c%C3%BC") == "a,b cü")
+        #expect(HTTPQuery.decodeStrictly("100%") == nil)
+        #expect(HTTPQuery.decodeStrictly("%zz") == nil)
+        #expect(HTTPQuery.decodeStrictly("%FF") == nil)
+        #expect(HTTPQuery.decode("%FF") == "%FF")
     }
 
     @Test("Every status comes back as a response; thrown refusals keep their status, other errors become 500")

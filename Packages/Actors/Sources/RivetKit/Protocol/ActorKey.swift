@@ -118,27 +118,9 @@ public enum ActorKey {
     ///   and for bytes that are not UTF-8.
     public static func parse(queryValue raw: String) throws(ActorError) -> [String] {
         var parts: [String] = []
-        for piece in raw.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(piece.count)
-            var index = piece.startIndex
-            while index < piece.endIndex {
-                let byte = piece[index]
-                index = piece.index(after: index)
-                if byte == UInt8(ascii: "+") {
-                    bytes.append(UInt8(ascii: " "))
-                } else if byte == UInt8(ascii: "%") {
-                    guard piece.distance(from: index, to: piece.endIndex) >= 2,
-                        let high = hexValue(piece[index]), let low = hexValue(piece[piece.index(after: index)])
-                    else { throw invalidKey("a % in rvt-key is followed by two hex digits") }
-                    bytes.append(high << 4 | low)
-                    index = piece.index(index, offsetBy: 2)
-                } else {
-                    bytes.append(byte)
-                }
-            }
-            guard let part = String(validating: bytes, as: UTF8.self) else {
-                throw invalidKey("a part of rvt-key is not UTF-8")
+        for piece in raw.split(separator: ",", omittingEmptySubsequences: false) {
+            guard let part = HTTPQuery.decodeStrictly(piece) else {
+                throw invalidKey("a part of rvt-key has a % not followed by two hex digits, or is not UTF-8")
             }
             parts.append(part)
         }
@@ -148,15 +130,6 @@ public enum ActorKey {
     /// The error for a key that is not written as RivetKit writes keys (`actor.invalid_key`).
     public static func invalidKey(_ why: String) -> ActorError {
         ActorError(group: "actor", code: "invalid_key", message: "malformed actor key: \(why)")
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0") ... UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a") ... UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A") ... UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     /// `text` as `application/x-www-form-urlencoded` writes it: letters, digits and `*-._`

@@ -49,6 +49,19 @@ public enum HTTPQuery {
     /// Percent-decodes `text`, with `+` as a space; escapes that are malformed or do not form
     /// UTF-8 are kept as written.
     public static func decode(_ text: Substring) -> String {
+        percentDecodedBytes(text, strict: false).flatMap { String(validating: $0, as: UTF8.self) } ?? String(text)
+    }
+
+    /// Percent-decodes `text`, with `+` as a space, strictly: `nil` when a `%` is not followed
+    /// by two hex digits or the bytes are not UTF-8, so one decoded text has one written form
+    /// up to the case of hex digits and `+` for a space.
+    public static func decodeStrictly(_ text: Substring) -> String? {
+        percentDecodedBytes(text, strict: true).flatMap { String(validating: $0, as: UTF8.self) }
+    }
+
+    /// The bytes `text` percent-decodes to; a malformed escape is kept as written, or makes the
+    /// result `nil` when `strict`.
+    private static func percentDecodedBytes(_ text: Substring, strict: Bool) -> [UInt8]? {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
         var utf8 = Array(text.utf8)[...]
@@ -61,11 +74,13 @@ public enum HTTPQuery {
             {
                 bytes.append(high << 4 | low)
                 utf8 = utf8.dropFirst(2)
+            } else if byte == UInt8(ascii: "%"), strict {
+                return nil
             } else {
                 bytes.append(byte)
             }
         }
-        return String(validating: bytes, as: UTF8.self) ?? String(text)
+        return bytes
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
