@@ -25,18 +25,16 @@ Usage: Scripts/probe-memory-actors.py [--binary PATH]
 """
 
 import argparse
-import base64
 import json
-import os
 import pathlib
 import socket
-import subprocess
 import sys
-import threading
 import time
 
-REPO = pathlib.Path(__file__).resolve().parent.parent
-DEFAULT_BINARY = REPO / ".build" / "debug" / "rivetkit"
+sys.dont_write_bytecode = True  # no __pycache__ next to the scripts
+from probe_memory import DEBUG_BUILD, Server, WebSocket, frame
+
+DEFAULT_BINARY = DEBUG_BUILD / "rivetkit"
 
 # What a case may add to the server's memory, in MB, on top of its start.
 ALLOWANCE_MB = {
@@ -46,112 +44,13 @@ ALLOWANCE_MB = {
 }
 
 
-class Server:
-    """One `rivetkit serve --demo` process on a free port."""
-
-    def __init__(self, binary):
-        self.process = subprocess.Popen(
-            [str(binary), "serve", "--demo", "--host", "127.0.0.1", "--port", "0"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
-        line = self.process.stdout.readline().strip()
-        if not line.startswith("READY "):
-            self.stop()
-            raise SystemExit(f"the server did not start: {line!r}")
-        self.port = int(line.rsplit(":", 1)[1])
-        self.peak_kb = 0
-        self._sampling = True
-        self._sampler = threading.Thread(target=self._sample, daemon=True)
-        self._sampler.start()
-
-    def rss_kb(self):
-        try:
-            with open(f"/proc/{self.process.pid}/status") as status:
-                for line in status:
-                    if line.startswith("VmRSS:"):
-                        return int(line.split()[1])
-        except OSError:
-            pass
-        return 0
-
-    def _sample(self):
-        while self._sampling:
-            self.peak_kb = max(self.peak_kb, self.rss_kb())
-            time.sleep(0.02)
-
-    def alive(self):
-        return self.process.poll() is None
-
-    def stop(self):
-        self._sampling = False
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-
-
-def frame(text):
-    """A masked text frame (mask key zero, so the payload goes as it is)."""
-    payload = text.encode()
-    length = len(payload)
-    if length < 126:
-        head = bytes([0x81, 0x80 | length])
-    elif length < 65536:
-        head = bytes([0x81, 0x80 | 126]) + length.to_bytes(2, "big")
-    else:
-        head = bytes([0x81, 0x80 | 127]) + length.to_bytes(8, "big")
-    return head + b"\x00\x00\x00\x00" + payload
-
-
-def read_frame(sock):
-    """The payload of the next server frame (unmasked), as text."""
-
-    def exactly(count):
-        data = b""
-        while len(data) < count:
-            chunk = sock.recv(count - len(data))
-            if not chunk:
-                raise ConnectionError("closed")
-            data += chunk
-        return data
-
-    first, second = exactly(2)
-    length = second & 0x7F
-    if length == 126:
-        length = int.from_bytes(exactly(2), "big")
-    elif length == 127:
-        length = int.from_bytes(exactly(8), "big")
-    return exactly(length).decode(errors="replace")
-
-
 def connect(port, query):
     """A WebSocket to the query gateway of a demo actor, past its Init frame."""
-    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
-    key = base64.b64encode(os.urandom(16)).decode()
-    sock.sendall(
-        (
-            f"GET /gateway/{query} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
-            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
-            "Sec-WebSocket-Protocol: rivet, rivet_encoding.json\r\n\r\n"
-        ).encode()
-    )
-    response = b""
-    while b"\r\n\r\n" not in response:
-        chunk = sock.recv(1)
-        if not chunk:
-            raise ConnectionError("no upgrade")
-        response += chunk
-    if b" 101 " not in response.split(b"\r\n", 1)[0]:
-        raise ConnectionError(response.split(b"\r\n", 1)[0].decode())
-    init = read_frame(sock)
+    peer = WebSocket(port, f"/gateway/{query}", protocol="rivet, rivet_encoding.json")
+    init = peer.read_text()
     if '"Init"' not in init:
         raise ConnectionError(f"expected Init, got {init[:200]}")
-    return sock
+    return peer
 
 
 def action(action_id, name, args):
@@ -161,16 +60,16 @@ def action(action_id, name, args):
     )
 
 
-def send_unread(sock, frames, total, batch=500):
+def send_unread(peer, frames, total, batch=500):
     """Sends `total` frames made by `frames(i)` without reading, in batches, until the server
     stops reading (a send that cannot go on for 2 s) or the count is reached. Returns how many
     were sent."""
-    sock.settimeout(2.0)
+    peer.sock.settimeout(2.0)
     sent = 0
     try:
         while sent < total:
             count = min(batch, total - sent)
-            sock.sendall(b"".join(frame(frames(sent + i)) for i in range(count)))
+            peer.sock.sendall(b"".join(frame(frames(sent + i)) for i in range(count)))
             sent += count
     except (socket.timeout, ConnectionError, OSError):
         pass
@@ -178,22 +77,22 @@ def send_unread(sock, frames, total, batch=500):
 
 
 def case_subscriptions(server):
-    sock = connect(server.port, "counter/connect?rvt-method=getOrCreate&rvt-key=subs")
+    peer = connect(server.port, "counter/connect?rvt-method=getOrCreate&rvt-key=subs")
     subscribe = lambda i: json.dumps(
         {"body": {"tag": "SubscriptionRequest", "val": {"eventName": f"event-{i}", "subscribe": True}}},
         separators=(",", ":"),
     )
-    sent = send_unread(sock, subscribe, 400_000)
+    sent = send_unread(peer, subscribe, 400_000)
     time.sleep(1.0)
-    sock.close()
+    peer.close()
     return f"{sent} subscription requests sent"
 
 
 def case_unread_answers(server):
-    sock = connect(server.port, "counter/connect?rvt-method=getOrCreate&rvt-key=unread")
-    sent = send_unread(sock, lambda i: action(i, "getCount", []), 1_000_000)
+    peer = connect(server.port, "counter/connect?rvt-method=getOrCreate&rvt-key=unread")
+    sent = send_unread(peer, lambda i: action(i, "getCount", []), 1_000_000)
     time.sleep(1.0)
-    sock.close()
+    peer.close()
     return f"{sent} actions sent"
 
 
@@ -202,20 +101,20 @@ def case_large_answers(server):
     # The demo chat keeps 100 messages of at most 4 KiB: a history of about 400 KB.
     text = "m" * 4_000
     for i in range(100):
-        writer.sendall(frame(action(i, "send", ["probe", text])))
-        answer = read_frame(writer)
+        writer.send_text(action(i, "send", ["probe", text]))
+        answer = writer.read_text()
         if "ActionResponse" not in answer:
             raise ConnectionError(f"the chat refused a message: {answer[:200]}")
     reader = connect(server.port, "chat/connect?rvt-method=getOrCreate&rvt-key=big")
     bystander = connect(server.port, "counter/connect?rvt-method=getOrCreate&rvt-key=bystander")
     sent = send_unread(reader, lambda i: action(i, "history", []), 2_000, batch=50)
     # Another connection is still answered while the reader does not read.
-    bystander.settimeout(10)
-    bystander.sendall(frame(action(0, "getCount", [])))
-    answered = "ActionResponse" in read_frame(bystander)
+    bystander.sock.settimeout(10)
+    bystander.send_text(action(0, "getCount", []))
+    answered = "ActionResponse" in bystander.read_text()
     time.sleep(1.0)
-    for sock in (writer, reader, bystander):
-        sock.close()
+    for peer in (writer, reader, bystander):
+        peer.close()
     return f"{sent} history requests sent, bystander answered: {answered}"
 
 
@@ -237,8 +136,7 @@ def main():
         server = Server(options.binary)
         try:
             time.sleep(0.3)
-            start_kb = server.rss_kb()
-            server.peak_kb = start_kb
+            start_kb = server.reset_peak()
             detail = run(server)
             time.sleep(0.2)
             alive = server.alive()

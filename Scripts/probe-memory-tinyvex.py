@@ -26,19 +26,15 @@ Usage: Scripts/probe-memory-tinyvex.py [--binary PATH] [--case NAME]
 """
 
 import argparse
-import base64
 import json
-import os
 import pathlib
-import socket
-import struct
-import subprocess
 import sys
-import threading
 import time
 
-REPO = pathlib.Path(__file__).resolve().parent.parent
-DEFAULT_BINARY = REPO / ".build" / "debug" / "tinyvex"
+sys.dont_write_bytecode = True  # no __pycache__ next to the scripts
+from probe_memory import DEBUG_BUILD, Server, WebSocket, frame
+
+DEFAULT_BINARY = DEBUG_BUILD / "tinyvex"
 
 MIB = 1024 * 1024
 # The budgets a client that does not read can fill on one connection (docs/limits.md).
@@ -48,100 +44,17 @@ TRANSPORT_OUTBOUND_BUFFER = 8 * MIB
 CONSTANT_MB = 48
 
 
-class Server:
-    """One `tinyvex serve --demo` process on a free port, sampled every 20 ms."""
-
-    def __init__(self, binary):
-        self.process = subprocess.Popen(
-            [str(binary), "serve", "--demo", "--host", "127.0.0.1", "--port", "0"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
-        line = self.process.stdout.readline().strip()
-        if not line.startswith("READY "):
-            self.stop()
-            raise SystemExit(f"the server did not start: {line!r}")
-        self.port = int(line.rstrip("/").rsplit(":", 1)[1])
-        self.peak_kb = 0
-        self._sampling = True
-        self._sampler = threading.Thread(target=self._sample, daemon=True)
-        self._sampler.start()
-
-    def rss_kb(self):
-        try:
-            with open(f"/proc/{self.process.pid}/status") as status:
-                for line in status:
-                    if line.startswith("VmRSS:"):
-                        return int(line.split()[1])
-        except OSError:
-            pass
-        return 0
-
-    def _sample(self):
-        while self._sampling:
-            self.peak_kb = max(self.peak_kb, self.rss_kb())
-            time.sleep(0.02)
-
-    def reset_peak(self):
-        self.peak_kb = self.rss_kb()
-
-    def alive(self):
-        return self.process.poll() is None
-
-    def stop(self):
-        self._sampling = False
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-
-
-class Peer:
-    """A WebSocket client over a raw socket: it sends text frames and reads only when asked."""
+class Peer(WebSocket):
+    """A JSON-RPC client of the server, on a WebSocket that reads only when asked."""
 
     def __init__(self, port):
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
-        key = base64.b64encode(os.urandom(16)).decode()
-        self.sock.sendall(
-            (
-                "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
-            ).encode()
-        )
-        head = b""
-        while b"\r\n\r\n" not in head:
-            chunk = self.sock.recv(1)
-            if not chunk:
-                raise SystemExit("the server closed during the upgrade")
-            head += chunk
-        if b" 101 " not in head.split(b"\r\n", 1)[0]:
-            raise SystemExit(f"the upgrade was refused: {head!r}")
+        super().__init__(port)
         self.next_id = 0
-        self.buffer = b""
-
-    @staticmethod
-    def frame(payload):
-        # A client frame must be masked; a zero key leaves the payload as it is.
-        header = bytearray([0x81])
-        length = len(payload)
-        if length < 126:
-            header.append(0x80 | length)
-        elif length < 65536:
-            header.append(0x80 | 126)
-            header += struct.pack("!H", length)
-        else:
-            header.append(0x80 | 127)
-            header += struct.pack("!Q", length)
-        return bytes(header) + b"\x00\x00\x00\x00" + payload
 
     def message(self, method, params):
         self.next_id += 1
         body = {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}
-        return self.frame(json.dumps(body, separators=(",", ":")).encode())
+        return frame(json.dumps(body, separators=(",", ":")).encode())
 
     def send(self, method, params):
         self.sock.sendall(self.message(method, params))
@@ -174,31 +87,6 @@ class Peer:
         finally:
             self.sock.setblocking(True)
 
-    def read_frame(self):
-        def need(count):
-            while len(self.buffer) < count:
-                chunk = self.sock.recv(1 << 20)
-                if not chunk:
-                    raise EOFError
-                self.buffer += chunk
-
-        need(2)
-        first, second = self.buffer[0], self.buffer[1]
-        length = second & 0x7F
-        offset = 2
-        if length == 126:
-            need(4)
-            length = struct.unpack("!H", self.buffer[2:4])[0]
-            offset = 4
-        elif length == 127:
-            need(10)
-            length = struct.unpack("!Q", self.buffer[2:10])[0]
-            offset = 10
-        need(offset + length)
-        payload = self.buffer[offset : offset + length]
-        self.buffer = self.buffer[offset + length :]
-        return first & 0x0F, payload
-
     def call(self, method, params):
         """Sends a request and reads until its answer."""
         wanted = self.send(method, params)
@@ -210,11 +98,13 @@ class Peer:
             if message.get("id") == wanted:
                 return message
 
-    def close(self):
-        try:
-            self.sock.close()
-        except OSError:
-            pass
+
+def send_unread(peer, frames, settle):
+    """Sends `frames` on `peer` until they are all sent or the server stops taking them for 3 s,
+    says how many went, then leaves the server `settle` seconds with them, unread."""
+    sent = peer.send_for(frames, seconds=3)
+    print(f"  {sent} requests sent before the server stopped taking them", file=sys.stderr, flush=True)
+    time.sleep(settle)
 
 
 def case_subscriptions(server):
@@ -231,18 +121,14 @@ def case_subscriptions(server):
         reader.message("tinyvex/subscribe", {"subId": f"s{index}", "name": "messages.list", "params": {"channel": "big"}})
         for index in range(1_000)
     )
-    sent = reader.send_for(frames, seconds=3)
-    print(f"  {sent} requests sent before the server stopped taking them", file=sys.stderr, flush=True)
-    time.sleep(3)
+    send_unread(reader, frames, settle=3)
     return [writer, reader]
 
 
 def case_pings(server):
     peer = Peer(server.port)
     frames = (peer.message("tinyvex/ping", {"t": index}) for index in range(1_000_000))
-    sent = peer.send_for(frames, seconds=3)
-    print(f"  {sent} requests sent before the server stopped taking them", file=sys.stderr, flush=True)
-    time.sleep(2)
+    send_unread(peer, frames, settle=2)
     return [peer]
 
 
@@ -259,9 +145,7 @@ def case_actions(server):
         )
         for index in range(60_000)
     )
-    sent = peer.send_for(frames, seconds=3)
-    print(f"  {sent} requests sent before the server stopped taking them", file=sys.stderr, flush=True)
-    time.sleep(2)
+    send_unread(peer, frames, settle=2)
     return [peer]
 
 
@@ -275,9 +159,7 @@ def case_request_ids(server):
         )
         for index in range(500)
     )
-    sent = peer.send_for(frames, seconds=3)
-    print(f"  {sent} requests sent before the server stopped taking them", file=sys.stderr, flush=True)
-    time.sleep(2)
+    send_unread(peer, frames, settle=2)
     return [peer]
 
 
