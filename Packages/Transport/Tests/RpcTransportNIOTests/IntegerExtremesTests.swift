@@ -104,7 +104,9 @@ struct IntegerExtremesTests {
         try await EchoServer.run(configuration: configuration) { server, observations in
             let raw = try await RawTCPClient.connect(port: server.port ?? 0)
             try await raw.write("POST /rpc HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n\(size)\r\n")
-            try await raw.write(Array(repeating: UInt8(ascii: "a"), count: 2000))
+            // A server that refuses the chunk size at once may have closed before this write: the
+            // answer it sent first is what the test reads.
+            try? await raw.write(Array(repeating: UInt8(ascii: "a"), count: 2000))
             let head = try await raw.responseHead()
             #expect(head.hasPrefix("HTTP/1.1 \(expectedStatus)") || head.hasPrefix("HTTP/1.1 400"), "\(head)")
             #expect(observations.batches.isEmpty)
