@@ -6,6 +6,7 @@ import RivetKitServer
 import RpcTransportNIO
 import Synchronization
 import Testing
+import RpcWire
 
 /// What a hostile or careless peer sends the actor server, as raw frames and HTTP requests:
 /// none of it may trap the process, cross keys or make the server hold more than its limits.
@@ -74,11 +75,11 @@ struct HostilePeerTests {
         #expect(try RivetCBOR.decode(Self.negativeBignum) == .string("-18446744073709551616"))
         #expect(try RivetCBOR.decode([0xC3, 0x48, 0x7F] + Array(repeating: 0xFF, count: 7)) == .integer(.min))
         try await Self.withServer { server, client in
-            let input = RivetBase64.encode(Self.negativeBignum)
+            let input = Base64.encode(Self.negativeBignum, padded: true)
             let created = try await Self.actors(client, body: #"{"name":"counter","key":"big","input":"\#(input)"}"#)
             #expect(created.status == 200)
             let (socket, _) = try await Self.gatewayActor(
-                server, query: "rvt-key=gw&rvt-input=\(RivetBase64.encodeURLSafe(Self.negativeBignum))")
+                server, query: "rvt-key=gw&rvt-input=\(Base64.encode(Self.negativeBignum, urlSafe: true))")
             try await socket.send(.actionRequest(id: 0, name: "getCount", args: []))
             #expect(try await socket.nextMessage() == .actionResponse(id: 0, output: 0))
             await socket.transport.close(code: .normal, reason: "Disposed")

@@ -1,5 +1,6 @@
 import RivetKit
 import Testing
+import RpcWire
 
 @Suite("RivetKit JSON protocol codec")
 struct ProtocolCodecTests {
@@ -202,7 +203,7 @@ struct CBORTests {
         #expect(throws: ActorError.self) { try RivetCBOR.decode([0x9F]) }
         #expect(throws: ActorError.self) { try RivetCBOR.decode(Array(repeating: 0x81, count: 100) + [0x01]) }
         #expect(throws: ActorError.self) { try RivetCBOR.decode([0x01, 0x02]) }
-        #expect(RivetBase64.encodeURLSafe([0xFB, 0xFF]) == "-_8")
-        #expect(RivetBase64.decode("-_8") == [0xFB, 0xFF])
+        #expect(Base64.encode([0xFB, 0xFF], urlSafe: true) == "-_8")
+        #expect(Base64.decode("-_8", acceptingURLSafe: true) == [0xFB, 0xFF])
     }
 }

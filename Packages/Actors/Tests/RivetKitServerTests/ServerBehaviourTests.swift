@@ -5,6 +5,7 @@ import RivetKitServer
 import RpcTransportNIO
 import Synchronization
 import Testing
+import RpcWire
 
 @Suite("The actor server's behaviour")
 struct ServerBehaviourTests {
@@ -117,7 +118,7 @@ struct ServerBehaviourTests {
             let client = try HTTPClient(baseURL: server.endpoint)
             let id = try await ServerHarness.getOrCreate(client, name: "counter", key: ["from-input"], input: 41)
             #expect(try await ServerHarness.httpAction(client, actorId: id, "increment", args: [1]).body == ["output": 42])
-            let input = RivetBase64.encodeURLSafe(RivetCBOR.encode(100))
+            let input = Base64.encode(RivetCBOR.encode(100), urlSafe: true)
             let socket = try await ServerHarness.connect(
                 server, "/gateway/counter/connect?rvt-namespace=default&rvt-method=getOrCreate&rvt-key=gw&rvt-input=\(input)")
             _ = try await socket.nextMessage()

@@ -1,5 +1,6 @@
 import RpcTransportNIO
 import Synchronization
+import RpcWire
 
 /// A realtime connection to one actor over RivetKit's gateway WebSocket, kept alive by the
 /// shared ``RpcTransport/ReconnectingConnection``.
@@ -339,7 +340,7 @@ public final class ActorConnection: Sendable {
             query.append("rvt-crash-policy=sleep")
             if let token = config.token { query.append("rvt-token=\(ActorKey.formEncode(token))") }
             if let input = options.createWithInput {
-                let encoded = RivetBase64.encodeURLSafe(RivetCBOR.encode(input))
+                let encoded = Base64.encode(RivetCBOR.encode(input), urlSafe: true)
                 guard encoded.utf8.count <= maxInputSize else {
                     throw ActorError(
                         group: "client", code: "config_error",

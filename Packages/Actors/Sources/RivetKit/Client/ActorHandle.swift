@@ -1,6 +1,7 @@
 import NIOHTTP1
 import RpcTransportNIO
 import Synchronization
+import RpcWire
 
 /// A stateless handle to one actor: HTTP actions (`POST /gateway/{id}/action/{name}`) after
 /// resolving the actor, and realtime connections.
@@ -107,7 +108,7 @@ public final class ActorHandle: Sendable {
             ("crash_policy", "sleep"),
         ])
         if let region { _ = body.updateValue(.string(region), forKey: "datacenter") }
-        if let input { _ = body.updateValue(.string(RivetBase64.encode(RivetCBOR.encode(input))), forKey: "input") }
+        if let input { _ = body.updateValue(.string(Base64.encode(RivetCBOR.encode(input), padded: true)), forKey: "input") }
         return body
     }
 

@@ -187,12 +187,12 @@ public enum RivetCBOR {
         }
 
         static func unsigned(fromBase64 text: String) -> UInt64? {
-            guard let bytes = RivetBase64.decode(text), bytes.count <= 8 else { return nil }
+            guard let bytes = Base64.decode(text, acceptingURLSafe: true), bytes.count <= 8 else { return nil }
             return bytes.reduce(0) { $0 << 8 | UInt64($1) }
         }
 
         func base64(_ bytes: [UInt8]) -> String {
-            RivetBase64.encode(bytes)
+            Base64.encode(bytes, padded: true)
         }
     }
 }

@@ -3,6 +3,7 @@ import NIOHTTP1
 import RivetKit
 import RivetKitServer
 import RpcTransportNIO
+import RpcWire
 
 /// Starting servers and talking to them the way RivetKit's client does.
 enum ServerHarness {
@@ -49,7 +50,7 @@ enum ServerHarness {
     ) async throws -> String {
         var body: JSONValue = ["name": .string(name), "key": .string(ActorKey.serialize(key))]
         if let input, case .object(var object) = body {
-            _ = object.updateValue(.string(RivetBase64.encode(RivetCBOR.encode(input))), forKey: "input")
+            _ = object.updateValue(.string(Base64.encode(RivetCBOR.encode(input), padded: true)), forKey: "input")
             body = .object(object)
         }
         let response = try await client.execute(

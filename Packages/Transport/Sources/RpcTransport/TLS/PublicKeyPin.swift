@@ -1,3 +1,4 @@
+import RpcWire
 
 /// The SHA-256 digest of a certificate's DER-encoded SubjectPublicKeyInfo: a pinned public key.
 ///
@@ -37,7 +38,7 @@ public struct PublicKeyPin: Sendable, Hashable, CustomStringConvertible {
         if text.hasPrefix("sha256/") {
             text = text.dropFirst("sha256/".count)
         }
-        guard let digest = PublicKeyPinBase64.decode(text) else {
+        guard let digest = Base64.decode(text) else {
             throw TransportError(
                 code: .tlsConfigurationInvalid,
                 message: "the public key pin '\(base64)' is not valid base64"
@@ -48,6 +49,6 @@ public struct PublicKeyPin: Sendable, Hashable, CustomStringConvertible {
 
     /// The pin as `sha256/` followed by the base64 digest.
     public var description: String {
-        "sha256/" + PublicKeyPinBase64.encode(sha256)
+        "sha256/" + Base64.encode(sha256, padded: true)
     }
 }

@@ -1,9 +1,18 @@
-/// Base64 with the standard alphabet (RFC 4648, section 4), as Cap'n Web `bytes` use it.
+/// Base64 (RFC 4648): the one codec of the stack, for Cap'n Web `bytes`, public key pins and
+/// RivetKit's creation inputs.
 ///
-/// The encoder writes no `=` padding, as the reference sender does. The decoder accepts padded
-/// and unpadded text, and rejects characters outside the alphabet, lengths no encoding can have
-/// (one character past a group of four) and padding anywhere but at the end of the last group.
-enum Base64 {
+/// The encoder writes the standard alphabet (section 4) without `=` padding by default, as the
+/// Cap'n Web reference sender does; `padded` adds it, `urlSafe` writes the URL-safe alphabet
+/// (section 5, `-` and `_`). The decoder accepts padded and unpadded text, and rejects
+/// characters outside the alphabet (the URL-safe one too only when asked), lengths no encoding
+/// can have (one character past a group of four) and padding anywhere but at the end of the
+/// last group.
+///
+/// ```swift
+/// Base64.encode([0xFB, 0xFF], padded: true)     // "+/8="
+/// Base64.decode("-_8", acceptingURLSafe: true)   // [0xFB, 0xFF]
+/// ```
+public enum Base64 {
     /// The 64 characters of the alphabet, by value.
     private static let alphabet: [UInt8] = Array(
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
@@ -20,14 +29,22 @@ enum Base64 {
         return table
     }()
 
+    /// ``values`` with the URL-safe `-` and `_` read as 62 and 63 too.
+    private static let valuesWithURLSafe: [UInt8] = {
+        var table = values
+        table[Int(UInt8(ascii: "-"))] = 62
+        table[Int(UInt8(ascii: "_"))] = 63
+        return table
+    }()
+
     /// The number of characters the unpadded encoding of `count` bytes takes.
-    static func encodedLength(of count: Int) -> Int {
+    package static func encodedLength(of count: Int) -> Int {
         let (groups, rest) = count.quotientAndRemainder(dividingBy: 3)
         return groups * 4 + (rest == 0 ? 0 : rest + 1)
     }
 
     /// Appends the unpadded encoding of `bytes` to `output`.
-    static func encode(_ bytes: [UInt8], into output: inout [UInt8]) {
+    package static func encode(_ bytes: [UInt8], into output: inout [UInt8]) {
         output.reserveCapacity(output.count + encodedLength(of: bytes.count))
         alphabet.withUnsafeBufferPointer { table in
             var index = 0
@@ -57,21 +74,42 @@ enum Base64 {
         }
     }
 
-    /// The unpadded encoding of `bytes`.
-    static func encode(_ bytes: [UInt8]) -> String {
+    /// The encoding of `bytes`.
+    ///
+    /// - Parameters:
+    ///   - bytes: What to encode.
+    ///   - padded: Whether the last group is completed with `=` to four characters.
+    ///   - urlSafe: Whether `-` and `_` stand for 62 and 63 instead of `+` and `/`.
+    public static func encode(_ bytes: [UInt8], padded: Bool = false, urlSafe: Bool = false) -> String {
         var output: [UInt8] = []
         encode(bytes, into: &output)
+        if urlSafe {
+            for index in output.indices {
+                switch output[index] {
+                case UInt8(ascii: "+"): output[index] = UInt8(ascii: "-")
+                case UInt8(ascii: "/"): output[index] = UInt8(ascii: "_")
+                default: break
+                }
+            }
+        }
+        if padded {
+            while output.count % 4 != 0 { output.append(UInt8(ascii: "=")) }
+        }
         return String(decoding: output, as: UTF8.self)
     }
 
     /// The bytes `text` encodes, or `nil` when it is not valid base64.
-    static func decode(_ text: String) -> [UInt8]? {
-        var text = text
-        return text.withUTF8 { decode(utf8: $0) }
+    ///
+    /// - Parameters:
+    ///   - text: Padded or unpadded base64.
+    ///   - acceptingURLSafe: Whether `-` and `_` are read as 62 and 63 as well as `+` and `/`.
+    public static func decode(_ text: some StringProtocol, acceptingURLSafe: Bool = false) -> [UInt8]? {
+        var text = String(text)
+        return text.withUTF8 { decode(utf8: $0, acceptingURLSafe: acceptingURLSafe) }
     }
 
     /// The bytes `characters` encode, or `nil` when they are not valid base64.
-    static func decode(utf8 characters: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    package static func decode(utf8 characters: UnsafeBufferPointer<UInt8>, acceptingURLSafe: Bool = false) -> [UInt8]? {
         var length = characters.count
         var padding = 0
         while padding < 2, length > 0, characters[length - 1] == UInt8(ascii: "=") {
@@ -88,7 +126,7 @@ enum Base64 {
         }
         var output = [UInt8]()
         output.reserveCapacity(length / 4 * 3 + (rest == 0 ? 0 : rest - 1))
-        let valid = values.withUnsafeBufferPointer { table -> Bool in
+        let valid = (acceptingURLSafe ? valuesWithURLSafe : values).withUnsafeBufferPointer { table -> Bool in
             var index = 0
             let fullEnd = length - rest
             while index < fullEnd {

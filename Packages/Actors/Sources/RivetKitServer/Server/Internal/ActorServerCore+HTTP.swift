@@ -2,6 +2,7 @@ import Foundation
 import NIOHTTP1
 import RivetKit
 import RpcTransportNIO
+import RpcWire
 
 extension ActorServerCore {
     /// Answers one HTTP request of RivetKit's surface; errors become RivetKit error bodies.
@@ -67,7 +68,7 @@ extension ActorServerCore {
             }
             var input: JSONValue?
             if case .string(let encoded)? = body["input"] {
-                guard let bytes = RivetBase64.decode(encoded) else {
+                guard let bytes = Base64.decode(encoded, acceptingURLSafe: true) else {
                     throw ActorError(group: "request", code: "invalid", message: "input is not base64")
                 }
                 input = try RivetCBOR.decode(bytes)

@@ -1,5 +1,6 @@
 import RivetKit
 import RpcTransportNIO
+import RpcWire
 
 /// The actor a gateway path names, in either form RivetKit's client uses:
 /// `/gateway/{actorId}[@token]/…` or the query gateway `/gateway/{name}/…?rvt-method=…`.
@@ -46,7 +47,7 @@ struct GatewayTarget {
         let key = try rawKey.map { raw throws(ActorError) in try ActorKey.parse(queryValue: raw) } ?? []
         var input: JSONValue?
         if let encoded = value("rvt-input") {
-            guard let bytes = RivetBase64.decode(encoded) else {
+            guard let bytes = Base64.decode(encoded, acceptingURLSafe: true) else {
                 throw ActorError(group: "request", code: "invalid", message: "rvt-input is not base64url")
             }
             input = try RivetCBOR.decode(bytes)

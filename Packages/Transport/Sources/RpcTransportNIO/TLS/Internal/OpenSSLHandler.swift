@@ -1,5 +1,6 @@
 import NIOCore
 import RpcTransport
+import RpcWire
 
 /// A channel handler that secures a connection with TLS through an ``OpenSSLConnection``.
 ///
@@ -368,7 +369,7 @@ final class OpenSSLHandler: ChannelDuplexHandler {
         }
         return TransportError(
             code: .pinMismatch,
-            message: "the server's public key sha256/\(PublicKeyPinBase64.encode(digest)) matches none of the "
+            message: "the server's public key sha256/\(Base64.encode(digest, padded: true)) matches none of the "
                 + "\(pins.count) pinned key\(pins.count == 1 ? "" : "s")"
         )
     }
