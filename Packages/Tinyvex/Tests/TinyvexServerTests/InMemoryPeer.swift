@@ -8,7 +8,8 @@ import TinyvexServer
 /// A client of the documented protocol on an in-memory connection served by a running server,
 /// whose reading speed the test sets (see ``ScriptedTransport``): a slow or absent reader is
 /// what the server sees.
-final class InMemoryPeer: Sendable {
+final class InMemoryPeer: JSONRPCPeer {
+    static let defaultWaitTimeout: Duration = .seconds(20)
     let transport: ScriptedTransport
     private let nextID = Mutex<Int64>(0)
     private let serving: Task<Void, Never>
@@ -51,36 +52,13 @@ final class InMemoryPeer: Sendable {
     @discardableResult
     func request(_ method: String, _ params: JSONObject? = nil) throws -> JSONValue {
         let id = nextID.withLock { $0 += 1; return $0 }
-        var message: JSONObject = ["jsonrpc": "2.0", "id": .integer(id), "method": .string(method)]
-        if let params { message.updateValue(.object(params), forKey: "params") }
-        transport.deliver(.text(utf8: try JSONSerializer().serialize(.object(message))))
+        transport.deliver(try Self.request(id: id, method, params))
         return .integer(id)
     }
 
     /// Sends a request and waits for its answer.
     func call(_ method: String, _ params: JSONObject? = nil, timeout: Duration = .seconds(20)) async throws -> JSONValue {
-        let id = try request(method, params)
-        return try await waitFor("the answer to \(id)", timeout: timeout) { messages in
-            messages.first { $0["id"] == id && $0["method"] == nil }
-        }
-    }
-
-    /// The notifications of `method` received so far.
-    func notifications(_ method: String) -> [JSONObject] {
-        messages.compactMap { $0["method"] == .string(method) ? $0["params"]?.objectValue : nil }
-    }
-
-    /// Waits until `find` returns something from the messages received so far.
-    func waitFor<T>(_ what: String, timeout: Duration = .seconds(20), _ find: ([JSONValue]) -> T?) async throws -> T {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            if let found = find(messages) { return found }
-            guard ContinuousClock.now < deadline else {
-                Issue.record("timed out waiting for \(what); received \(messages.count) messages")
-                throw CancellationError()
-            }
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        try await answer(to: try request(method, params), timeout: timeout)
     }
 
     func close() async {

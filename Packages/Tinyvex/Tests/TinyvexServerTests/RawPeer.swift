@@ -7,7 +7,8 @@ import Testing
 
 /// A JSON-RPC peer that speaks the protocol by hand over a real WebSocket: what any client
 /// of the documented protocol would send, and everything the server sends back, in order.
-final class RawPeer: Sendable {
+final class RawPeer: JSONRPCPeer {
+    static let defaultWaitTimeout: Duration = .seconds(10)
     let transport: WebSocketTransport
     private let box = Received()
     private let nextID = Mutex<Int64>(0)
@@ -44,34 +45,8 @@ final class RawPeer: Sendable {
     @discardableResult
     func call(_ method: String, _ params: JSONObject? = nil) async throws -> JSONValue {
         let id = nextID.withLock { $0 += 1; return $0 }
-        var message: JSONObject = ["jsonrpc": "2.0", "id": .integer(id), "method": .string(method)]
-        if let params { message.updateValue(.object(params), forKey: "params") }
-        try await transport.send(.text(utf8: try JSONSerializer().serialize(.object(message))))
+        try await transport.send(try Self.request(id: id, method, params))
         return try await answer(to: .integer(id))
-    }
-
-    func answer(to id: JSONValue) async throws -> JSONValue {
-        try await waitFor("the answer to \(id)") { messages in
-            messages.first { $0["id"] == id && $0["method"] == nil }
-        }
-    }
-
-    /// The notifications of `method` received so far.
-    func notifications(_ method: String) -> [JSONObject] {
-        messages.compactMap { $0["method"] == .string(method) ? $0["params"]?.objectValue : nil }
-    }
-
-    /// Waits until `find` returns something from the messages received so far.
-    func waitFor<T>(_ what: String, timeout: Duration = .seconds(10), _ find: ([JSONValue]) -> T?) async throws -> T {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            if let found = find(messages) { return found }
-            guard ContinuousClock.now < deadline else {
-                Issue.record("timed out waiting for \(what); received \(messages.count) messages")
-                throw CancellationError()
-            }
-            try await Task.sleep(for: .milliseconds(5))
-        }
     }
 
     /// The index of the first message matching `predicate`.
