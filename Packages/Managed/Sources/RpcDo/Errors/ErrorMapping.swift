@@ -59,13 +59,28 @@ enum ErrorMapping {
     }
 
     /// Any error thrown around a call (by an interceptor, for example).
+    ///
+    /// Only an error the peer sent is remote: an ``RpcError`` passes unchanged, a rejection
+    /// value is mapped by its name. An error this process made stays local: a transport's
+    /// error is a lost connection (or an argument, for a target that cannot be used), a
+    /// decoding failure is ``RpcError/invalidResponse(_:)``, an encoding failure
+    /// ``RpcError/invalidArgument(_:)``, and any other error (an interceptor's own) is
+    /// ``RpcError/invalidArgument(_:)`` naming its type: the call was refused before an answer
+    /// came, and RpcDo's errors carry text, not the error itself.
     static func map(any error: any Error) -> RpcError {
         switch error {
         case let error as RpcError: error
         case let error as CapnWeb.RpcError: map(error)
         case let error as ManagedConnectionError: map(error)
+        case let value as RpcErrorValue: map(value)
         case is CancellationError: .cancelled
-        default: .remote(type: String(describing: type(of: error)), message: "\(error)")
+        case let error as TransportError
+        where error.code == .invalidTarget || error.code == .tlsConfigurationInvalid:
+            .invalidArgument(error.message)
+        case let error as TransportError: .connectionLost(error.description)
+        case is DecodingError, is WireError: .invalidResponse("\(error)")
+        case is EncodingError: .invalidArgument("\(error)")
+        default: .invalidArgument("\(String(describing: type(of: error))): \(error)")
         }
     }
 
