@@ -54,60 +54,88 @@ public final class ReconnectingConnection: Sendable {
         public let generation: UInt64
     }
 
-    private enum Phase {
-        case idle, running, stopped
+    /// How the protocol above plugs into the connection.
+    public struct Hooks: Sendable {
+        /// The ready handshake: runs on each new link (after the handler took it) and returns
+        /// once the protocol is ready on it (RivetKit's `Init` arrived, Tinyvex's `connect` was
+        /// answered); throwing fails the attempt. Until it returns the connection is not
+        /// `connected`, and messages and callers held offline wait. It must stop when its task
+        /// is cancelled; ``ReconnectingConnectionConfiguration/handshakeTimeout`` bounds it.
+        /// `nil`: a link is ready as soon as it is open.
+        public var handshake: (@Sendable (Link) async throws -> Void)?
+        /// Decides, per failure, whether to try again (``RetryDecision``); it runs under the
+        /// connection's lock, so it must be quick and must not call the connection. `nil`:
+        /// ``RetryDecision/default(for:)``.
+        public var decideRetry: (@Sendable (TransportError, ConnectionFailureContext) -> RetryDecision)?
+        /// Told of each link once it is ready, after the messages held offline were written to it
+        /// and before waiting callers resume. It must not block.
+        public var ready: (@Sendable (Link) -> Void)?
+
+        /// Creates hooks.
+        public init(
+            handshake: (@Sendable (Link) async throws -> Void)? = nil,
+            decideRetry: (@Sendable (TransportError, ConnectionFailureContext) -> RetryDecision)? = nil,
+            ready: (@Sendable (Link) -> Void)? = nil
+        ) {
+            self.handshake = handshake
+            self.decideRetry = decideRetry
+            self.ready = ready
+        }
     }
 
-    /// Where a supervising task begins.
-    private enum Start {
-        /// Open the first connection; its failure is final.
-        case fresh
-        /// Watch a connection that is already attached.
-        case watching(Link)
-        /// Reconnect, starting with `attempt`, after `error`.
-        case retrying(after: any Error, attempt: Int)
+    private typealias Machine = ConnectionSupervisor<Link, CheckedContinuation<Link, any Error>>
+    private typealias Action = Machine.Action
+
+    /// What the shell's tasks are known by.
+    private enum Job: Hashable, Sendable {
+        case open(UInt64)
+        case handshake(UInt64)
+        case watch(UInt64)
+        case liveness(UInt64)
+        case abort(UInt64)
+        case close(UInt64)
+        case timer(Machine.Timer)
     }
 
     private struct State {
-        var phase: Phase = .idle
-        var gaveUp = false
-        var connectionState: ConnectionState = .connecting
-        var link: Link?
-        var generation: UInt64 = 0
+        var machine: Machine
         var headers: [String: String]
-        var outbox: [TransportMessage] = []
-        var waiters: [UInt64: CheckedContinuation<Link, any Error>] = [:]
-        var nextID: UInt64 = 0
         var observers = StateObservers<ConnectionState>()
-        /// Set by ``close()`` once the observers are finished; a later ``start()`` clears it.
+        /// Set once the observers are finished by a close; a later start clears it.
         var observersFinished = false
         var lossHandlers: [@Sendable (UInt64) -> Void] = []
         var stateHandlers: [@Sendable (ConnectionState) -> Void] = []
-        var supervisor: Task<Void, Never>?
-        var starting: CheckedContinuation<Void, any Error>?
-        /// An explicit reconnect is in progress.
-        var reconnecting = false
-        /// Wakes the watch of the current link when its owner reports it failed.
-        var failureSignal: (generation: UInt64, signal: AsyncStream<TransportError>.Continuation)?
+        /// States decided but not yet told to the handlers and streams, in order.
+        var publications: [ConnectionState] = []
+        var publishing = false
+        var offlineWaits: UInt64 = 0
     }
 
     /// The settings.
     public let configuration: ReconnectingConnectionConfiguration
     private let factory: TransportFactory
     private let handler: Handler
+    private let hooks: Hooks
     private let lock: Mutex<State>
+    private let tasks = OwnedTasks<Job>()
     private var logger: Logger { configuration.logger }
 
     /// Creates a connection; nothing is opened until ``start()``.
     public init(
         configuration: ReconnectingConnectionConfiguration = ReconnectingConnectionConfiguration(),
         factory: @escaping TransportFactory,
-        handler: Handler
+        handler: Handler,
+        hooks: Hooks = Hooks()
     ) {
         self.configuration = configuration
         self.factory = factory
         self.handler = handler
-        self.lock = Mutex(State(headers: configuration.headers))
+        self.hooks = hooks
+        let settings = Machine.Settings(
+            policy: configuration.reconnect, connectTimeout: configuration.connectTimeout,
+            handshakeTimeout: configuration.handshakeTimeout, hasHandshake: hooks.handshake != nil,
+            offlineQueueLimit: configuration.offlineQueueLimit)
+        self.lock = Mutex(State(machine: Machine(settings: settings), headers: configuration.headers))
     }
 
     /// Starts a connection, runs `body` with it, and closes it when `body` returns or throws.
@@ -118,10 +146,11 @@ public final class ReconnectingConnection: Sendable {
         configuration: ReconnectingConnectionConfiguration = ReconnectingConnectionConfiguration(),
         factory: @escaping TransportFactory,
         handler: Handler,
+        hooks: Hooks = Hooks(),
         isolation: isolated (any Actor)? = #isolation,
         _ body: (ReconnectingConnection) async throws -> T
     ) async throws -> T {
-        let connection = ReconnectingConnection(configuration: configuration, factory: factory, handler: handler)
+        let connection = ReconnectingConnection(configuration: configuration, factory: factory, handler: handler, hooks: hooks)
         try await connection.start()
         let outcome: Result<T, any Error>
         do {
@@ -137,7 +166,7 @@ public final class ReconnectingConnection: Sendable {
 
     /// The current state.
     public var state: ConnectionState {
-        lock.withLock { $0.connectionState }
+        lock.withLock { $0.machine.published }
     }
 
     /// The headers the next (re)connect passes to the factory.
@@ -155,11 +184,11 @@ public final class ReconnectingConnection: Sendable {
     public func stateUpdates() -> AsyncStream<ConnectionState> {
         let (stream, continuation) = AsyncStream<ConnectionState>.makeStream()
         let (current, finished) = lock.withLock { state -> (ConnectionState, Bool) in
-            if state.observersFinished { return (state.connectionState, true) }
+            if state.observersFinished { return (state.machine.published, true) }
             state.observers.add(continuation) { [weak self] id in
                 _ = self?.lock.withLock { $0.observers.remove(id) }
             }
-            return (state.connectionState, false)
+            return (state.machine.published, false)
         }
         continuation.yield(current)
         if finished { continuation.finish() }
@@ -178,70 +207,26 @@ public final class ReconnectingConnection: Sendable {
         lock.withLock { $0.lossHandlers.append(handler) }
     }
 
-    private func publish(_ newState: ConnectionState) {
-        let published = lock.withLock { state -> ([StateObservers<ConnectionState>.Continuation], [@Sendable (ConnectionState) -> Void])? in
-            // Once closed, only `disconnected` is published: an explicit reconnect that was
-            // under way when the connection closed does not announce itself afterwards.
-            if state.phase == .stopped, !newState.isDisconnected { return nil }
-            // A connection starts out `connecting`: its first attempt changes nothing.
-            if case .connecting = newState, case .connecting = state.connectionState { return nil }
-            state.connectionState = newState
-            return (state.observers.all, state.stateHandlers)
-        }
-        guard let (observers, handlers) = published else { return }
-        for handler in handlers { handler(newState) }
-        logger.debug("connection state", metadata: ["state": "\(newState)"])
-        for observer in observers { observer.yield(newState) }
-    }
-
-    private func lost(_ link: Link) {
-        for handler in lock.withLock({ $0.lossHandlers }) { handler(link.generation) }
-    }
-
     // MARK: Lifecycle
 
-    /// Opens the first connection and starts keeping it alive; returns once it is open.
+    /// Opens the first connection and starts keeping it alive; returns once it is ready (open,
+    /// and its ready handshake done).
     ///
-    /// Calling it while running waits for the connection in progress (within the offline
-    /// limit); after ``close()`` (or after reconnecting gave up) it starts again.
+    /// Calling it while running waits for the connection in progress; after ``close()`` (or
+    /// after reconnecting gave up or went idle) it starts again.
     ///
     /// - Throws: ``TransportError``: the factory's (a non-transport error is wrapped with code
-    ///   ``TransportError/Code/connectFailed``), ``TransportError/Code/connectTimeout``, or
+    ///   ``TransportError/Code/connectFailed``), ``TransportError/Code/connectTimeout``,
+    ///   ``TransportError/Code/handshakeTimeout``, the handshake's (wrapped the same way), or
     ///   ``TransportError/Code/closed`` when ``close()`` came first.
     public func start() async throws(TransportError) {
-        let began = lock.withLock { state -> (began: Bool, previous: Task<Void, Never>?) in
-            if state.phase == .running && !state.gaveUp { return (false, nil) }
-            state.phase = .running
-            state.gaveUp = false
-            state.observersFinished = false
-            defer { state.supervisor = nil }
-            return (true, state.supervisor)
-        }
-        guard began.began else {
-            // Already running: wait for the connection in progress, if any.
-            if lock.withLock({ $0.link == nil }) { _ = try await link() }
-            return
-        }
-        // A supervisor that gave up has returned, or is returning.
-        await began.previous?.value
-        do {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let running = lock.withLock { state -> Bool in
-                    guard state.phase == .running else { return false }
-                    state.starting = continuation
-                    state.supervisor = Task { [self] in await supervise(.fresh) }
-                    return true
-                }
-                if !running {
-                    continuation.resume(throwing: TransportError(code: .closed, message: "the connection was closed"))
-                }
-            }
-        } catch {
-            throw Self.transportError(error)
+        _ = try await awaitLink(cancelledMessage: "cancelled while connecting") { (state, continuation) throws(TransportError) in
+            if state.observersFinished, !state.machine.isRunning { state.observersFinished = false }
+            return state.machine.start(continuation)
         }
     }
 
-    /// Stops reconnecting (cancelling and awaiting the supervising task), closes the
+    /// Stops reconnecting (cancelling and awaiting every task of the connection), closes the
     /// transport, fails every queued message and waiting caller with
     /// ``TransportError/Code/closed``, publishes `disconnected(nil)` and finishes the state
     /// streams.
@@ -249,63 +234,20 @@ public final class ReconnectingConnection: Sendable {
     /// - Parameter ending: Runs on the open transport once nothing reconnects any more, before
     ///   it is closed: a protocol engine's own shutdown (which may close it with its own code).
     public func close(ending: (@Sendable (any MessageTransport) async -> Void)? = nil) async {
-        let taken = lock.withLock { state in
-            state.phase = .stopped
-            let taken = (state.supervisor, state.link, state.waiters, state.starting)
-            state.supervisor = nil
-            state.link = nil
-            state.waiters = [:]
-            state.starting = nil
-            state.outbox = []
-            return taken
-        }
-        taken.0?.cancel()
-        await taken.0?.value
-        // A supervisor cancelled while attaching may have stored one more link.
-        let stray = lock.withLock { state -> Link? in
-            defer { state.link = nil }
-            return state.link
-        }
-        for link in [taken.1, stray].compactMap({ $0 }) {
-            await ending?(link.transport)
-            await link.transport.close(code: .normal, reason: "closed by the client")
-            lost(link)
-        }
-        let closed = TransportError(code: .closed, message: "the connection was closed")
-        for waiter in taken.2.values { waiter.resume(throwing: closed) }
-        taken.3?.resume(throwing: closed)
-        publish(.disconnected(nil))
-        let observers = lock.withLock { state in
-            state.observersFinished = true
-            return state.observers.removeAll()
-        }
-        for observer in observers { observer.finish() }
+        let actions = lock.withLock { $0.machine.close() }
+        await perform(actions, ending: ending, stopping: true)
     }
 
     /// Ends the connection without waiting, for an owner that goes away without calling
-    /// ``close()``: the supervising task is cancelled (it ends at its next suspension point),
-    /// waiting callers fail with ``TransportError/Code/closed``, and the open transport's
-    /// close handshake finishes in the background (bounded by its close timeout).
+    /// ``close()``: every task of the connection is cancelled (each ends at its next suspension
+    /// point), waiting callers fail with ``TransportError/Code/closed``, and the open
+    /// transport's close handshake finishes in the background (bounded by its close timeout).
     public func abandon() {
-        let taken = lock.withLock { state -> (Task<Void, Never>?, Link?, [CheckedContinuation<Link, any Error>], CheckedContinuation<Void, any Error>?)? in
-            guard state.phase != .stopped else { return nil }
-            state.phase = .stopped
-            defer {
-                state.supervisor = nil
-                state.link = nil
-                state.waiters = [:]
-                state.starting = nil
-                state.outbox = []
-            }
-            return (state.supervisor, state.link, Array(state.waiters.values), state.starting)
-        }
-        guard let (supervisor, link, waiters, starting) = taken else { return }
-        supervisor?.cancel()
-        let closed = TransportError(code: .closed, message: "the connection's owner went away")
-        for waiter in waiters { waiter.resume(throwing: closed) }
-        starting?.resume(throwing: closed)
-        if let transport = link?.transport {
-            Task { await transport.close(code: .goingAway, reason: "the client went away") }
+        let actions = lock.withLock { $0.machine.close() }
+        tasks.abandon()
+        for link in performNow(actions) {
+            // Owned by nobody once the owner is gone; the transport's own close timeout bounds it.
+            Task { await link.transport.close(code: .goingAway, reason: "the client went away") }
         }
     }
 
@@ -317,8 +259,7 @@ public final class ReconnectingConnection: Sendable {
     ///   - keepTryingOnFailure: When the new connection cannot be opened: `false`
     ///     publishes `disconnected` with the error and stops (``start()`` or another reconnect
     ///     begins again); `true` goes on reconnecting with the policy's backoff.
-    ///   - ending: Runs on the old transport once the reconnect loop is stopped, before it is
-    ///     closed (as for ``close(ending:)``).
+    ///   - ending: Runs on the old transport before it is closed (as for ``close(ending:)``).
     /// - Throws: ``TransportError``: why the new connection could not be opened (as
     ///   ``start()``), or ``TransportError/Code/notConnected`` when the connection is not
     ///   started or is closed.
@@ -326,403 +267,66 @@ public final class ReconnectingConnection: Sendable {
         keepTryingOnFailure: Bool = false,
         ending: (@Sendable (any MessageTransport) async -> Void)? = nil
     ) async throws(TransportError) {
-        let taken = lock.withLock { state -> (supervisor: Task<Void, Never>?, link: Link?)? in
-            guard state.phase == .running, !state.reconnecting else { return nil }
-            state.reconnecting = true
-            state.gaveUp = false
-            defer {
-                state.supervisor = nil
-                state.link = nil
-            }
-            return (state.supervisor, state.link)
-        }
-        guard let taken else {
-            if lock.withLock({ $0.reconnecting }) {
-                // Another reconnect is in progress: wait for its connection.
-                _ = try await link()
-                return
-            }
-            throw TransportError(code: .notConnected, message: "the connection is not running")
-        }
         logger.info("reconnecting on request")
-        taken.supervisor?.cancel()
-        await taken.supervisor?.value
-        let stray = lock.withLock { state -> Link? in
-            defer { state.link = nil }
-            return state.link
-        }
-        for link in [taken.link, stray].compactMap({ $0 }) {
-            await ending?(link.transport)
-            await link.transport.close(code: .normal, reason: "reconnecting")
-            lost(link)
-        }
-        publish(.reconnecting(attempt: 1))
-        let transport: any MessageTransport
-        do {
-            transport = try await connect()
-        } catch {
-            if keepTryingOnFailure && configuration.reconnect.allows(attempt: 2) {
-                resumeSupervision(.retrying(after: error, attempt: 2))
-            } else {
-                lock.withLock { $0.reconnecting = false }
-                giveUp(error)
+        _ = try await awaitLink(cancelledMessage: "cancelled while reconnecting", ending: ending) { (state, continuation) throws(TransportError) in
+            guard let (id, actions) = state.machine.reconnect(continuation, keepTrying: keepTryingOnFailure) else {
+                throw TransportError(code: .notConnected, message: "the connection is not running")
             }
-            throw error
-        }
-        guard let link = attach(transport) else {
-            await transport.close()
-            lock.withLock { $0.reconnecting = false }
-            throw TransportError(code: .notConnected, message: "the connection was closed while reconnecting")
-        }
-        guard resumeSupervision(.watching(link)) else {
-            throw TransportError(code: .notConnected, message: "the connection was closed while reconnecting")
-        }
-    }
-
-    /// Ends an explicit reconnect by starting a supervising task at `start`; `false` (and no
-    /// task) when the connection was closed meanwhile.
-    @discardableResult
-    private func resumeSupervision(_ start: Start) -> Bool {
-        lock.withLock { state -> Bool in
-            state.reconnecting = false
-            guard state.phase == .running else { return false }
-            state.supervisor = Task { [self] in await supervise(start) }
-            return true
+            return (.waiting(id), actions)
         }
     }
 
     /// Reports that the protocol on the transport of `generation` has failed although the
-    /// transport is still open (a message could not be encoded, say): the supervising task
-    /// ends it with `error` and reconnects as after any loss. Does nothing for a transport
-    /// that is no longer current.
+    /// transport is still open (a message could not be encoded, say): the transport is ended
+    /// with `error` and the connection reconnects as after any loss. Does nothing for a
+    /// transport that is no longer current.
     public func transportFailed(generation: UInt64, error: TransportError) {
-        let signal = lock.withLock { state in
-            state.failureSignal?.generation == generation ? state.failureSignal?.signal : nil
-        }
-        signal?.yield(error)
-    }
-
-    // MARK: Supervision
-
-    /// Connects, watches, reconnects; runs until cancelled, given up, or out of attempts.
-    private func supervise(_ start: Start) async {
-        let policy = configuration.reconnect
-        var attempt = 0
-        var everConnected = true
-        var lastError: (any Error)?
-        var watching: Link?
-        switch start {
-        case .fresh:
-            everConnected = false
-            publish(.connecting)
-        case .watching(let link):
-            watching = link
-        case .retrying(let error, let next):
-            lastError = error
-            attempt = next
-        }
-        while !Task.isCancelled {
-            if let link = watching {
-                watching = nil
-                let reason = await watch(link)
-                if Task.isCancelled { return }
-                lastError = detach(link, reason: reason)
-                attempt = 1
-                continue
-            }
-            if attempt > 0 {
-                guard policy.allows(attempt: attempt) else {
-                    giveUp(lastError)
-                    return
-                }
-                publish(.reconnecting(attempt: attempt))
-                do {
-                    try await Task.sleep(for: policy.backoff.delay(forAttempt: attempt))
-                } catch {
-                    return
-                }
-            }
-            let transport: any MessageTransport
-            do {
-                transport = try await connect()
-            } catch {
-                if Task.isCancelled { return }
-                logger.debug("connect failed", metadata: ["error": "\(error)"])
-                lastError = error
-                if !everConnected {
-                    giveUp(error)
-                    return
-                }
-                attempt += 1
-                continue
-            }
-            guard let link = attach(transport) else {
-                await transport.close()
-                return
-            }
-            everConnected = true
-            watching = link
-        }
-    }
-
-    /// Opens a transport with the current headers, within the connect timeout.
-    private func connect() async throws(TransportError) -> any MessageTransport {
-        let headers = lock.withLock { $0.headers }
-        let factory = self.factory
-        let timeout = configuration.connectTimeout
-        do {
-            let opened = try await withThrowingTaskGroup(of: (any MessageTransport)?.self) { group in
-                group.addTask { try await factory(headers) }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    return nil
-                }
-                let first: (any MessageTransport)?
-                do {
-                    first = try await group.next() ?? nil
-                } catch {
-                    group.cancelAll()
-                    await Self.closeLate(&group)
-                    throw error
-                }
-                group.cancelAll()
-                await Self.closeLate(&group)
-                return first
-            }
-            guard let opened else {
-                throw TransportError(code: .connectTimeout, message: "the connection was not opened within \(timeout)")
-            }
-            return opened
-        } catch {
-            if Task.isCancelled {
-                throw TransportError(code: .cancelled, message: "connecting was cancelled", cause: error)
-            }
-            throw Self.transportError(error)
-        }
-    }
-
-    /// Awaits the rest of a connect race, closing a transport the factory opened too late.
-    private static func closeLate(_ group: inout ThrowingTaskGroup<(any MessageTransport)?, any Error>) async {
-        while let result = await group.nextResult() {
-            if case .success(let transport?) = result { await transport.close() }
-        }
-    }
-
-    /// Makes `transport` current, hands it to the handler, flushes the offline queue and
-    /// resumes waiting callers; `nil` when the connection was closed meanwhile.
-    private func attach(_ transport: any MessageTransport) -> Link? {
-        let taken = lock.withLock { state -> (Link, [TransportMessage], [CheckedContinuation<Link, any Error>], CheckedContinuation<Void, any Error>?)? in
-            guard state.phase == .running, !Task.isCancelled else { return nil }
-            state.generation += 1
-            let link = Link(transport: transport, generation: state.generation)
-            state.link = link
-            defer {
-                state.outbox = []
-                state.waiters = [:]
-                state.starting = nil
-            }
-            return (link, state.outbox, Array(state.waiters.values), state.starting)
-        }
-        guard let (link, outbox, waiters, starting) = taken else { return nil }
-        switch handler {
-        case .messages(let deliver):
-            transport.start { event in
-                if case .message(let message) = event { deliver(message) }
-            }
-        case .transports(let take):
-            take(transport, link.generation)
-        }
-        for message in outbox {
-            do {
-                try transport.enqueue(message)
-            } catch {
-                logger.warning("a queued message could not be sent", metadata: ["error": "\(error)"])
-            }
-        }
-        logger.info("connected", metadata: ["generation": "\(link.generation)"])
-        publish(.connected)
-        starting?.resume()
-        for waiter in waiters { waiter.resume(returning: link) }
-        return link
-    }
-
-    /// Returns when `link`'s transport has closed, running the keepalive meanwhile; the
-    /// keepalive's error when it ended the transport.
-    private func watch(_ link: Link) async -> TransportError? {
-        let (failures, signal) = AsyncStream<TransportError>.makeStream()
-        lock.withLock { $0.failureSignal = (link.generation, signal) }
-        defer {
-            lock.withLock { state in
-                if state.failureSignal?.generation == link.generation { state.failureSignal = nil }
-            }
-            signal.finish()
-        }
-        let transport = link.transport
-        return await withTaskGroup(of: TransportError?.self) { group in
-            if let keepalive = configuration.keepalive {
-                let logger = self.logger
-                group.addTask {
-                    await KeepaliveScheduler.run(keepalive, on: transport) { error in
-                        logger.warning("keepalive not answered; ending the transport")
-                        await transport.abort(error)
-                    }
-                }
-            }
-            group.addTask {
-                // The owner reported the transport failed: end it.
-                for await error in failures {
-                    await transport.abort(error)
-                    return error
-                }
-                return nil
-            }
-            for await transportState in transport.stateUpdates() where transportState.isClosed {
-                break
-            }
-            group.cancelAll()
-            signal.finish()
-            var failure: TransportError?
-            for await result in group where result != nil {
-                failure = result
-            }
-            return failure
-        }
-    }
-
-    /// Forgets a lost transport; returns why it closed.
-    private func detach(_ link: Link, reason keepaliveFailure: TransportError?) -> (any Error)? {
-        lock.withLock { state in
-            if state.link?.generation == link.generation { state.link = nil }
-        }
-        lost(link)
-        var reason: (any Error)? = keepaliveFailure
-        if reason == nil, case .closed(let closure) = link.transport.state {
-            reason = closure.error ?? TransportError(code: .closed, message: closure.description, closeCode: closure.code)
-        }
-        logger.info("connection lost", metadata: ["generation": "\(link.generation)", "reason": "\(String(describing: reason))"])
-        return reason
-    }
-
-    private func giveUp(_ error: (any Error)?) {
-        let failure = TransportError(code: .notConnected, message: error.map { "\($0)" } ?? "could not connect", cause: error)
-        let taken = lock.withLock { state -> ([CheckedContinuation<Link, any Error>], CheckedContinuation<Void, any Error>?)? in
-            guard state.phase == .running else { return nil }
-            state.gaveUp = true
-            defer {
-                state.waiters = [:]
-                state.starting = nil
-                state.outbox = []
-            }
-            return (Array(state.waiters.values), state.starting)
-        }
-        guard let (waiters, starting) = taken else { return }
-        publish(.disconnected(error ?? failure))
-        starting?.resume(throwing: error.map(Self.transportError) ?? failure)
-        for waiter in waiters { waiter.resume(throwing: failure) }
-    }
-
-    /// `error` as a ``TransportError``: itself, or wrapped with code `connectFailed`.
-    private static func transportError(_ error: any Error) -> TransportError {
-        if let error = error as? TransportError { return error }
-        if error is CancellationError {
-            return TransportError(code: .cancelled, message: "cancelled", cause: error)
-        }
-        return TransportError(code: .connectFailed, message: "\(error)", cause: error)
+        guard let link = lock.withLock({ $0.machine.openLink }), link.generation == generation else { return }
+        tasks.spawn(.abort(generation)) { await link.link.transport.abort(error) }
     }
 
     // MARK: Sending and waiting
 
-    /// Sends `message` on the open transport, or holds it until the next connection (up to
+    /// Sends `message` on the ready transport, or holds it until the next one is ready (up to
     /// the ``ReconnectingConnectionConfiguration/offlineQueueLimit``).
     ///
     /// - Throws: ``TransportError``: `notConnected` when not started, closed, given up, or
     ///   without an offline queue; `offlineQueueFull` when the queue holds its limit; the
     ///   transport's error (`messageTooLarge`, say) when it refuses the message.
     public func send(_ message: TransportMessage) async throws(TransportError) {
-        if let link = lock.withLock({ $0.link }) {
+        while true {
+            let decision = try lock.withLock { state throws(TransportError) in try state.machine.send(message) }
+            guard case .write(let link) = decision else { return }
             do {
                 try link.transport.enqueue(message)
                 return
-            } catch {
-                if error.code != .closed { throw error }
+            } catch where error.code == .closed {
+                // Lost just now: once the machine has heard of it, the message is held.
+                if lock.withLock({ $0.machine.readyLink?.generation == link.generation }) { throw error }
             }
-        }
-        try lock.withLock { state throws(TransportError) in
-            if let link = state.link, link.transport.state.isOpen {
-                try link.transport.enqueue(message)
-                return
-            }
-            try admitOffline(&state, queued: state.outbox.count)
-            state.outbox.append(message)
-        }
-    }
-
-    private func admitOffline(_ state: inout State, queued: Int) throws(TransportError) {
-        guard state.phase == .running, !state.gaveUp else {
-            throw TransportError(code: .notConnected, message: "the connection is not running")
-        }
-        guard let limit = configuration.offlineQueueLimit else {
-            throw TransportError(code: .notConnected, message: "not connected, and the offline policy holds nothing (no offline queue)")
-        }
-        guard queued < limit else {
-            throw TransportError(code: .offlineQueueFull, message: "the offline queue is full (limit \(limit))")
         }
     }
 
     /// How many times a caller has begun waiting in ``link()`` because the connection was not
-    /// open. Lets tests observe such a wait instead of guessing at its timing.
+    /// ready. Lets tests observe such a wait instead of guessing at its timing.
     @_spi(RpcImplementation)
     public var offlineWaitCount: UInt64 {
-        lock.withLock { $0.nextID }
+        lock.withLock { $0.offlineWaits }
     }
 
-    /// Waits until connected (within the offline limit) and returns the open transport.
+    /// Waits until ready (within the offline limit) and returns the ready transport.
     ///
     /// - Throws: ``TransportError``: as ``send(_:)``, `closed` when the connection is closed
     ///   while waiting, `cancelled` when the task is.
     public func link() async throws(TransportError) -> Link {
-        enum Decision {
-            case ready(Link)
-            case wait(UInt64)
-        }
-        let decision = try lock.withLock { state throws(TransportError) -> Decision in
-            if let link = state.link { return .ready(link) }
-            try admitOffline(&state, queued: state.waiters.count)
-            let id = state.nextID
-            state.nextID += 1
-            return .wait(id)
-        }
-        switch decision {
-        case .ready(let link):
-            return link
-        case .wait(let id):
-            do {
-                return try await withTaskCancellationHandler {
-                    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Link, any Error>) in
-                        let immediate = lock.withLock { state -> Result<Link, any Error>? in
-                            if Task.isCancelled { return .failure(CancellationError()) }
-                            if let link = state.link { return .success(link) }
-                            guard state.phase == .running, !state.gaveUp else {
-                                return .failure(TransportError(code: .notConnected, message: "the connection is not running"))
-                            }
-                            state.waiters[id] = continuation
-                            return nil
-                        }
-                        if let immediate { continuation.resume(with: immediate) }
-                    }
-                } onCancel: {
-                    let waiter = lock.withLock { $0.waiters.removeValue(forKey: id) }
-                    waiter?.resume(throwing: CancellationError())
-                }
-            } catch let error as TransportError {
-                throw error
-            } catch {
-                throw TransportError(code: .cancelled, message: "cancelled while waiting for the connection")
-            }
+        try await awaitLink(cancelledMessage: "cancelled while waiting for the connection") { (state, continuation) throws(TransportError) in
+            let decision = try state.machine.waitForLink(continuation)
+            if case .waiting = decision { state.offlineWaits += 1 }
+            return (decision, [])
         }
     }
 
-    /// Waits until the connection is open (within the offline limit).
+    /// Waits until the connection is ready (within the offline limit).
     ///
     /// - Throws: ``TransportError`` as ``link()``.
     public func waitUntilConnected() async throws(TransportError) {
@@ -731,19 +335,252 @@ public final class ReconnectingConnection: Sendable {
 
     /// Whether the connection is started and still trying (not idle, closed or given up).
     public var isRunning: Bool {
-        lock.withLock { $0.phase == .running && !$0.gaveUp }
+        lock.withLock { $0.machine.isRunning }
     }
 
-    /// The open transport, if connected.
+    /// The ready transport, if connected.
     public var currentTransport: (any MessageTransport)? {
-        lock.withLock { $0.link?.transport }
+        lock.withLock { $0.machine.readyLink?.link.transport }
     }
-}
 
-extension ConnectionState {
-    /// Whether this is `disconnected`.
-    fileprivate var isDisconnected: Bool {
-        if case .disconnected = self { return true }
-        return false
+    // MARK: Shell
+
+    /// Registers the calling task as a waiter with `register` (under the lock), performs the
+    /// actions it returns, and waits for the link (or returns it at once).
+    private func awaitLink(
+        cancelledMessage: String,
+        ending: (@Sendable (any MessageTransport) async -> Void)? = nil,
+        _ register: @escaping @Sendable (inout State, CheckedContinuation<Link, any Error>) throws(TransportError) -> (Machine.WaitDecision, [Action])
+    ) async throws(TransportError) -> Link {
+        let waiterID = Mutex<UInt64?>(nil)
+        do {
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Link, any Error>) in
+                    let outcome: Result<(Machine.WaitDecision, [Action]), TransportError> = lock.withLock { state in
+                        if Task.isCancelled {
+                            return .failure(TransportError(code: .cancelled, message: cancelledMessage))
+                        }
+                        do throws(TransportError) {
+                            return .success(try register(&state, continuation))
+                        } catch {
+                            return .failure(error)
+                        }
+                    }
+                    switch outcome {
+                    case .failure(let error):
+                        continuation.resume(throwing: error)
+                    case .success((.ready(let link, _), let actions)):
+                        continuation.resume(returning: link)
+                        self.performSpawning(actions, ending: ending)
+                    case .success((.waiting(let id), let actions)):
+                        waiterID.withLock { $0 = id }
+                        self.performSpawning(actions, ending: ending)
+                    }
+                }
+            } onCancel: {
+                guard let id = waiterID.withLock({ $0 }) else { return }
+                let waiter = lock.withLock { $0.machine.cancelWaiter(id) }
+                waiter?.resume(throwing: TransportError(code: .cancelled, message: cancelledMessage))
+            }
+        } catch let error as TransportError {
+            throw error
+        } catch {
+            throw Self.transportError(error)
+        }
+    }
+
+    /// Feeds an input to the machine and performs its actions.
+    private func feed(_ input: (inout Machine) -> [Action]) async {
+        let actions = lock.withLock { input(&$0.machine) }
+        await perform(actions, ending: nil, stopping: false)
+    }
+
+    /// Performs `actions` from an async context: links to close are closed here, in order.
+    private func perform(
+        _ actions: [Action], ending: (@Sendable (any MessageTransport) async -> Void)?, stopping: Bool
+    ) async {
+        if stopping { await tasks.cancelAll() }
+        for link in performNow(actions) {
+            if let ending { await ending(link.transport) }
+            await link.transport.close(code: .normal, reason: stopping ? "closed by the client" : "reconnecting")
+        }
+        if stopping {
+            // A task cancelled while it reported back may have opened one more link.
+            await tasks.drain()
+        }
+    }
+
+    /// Performs `actions` from a synchronous context: links to close are closed in a task the
+    /// connection owns.
+    private func performSpawning(_ actions: [Action], ending: (@Sendable (any MessageTransport) async -> Void)?) {
+        for link in performNow(actions) {
+            tasks.spawn(.close(link.generation)) {
+                if let ending { await ending(link.transport) }
+                await link.transport.close(code: .normal, reason: "reconnecting")
+            }
+        }
+    }
+
+    /// Performs everything in `actions` that does not wait, in order, and returns the links
+    /// that are to be closed (after their tasks were stopped).
+    private func performNow(_ actions: [Action]) -> [Link] {
+        var closing: [Link] = []
+        var published = false
+        for action in actions {
+            switch action {
+            case .open(let attempt):
+                tasks.spawn(.open(attempt)) { [weak self] in await self?.open(attempt: attempt) }
+            case .cancelOpen(let attempt):
+                tasks.cancel(.open(attempt))
+            case .attach(let link, let generation):
+                attach(link)
+                tasks.spawn(.watch(generation)) { [weak self] in await self?.watch(link) }
+            case .handshake(let link, let generation):
+                guard let handshake = hooks.handshake else { continue }
+                tasks.spawn(.handshake(generation)) { [weak self] in await self?.runHandshake(handshake, on: link) }
+            case .cancelHandshake(let generation):
+                tasks.cancel(.handshake(generation))
+            case .startLiveness(let link, let generation):
+                guard let keepalive = configuration.keepalive else { continue }
+                let logger = self.logger
+                tasks.spawn(.liveness(generation)) {
+                    await KeepaliveScheduler.run(keepalive, on: link.transport) { error in
+                        logger.warning("keepalive not answered; ending the transport")
+                        await link.transport.abort(error)
+                    }
+                }
+            case .startTimer(let timer, let delay):
+                tasks.spawn(.timer(timer)) { [weak self] in
+                    do {
+                        try await Task.sleep(for: delay)
+                    } catch {
+                        return
+                    }
+                    await self?.timerFired(timer)
+                }
+            case .cancelTimer(let timer):
+                tasks.cancel(.timer(timer))
+            case .flush(let messages, let link):
+                for message in messages {
+                    do {
+                        try link.transport.enqueue(message)
+                    } catch {
+                        logger.warning("a queued message could not be sent", metadata: ["error": "\(error)"])
+                    }
+                }
+            case .ready(let link, _):
+                logger.info("connected", metadata: ["generation": "\(link.generation)"])
+                hooks.ready?(link)
+            case .closeLink(let link, let generation, _):
+                tasks.cancel(.watch(generation))
+                tasks.cancel(.liveness(generation))
+                closing.append(link)
+            case .lost(let generation):
+                logger.info("connection lost", metadata: ["generation": "\(generation)"])
+                for handler in lock.withLock({ $0.lossHandlers }) { handler(generation) }
+            case .publish(let state):
+                lock.withLock { $0.publications.append(state) }
+                published = true
+            case .resume(let waiters, let link, _):
+                for waiter in waiters { waiter.resume(returning: link) }
+            case .fail(let waiters, let error):
+                for waiter in waiters { waiter.resume(throwing: error) }
+            case .finishObservers:
+                if published { drainPublications() }
+                published = false
+                let observers = lock.withLock { state in
+                    state.observersFinished = true
+                    return state.observers.removeAll()
+                }
+                for observer in observers { observer.finish() }
+            }
+        }
+        if published { drainPublications() }
+        return closing
+    }
+
+    /// Tells the handlers and streams the decided states, in the order they were decided, one
+    /// caller at a time.
+    private func drainPublications() {
+        while true {
+            let next = lock.withLock { state -> (ConnectionState, [StateObservers<ConnectionState>.Continuation], [@Sendable (ConnectionState) -> Void])? in
+                guard !state.publishing, !state.publications.isEmpty else { return nil }
+                state.publishing = true
+                return (state.publications.removeFirst(), state.observers.all, state.stateHandlers)
+            }
+            guard let (published, observers, handlers) = next else { return }
+            for handler in handlers { handler(published) }
+            logger.debug("connection state", metadata: ["state": "\(published)"])
+            for observer in observers { observer.yield(published) }
+            lock.withLock { $0.publishing = false }
+        }
+    }
+
+    /// Hands a new link to the handler.
+    private func attach(_ link: Link) {
+        switch handler {
+        case .messages(let deliver):
+            link.transport.start { event in
+                if case .message(let message) = event { deliver(message) }
+            }
+        case .transports(let take):
+            take(link.transport, link.generation)
+        }
+    }
+
+    /// Opens a transport with the current headers, for `attempt`.
+    private func open(attempt: UInt64) async {
+        let headers = lock.withLock { $0.headers }
+        do {
+            let transport = try await factory(headers)
+            await feed { $0.linkOpened(attempt: attempt) { Link(transport: transport, generation: $0) } }
+        } catch {
+            // Cancelled: its timer or a close stopped it, and said so to the machine.
+            if Task.isCancelled { return }
+            logger.debug("connect failed", metadata: ["error": "\(error)"])
+            let failure = Self.transportError(error)
+            await feed { $0.openFailed(attempt: attempt, error: failure, decide: self.decide) }
+        }
+    }
+
+    /// Runs the ready handshake on `link`.
+    private func runHandshake(_ handshake: @Sendable (Link) async throws -> Void, on link: Link) async {
+        do {
+            try await handshake(link)
+            await feed { $0.handshakeFinished(generation: link.generation) }
+        } catch {
+            if Task.isCancelled { return }
+            let failure = Self.transportError(error, code: .handshakeFailed)
+            await feed { $0.linkFailed(generation: link.generation, error: failure, decide: self.decide) }
+        }
+    }
+
+    /// Waits until `link`'s transport closes and reports the loss.
+    private func watch(_ link: Link) async {
+        for await transportState in link.transport.stateUpdates() {
+            guard case .closed(let closure) = transportState else { continue }
+            await feed {
+                $0.linkFailed(generation: link.generation, error: closure.asError, closure: closure, decide: self.decide)
+            }
+            return
+        }
+    }
+
+    private func timerFired(_ timer: Machine.Timer) async {
+        await feed { $0.timerFired(timer, decide: self.decide) }
+    }
+
+    /// The protocol's retry decision, or the default.
+    private func decide(_ error: TransportError, _ context: ConnectionFailureContext) -> RetryDecision {
+        hooks.decideRetry?(error, context) ?? RetryDecision.default(for: context)
+    }
+
+    /// `error` as a ``TransportError``: itself, or wrapped with `code`.
+    private static func transportError(_ error: any Error, code: TransportError.Code = .connectFailed) -> TransportError {
+        if let error = error as? TransportError { return error }
+        if error is CancellationError {
+            return TransportError(code: .cancelled, message: "cancelled", cause: error)
+        }
+        return TransportError(code: code, message: "\(error)", cause: error)
     }
 }

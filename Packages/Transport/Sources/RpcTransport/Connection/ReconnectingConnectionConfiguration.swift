@@ -16,6 +16,10 @@ public struct ReconnectingConnectionConfiguration: Sendable {
     /// How long opening one transport (the factory) may take before the attempt fails with
     /// ``TransportError/Code/connectTimeout``. Default 10 seconds.
     public var connectTimeout: Duration
+    /// How long the protocol's ready handshake (``ReconnectingConnection/Hooks/handshake``) may
+    /// take once the transport is open before the attempt fails with
+    /// ``TransportError/Code/handshakeTimeout``. Default 10 seconds.
+    public var handshakeTimeout: Duration
     /// Liveness probes on the open transport; `nil` (the default) for none.
     public var keepalive: Keepalive?
     /// How many messages (and waiting callers) are held while not connected; `nil` fails them
@@ -30,6 +34,7 @@ public struct ReconnectingConnectionConfiguration: Sendable {
     public init(
         reconnect: ReconnectPolicy = ReconnectPolicy(maxAttempts: 10, backoff: .exponential(base: .milliseconds(100), max: .seconds(10))),
         connectTimeout: Duration = .seconds(10),
+        handshakeTimeout: Duration = .seconds(10),
         keepalive: Keepalive? = nil,
         offlineQueueLimit: Int? = 256,
         headers: [String: String] = [:],
@@ -37,6 +42,7 @@ public struct ReconnectingConnectionConfiguration: Sendable {
     ) {
         self.reconnect = reconnect
         self.connectTimeout = connectTimeout
+        self.handshakeTimeout = handshakeTimeout
         self.keepalive = keepalive
         self.offlineQueueLimit = offlineQueueLimit
         self.headers = headers
