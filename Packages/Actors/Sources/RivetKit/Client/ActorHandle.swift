@@ -49,7 +49,7 @@ public final class ActorHandle: Sendable {
                     method: .PUT, path: Self.actorsPath(config), json: JSONValue.object(body).description,
                     headers: Self.restHeaders(config)))
             guard case .string(let created)? = response["actor"]?["actor_id"] else {
-                throw ActorError(group: "client", code: "http_error", message: "PUT /actors answered without an actor id")
+                throw ActorError(.clientHTTPError, "PUT /actors answered without an actor id")
             }
             id = created
         }
@@ -69,7 +69,7 @@ public final class ActorHandle: Sendable {
                 method: .POST, path: actorsPath(config), json: JSONValue.object(body).description,
                 headers: restHeaders(config)))
         guard case .string(let id)? = response["actor"]?["actor_id"] else {
-            throw ActorError(group: "client", code: "http_error", message: "POST /actors answered without an actor id")
+            throw ActorError(.clientHTTPError, "POST /actors answered without an actor id")
         }
         return id
     }
@@ -84,15 +84,15 @@ public final class ActorHandle: Sendable {
             + "&namespace=\(HTTPQuery.percentEncode(config.namespace))"
         let response = try await send(http, HTTPClientRequest(method: .GET, path: path, headers: restHeaders(config)))
         guard case .array(let actors)? = response["actors"] else {
-            throw ActorError(group: "client", code: "http_error", message: "GET /actors answered without an actor list")
+            throw ActorError(.clientHTTPError, "GET /actors answered without an actor list")
         }
         guard let first = actors.first else {
             throw ActorError(
-                group: "actor", code: "not_found",
-                message: "no \(name) actor has the key \(ActorKey.serialize(key))")
+                .actorNotFound,
+                "no \(name) actor has the key \(ActorKey.serialize(key))")
         }
         guard case .string(let id)? = first["actor_id"] else {
-            throw ActorError(group: "client", code: "http_error", message: "GET /actors answered an actor without an id")
+            throw ActorError(.clientHTTPError, "GET /actors answered an actor without an id")
         }
         return id
     }
@@ -177,14 +177,14 @@ public final class ActorHandle: Sendable {
         do {
             response = try await http.execute(request)
         } catch {
-            throw ActorError(group: "client", code: "http_error", message: "\(request.path): \(error.message)")
+            throw ActorError(.clientHTTPError, "\(request.path): \(error.message)")
         }
         guard (200 ..< 300).contains(response.status) else {
             throw RivetMessageCodec.decodeErrorBody(response.body)
-                ?? ActorError(group: "client", code: "http_error", message: "\(request.path) answered \(response.status)")
+                ?? ActorError(.clientHTTPError, "\(request.path) answered \(response.status)")
         }
         guard let body = try? JSONValue(parsing: response.body) else {
-            throw ActorError(group: "client", code: "http_error", message: "\(request.path) answered with no JSON")
+            throw ActorError(.clientHTTPError, "\(request.path) answered with no JSON")
         }
         return body
     }

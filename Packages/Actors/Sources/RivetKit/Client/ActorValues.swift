@@ -7,7 +7,7 @@ enum ActorValues {
             do {
                 encoded.append(try JSONValueEncoder().encode(value))
             } catch {
-                throw ActorError(group: "client", code: "encode_error", message: "an argument cannot be encoded: \(error)")
+                throw ActorError(.clientEncodeError, "an argument cannot be encoded: \(error)")
             }
         }
         return encoded
@@ -18,7 +18,7 @@ enum ActorValues {
         do {
             return try JSONValueDecoder().decode(T.self, from: value)
         } catch {
-            throw ActorError(group: "client", code: "decode_error", message: "\(value) is not a \(T.self): \(error)")
+            throw ActorError(.clientDecodeError, "\(value) is not a \(T.self): \(error)")
         }
     }
 }

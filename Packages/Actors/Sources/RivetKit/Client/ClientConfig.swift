@@ -79,7 +79,7 @@ public struct ClientConfig: Sendable, Hashable {
     /// - Throws: ``ActorError`` `client.config_error` as described above.
     public func resolved() throws(ActorError) -> ResolvedClientConfig {
         func failure(_ message: String) -> ActorError {
-            ActorError(group: "client", code: "config_error", message: message)
+            ActorError(.clientConfigError, message)
         }
         guard !endpoint.contains("?"), !endpoint.contains("#") else {
             throw failure("the endpoint \(endpoint) must not have a query string or fragment")

@@ -113,7 +113,7 @@ public final class RivetKitClient: Sendable {
             }
             guard stored else {
                 await http.close()
-                throw ActorError(group: "client", code: "closed", message: "the client is closed")
+                throw ActorError(.clientClosed, "the client is closed")
             }
             return (resolved, http)
         }
@@ -121,7 +121,7 @@ public final class RivetKitClient: Sendable {
 
     private func currentState() throws(ActorError) -> (config: ResolvedClientConfig, http: HTTPClient)? {
         try state.withLock { state throws(ActorError) -> (ResolvedClientConfig, HTTPClient)? in
-            guard !state.closed else { throw ActorError(group: "client", code: "closed", message: "the client is closed") }
+            guard !state.closed else { throw ActorError(.clientClosed, "the client is closed") }
             guard let resolved = state.resolved, let http = state.http else { return nil }
             return (resolved, http)
         }
@@ -133,7 +133,7 @@ public final class RivetKitClient: Sendable {
         do {
             return try HTTPClient(baseURL: config.endpoint, configuration: configuration)
         } catch {
-            throw ActorError(group: "client", code: "config_error", message: "the endpoint cannot be used: \(error.message)")
+            throw ActorError(.clientConfigError, "the endpoint cannot be used: \(error.message)")
         }
     }
 
@@ -154,7 +154,7 @@ public final class RivetKitClient: Sendable {
             do {
                 try await Task.sleep(for: backoff.delay(forAttempt: attempt))
             } catch {
-                throw ActorError(group: "client", code: "cancelled", message: "the metadata lookup was cancelled")
+                throw ActorError(.clientCancelled, "the metadata lookup was cancelled")
             }
         }
     }

@@ -42,6 +42,6 @@ public struct ActorError: Error, Sendable, Hashable, CustomStringConvertible {
 extension ActorError {
     /// A frame or body that does not follow RivetKit's protocol (`message.malformed`).
     public static func malformed(_ message: String) -> ActorError {
-        ActorError(group: "message", code: "malformed", message: message)
+        ActorError(.messageMalformed, message)
     }
 }

@@ -110,7 +110,7 @@ public final class ActorObservable: ObservableObject {
     /// ``error``): the action's ``ActorError``, or `client.not_connected` while disabled.
     public func action<R: Decodable>(_ name: String, args: [any Encodable]) async throws -> R {
         guard let shared else {
-            throw ActorError(group: "client", code: "not_connected", message: "the actor is disabled")
+            throw ActorError(.clientNotConnected, "the actor is disabled")
         }
         let values = try ActorValues.encode(args)
         return try ActorValues.decode(R.self, from: try await shared.action(name, args: values))
@@ -208,16 +208,16 @@ public final class ActorObservable: ObservableObject {
     public func decodeEvent<T>(_ name: String, _ args: [JSONValue], arity: Int, _ decode: ([JSONValue]) throws -> T) -> T? {
         guard args.count == arity else {
             error = ActorError(
-                group: "client", code: "decode_error",
-                message: "the event \(name) carried \(args.count) arguments, \(arity) were expected")
+                .clientDecodeError,
+                "the event \(name) carried \(args.count) arguments, \(arity) were expected")
             return nil
         }
         do {
             return try decode(args)
         } catch {
             self.error =
-                (error as? ActorError).map { ActorError(group: "client", code: "decode_error", message: $0.message) }
-                ?? ActorError(group: "client", code: "decode_error", message: "\(error)")
+                (error as? ActorError).map { ActorError(.clientDecodeError, $0.message) }
+                ?? ActorError(.clientDecodeError, "\(error)")
             return nil
         }
     }

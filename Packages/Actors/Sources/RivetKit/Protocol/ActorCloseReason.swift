@@ -46,8 +46,6 @@ public struct ActorCloseReason: Sendable, Hashable, CustomStringConvertible {
     /// group `actor` with `not_found`, `starting`, `stopping`, `not_configured`,
     /// `dropped_reply` or any `destroyed_*` code.
     public var isStaleActor: Bool {
-        guard group == "actor" else { return false }
-        return ["not_found", "starting", "stopping", "not_configured", "dropped_reply"].contains(code)
-            || code.hasPrefix("destroyed_")
+        ActorErrorCode(group: group, code: code).isStaleActor
     }
 }

@@ -129,7 +129,7 @@ public enum ActorKey {
 
     /// The error for a key that is not written as RivetKit writes keys (`actor.invalid_key`).
     public static func invalidKey(_ why: String) -> ActorError {
-        ActorError(group: "actor", code: "invalid_key", message: "malformed actor key: \(why)")
+        ActorError(.actorInvalidKey, "malformed actor key: \(why)")
     }
 
     /// `text` as `application/x-www-form-urlencoded` writes it: letters, digits and `*-._`

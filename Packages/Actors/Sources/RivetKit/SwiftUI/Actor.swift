@@ -45,7 +45,7 @@ public struct Actor: DynamicProperty {
             do {
                 return try ActorValues.encode([value]).first
             } catch {
-                encodingError = ActorError(group: "client", code: "config_error", message: error.message)
+                encodingError = ActorError(.clientConfigError, error.message)
                 return nil
             }
         }

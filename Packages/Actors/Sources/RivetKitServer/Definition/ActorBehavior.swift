@@ -47,8 +47,8 @@ extension ActorDefinition: ActorBehavior {
             return try JSONValueDecoder().decode(State.self, from: json)
         } catch {
             throw ActorError(
-                group: "actor", code: "state_unreadable",
-                message: "the saved state does not decode as \(State.self): \(error)")
+                .actorStateUnreadable,
+                "the saved state does not decode as \(State.self): \(error)")
         }
     }
 
@@ -57,7 +57,7 @@ extension ActorDefinition: ActorBehavior {
         broadcaster: ActorBroadcaster
     ) async throws(ActorError) -> (state: ActorStateValue, output: JSONValue) {
         guard let action = actions[name] else {
-            throw ActorError(group: "action", code: "not_found", message: "the action \(name) does not exist")
+            throw ActorError(.actionNotFound, "the action \(name) does not exist")
         }
         let typed: State
         // A typed state left by the previous action is what `state.json` was encoded from.
@@ -116,7 +116,7 @@ extension ActorDefinition: ActorBehavior {
     /// internal error without details.
     static func clientError(_ error: any Error) -> ActorError {
         if let error = error as? ActorError { return error }
-        return ActorError(group: "rivetkit", code: "internal_error", message: "Internal error")
+        return ActorError(.rivetkitInternalError, "Internal error")
     }
 }
 

@@ -63,8 +63,8 @@ final class ActorBroadcaster: Sendable {
         }
         if refused {
             throw ActorError(
-                group: "connection", code: "too_many_subscriptions",
-                message: "a connection may subscribe to \(maxSubscriptions) events holding \(maxSubscriptionBytes) bytes of names",
+                .connectionTooManySubscriptions,
+                "a connection may subscribe to \(maxSubscriptions) events holding \(maxSubscriptionBytes) bytes of names",
                 metadata: ["maxSubscriptions": .integer(Int64(maxSubscriptions)), "maxSubscriptionBytes": .integer(Int64(maxSubscriptionBytes))])
         }
     }
@@ -96,8 +96,8 @@ extension ActorBroadcaster {
     /// `message.outgoing_too_long`: a frame of `size` bytes over the connection's `limit`.
     static func outgoingTooLong(_ size: Int, limit: Int, what: String) -> ActorError {
         ActorError(
-            group: "message", code: "outgoing_too_long",
-            message: "\(what) is \(size) bytes, over the message limit of \(limit) bytes",
+            .messageOutgoingTooLong,
+            "\(what) is \(size) bytes, over the message limit of \(limit) bytes",
             metadata: ["size": .integer(Int64(size)), "limit": .integer(Int64(limit))])
     }
 }

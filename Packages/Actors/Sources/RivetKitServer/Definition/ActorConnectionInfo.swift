@@ -32,11 +32,11 @@ public struct ActorConnectionInfo: Sendable {
     /// - Throws: ``RivetKit/ActorError`` `request.invalid_params` when there are none or they
     ///   do not decode.
     public func params<T: Decodable>(as type: T.Type) throws(ActorError) -> T {
-        guard let params else { throw ActorError(group: "request", code: "invalid_params", message: "no connection parameters") }
+        guard let params else { throw ActorError(.requestInvalidParams, "no connection parameters") }
         do {
             return try JSONValueDecoder().decode(T.self, from: params)
         } catch {
-            throw ActorError(group: "request", code: "invalid_params", message: "the connection parameters do not decode: \(error)")
+            throw ActorError(.requestInvalidParams, "the connection parameters do not decode: \(error)")
         }
     }
 }

@@ -20,7 +20,7 @@ enum ActorValueCoding {
         do {
             return try JSONValueEncoder().encode(value)
         } catch {
-            throw ActorError(group: "rivetkit", code: "internal_error", message: "a value could not be encoded: \(error)")
+            throw ActorError(.rivetkitInternalError, "a value could not be encoded: \(error)")
         }
     }
 
@@ -29,7 +29,7 @@ enum ActorValueCoding {
             return try JSONValueDecoder().decode(T.self, from: value)
         } catch {
             throw ActorError(
-                group: "request", code: "invalid", message: "argument \(argument) is not a \(T.self): \(error)")
+                .requestInvalid, "argument \(argument) is not a \(T.self): \(error)")
         }
     }
 
@@ -38,8 +38,8 @@ enum ActorValueCoding {
     static func arguments(_ args: [JSONValue], count: Int, action: String) throws(ActorError) -> [JSONValue] {
         guard args.count <= count else {
             throw ActorError(
-                group: "request", code: "invalid",
-                message: "the action \(action) takes \(count) arguments, \(args.count) were given")
+                .requestInvalid,
+                "the action \(action) takes \(count) arguments, \(args.count) were given")
         }
         return args + Array(repeating: .null, count: count - args.count)
     }

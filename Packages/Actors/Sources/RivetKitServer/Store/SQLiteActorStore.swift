@@ -149,6 +149,6 @@ public final class SQLiteActorStore: ActorStore {
     }
 
     private static func unreadable(_ why: String) -> ActorError {
-        ActorError(group: "actor", code: "state_unreadable", message: "a stored actor cannot be read: \(why)")
+        ActorError(.actorStateUnreadable, "a stored actor cannot be read: \(why)")
     }
 }

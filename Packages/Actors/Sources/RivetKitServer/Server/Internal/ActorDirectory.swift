@@ -21,7 +21,7 @@ actor ActorDirectory {
         -> (actor: StoredActor, created: Bool)
     {
         guard let behavior = registry.behavior(name) else {
-            throw ActorError(group: "actor", code: "not_found", message: "no actor type is called \(name)")
+            throw ActorError(.actorNotFound, "no actor type is called \(name)")
         }
         if let existing = try await find(namespace: namespace, name: name, key: key) {
             return (existing, false)
@@ -62,11 +62,11 @@ actor ActorDirectory {
     func instance(id: String) async throws(ActorError) -> ActorInstance {
         if let instance = awake[id] { return instance }
         guard let record = try await find(id: id) else {
-            throw ActorError(group: "actor", code: "not_found", message: "the actor \(id) does not exist")
+            throw ActorError(.actorNotFound, "the actor \(id) does not exist")
         }
         if let instance = awake[id] { return instance }  // woken meanwhile
         guard let behavior = registry.behavior(record.name) else {
-            throw ActorError(group: "actor", code: "not_found", message: "no actor type is called \(record.name)")
+            throw ActorError(.actorNotFound, "no actor type is called \(record.name)")
         }
         // A saved state the type cannot read is this actor's problem only: it is reported and
         // its callers are refused, while every other actor serves on.
@@ -87,7 +87,7 @@ actor ActorDirectory {
     /// Destroys an actor: its connections are closed and its record removed.
     func destroy(id: String) async throws(ActorError) -> Bool {
         if let instance = awake.removeValue(forKey: id) {
-            instance.closeAll(ActorError(group: "actor", code: "destroyed_while_connected", message: "the actor was destroyed"))
+            instance.closeAll(ActorError(.actorDestroyedWhileConnected, "the actor was destroyed"))
         }
         do {
             return try await store.delete(id: id)
@@ -130,6 +130,6 @@ actor ActorDirectory {
             return error
         }
         configuration.reportProblem("the actor store failed: \(error)")
-        return ActorError(group: "rivetkit", code: "internal_error", message: "the actor store failed")
+        return ActorError(.rivetkitInternalError, "the actor store failed")
     }
 }

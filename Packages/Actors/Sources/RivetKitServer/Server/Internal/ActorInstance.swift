@@ -71,7 +71,7 @@ final class ActorInstance: Sendable {
                 do {
                     try await self.store.saveState(id: self.record.id, state: after.json)
                 } catch {
-                    throw ActorError(group: "rivetkit", code: "internal_error", message: "the state could not be saved")
+                    throw ActorError(.rivetkitInternalError, "the state could not be saved")
                 }
             }
             self.activity.withLock { $0.state = after }
@@ -87,12 +87,12 @@ final class ActorInstance: Sendable {
         do {
             size = try state.jsonString().utf8.count
         } catch {
-            throw ActorError(group: "actor", code: "state_invalid", message: "the new state cannot be stored as JSON: \(error.message)")
+            throw ActorError(.actorStateInvalid, "the new state cannot be stored as JSON: \(error.message)")
         }
         guard size <= maxStateSize else {
             throw ActorError(
-                group: "actor", code: "state_too_large",
-                message: "the new state is \(size) bytes of JSON, over the limit of \(maxStateSize)",
+                .actorStateTooLarge,
+                "the new state is \(size) bytes of JSON, over the limit of \(maxStateSize)",
                 metadata: ["size": .integer(Int64(size)), "limit": .integer(Int64(maxStateSize))])
         }
     }
@@ -111,7 +111,7 @@ final class ActorInstance: Sendable {
             return true
         }
         guard admitted else {
-            throw ActorError(group: "actor", code: "too_many_connections", message: "the actor has \(maxConnections) connections")
+            throw ActorError(.actorTooManyConnections, "the actor has \(maxConnections) connections")
         }
         broadcaster.add(connectionId: connection.id, deliver: deliver)
         await behavior.connected(connection)

@@ -82,14 +82,14 @@ extension ActorServerCore {
                 break
             case .tooMany:
                 let error = ActorError(
-                    group: "action", code: "too_many_in_flight",
-                    message: "a connection may have \(tracker.limit) actions in flight")
+                    .actionTooManyInFlight,
+                    "a connection may have \(tracker.limit) actions in flight")
                 _ = try? transport.enqueue(.text(utf8: RivetMessageCodec.frame(ServerMessage.error(error, actionId: id))))
                 return
             case .tooManyBytes:
                 let error = ActorError(
-                    group: "action", code: "too_many_pending_bytes",
-                    message: "a connection's waiting actions may hold \(tracker.byteLimit) bytes",
+                    .actionTooManyPendingBytes,
+                    "a connection's waiting actions may hold \(tracker.byteLimit) bytes",
                     metadata: ["limit": .integer(Int64(tracker.byteLimit))])
                 _ = try? transport.enqueue(.text(utf8: RivetMessageCodec.frame(ServerMessage.error(error, actionId: id))))
                 return
@@ -116,8 +116,8 @@ extension ActorServerCore {
                     // The peer sent more requests in one read than the answers it may be owed:
                     // those past the budget get the reason, not their answer.
                     let error = ActorError(
-                        group: "connection", code: "outbound_full",
-                        message: "the connection is owed \(budget.limit) bytes of answers it has not read",
+                        .connectionOutboundFull,
+                        "the connection is owed \(budget.limit) bytes of answers it has not read",
                         metadata: ["limit": .integer(Int64(budget.limit))])
                     frame = RivetMessageCodec.frame(ServerMessage.error(error, actionId: id))
                 }
@@ -136,13 +136,13 @@ extension ActorServerCore {
         -> (ActorInstance, ActorConnectionInfo)
     {
         guard let target = try GatewayTarget.parse(path: request.path, query: request.query) else {
-            throw ActorError(group: "request", code: "not_found", message: "not a gateway path")
+            throw ActorError(.requestNotFound, "not a gateway path")
         }
         try authorize([target.token])
         var params: JSONValue?
         for offered in request.offeredSubprotocols {
             if offered.hasPrefix("rivet_encoding."), offered != "rivet_encoding.json" {
-                throw ActorError(group: "request", code: "invalid", message: "this server speaks the json encoding only")
+                throw ActorError(.requestInvalid, "this server speaks the json encoding only")
             }
             if offered.hasPrefix("rivet_conn_params.") {
                 params = try Self.params(HTTPQuery.decode(offered.dropFirst("rivet_conn_params.".count)))

@@ -43,7 +43,7 @@ extension ActorServerCore {
         default:
             break
         }
-        throw ActorError(group: "request", code: "not_found", message: "\(request.method.rawValue) \(request.path) is not a route")
+        throw ActorError(.requestNotFound, "\(request.method.rawValue) \(request.path) is not a route")
     }
 
     private func actors(_ request: HTTPServerRequest, segments: [String], namespace: String) async throws(ActorError)
@@ -53,7 +53,7 @@ extension ActorServerCore {
         case (.PUT, 1), (.POST, 1):
             let body = try Self.jsonBody(request)
             guard case .string(let name)? = body["name"] else {
-                throw ActorError(group: "request", code: "invalid", message: "the body names no actor type")
+                throw ActorError(.requestInvalid, "the body names no actor type")
             }
             let key: [String]
             switch body["key"] {
@@ -69,7 +69,7 @@ extension ActorServerCore {
             var input: JSONValue?
             if case .string(let encoded)? = body["input"] {
                 guard let bytes = Base64.decode(encoded, acceptingURLSafe: true) else {
-                    throw ActorError(group: "request", code: "invalid", message: "input is not base64")
+                    throw ActorError(.requestInvalid, "input is not base64")
                 }
                 input = try RivetCBOR.decode(bytes)
             }
@@ -77,7 +77,7 @@ extension ActorServerCore {
             let (actor, created) = try await directory.getOrCreate(namespace: namespace, name: name, key: key, input: input)
             if request.method == .POST {
                 guard created else {
-                    throw ActorError(group: "actor", code: "duplicate_key", message: "an actor with that key exists")
+                    throw ActorError(.actorDuplicateKey, "an actor with that key exists")
                 }
                 return Self.json(["actor": Self.actorObject(actor)])
             }
@@ -96,16 +96,16 @@ extension ActorServerCore {
                     found.append(actor)
                 }
             } else {
-                throw ActorError(group: "request", code: "invalid", message: "give name and key, or actor_ids")
+                throw ActorError(.requestInvalid, "give name and key, or actor_ids")
             }
             return Self.json(["actors": .array(found.map(Self.actorObject))])
         case (.DELETE, 2):
             guard try await directory.destroy(id: segments[1]) else {
-                throw ActorError(group: "actor", code: "not_found", message: "the actor \(segments[1]) does not exist")
+                throw ActorError(.actorNotFound, "the actor \(segments[1]) does not exist")
             }
             return Self.json([:])
         default:
-            throw ActorError(group: "request", code: "not_found", message: "\(request.method.rawValue) \(request.path) is not a route")
+            throw ActorError(.requestNotFound, "\(request.method.rawValue) \(request.path) is not a route")
         }
     }
 
@@ -113,7 +113,7 @@ extension ActorServerCore {
         -> HTTPServerResponse
     {
         if let encoding = request.headers.first(name: "x-rivet-encoding"), encoding != "json" {
-            throw ActorError(group: "request", code: "invalid", message: "this server speaks the json encoding only")
+            throw ActorError(.requestInvalid, "this server speaks the json encoding only")
         }
         let args = try RivetMessageCodec.decodeActionRequestBody(request.body)
         let params = try Self.params(request.headers.first(name: "x-rivet-conn-params"))
@@ -138,13 +138,13 @@ extension ActorServerCore {
         do {
             return try JSONValue(parsing: text)
         } catch {
-            throw ActorError(group: "request", code: "invalid_params", message: "the connection parameters are not JSON")
+            throw ActorError(.requestInvalidParams, "the connection parameters are not JSON")
         }
     }
 
     private static func jsonBody(_ request: HTTPServerRequest) throws(ActorError) -> JSONObject {
         guard let value = try? JSONValue(parsing: request.body), case .object(let object) = value else {
-            throw ActorError(group: "request", code: "invalid", message: "the body is not a JSON object")
+            throw ActorError(.requestInvalid, "the body is not a JSON object")
         }
         return object
     }

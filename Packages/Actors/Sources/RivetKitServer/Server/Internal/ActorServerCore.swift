@@ -26,7 +26,7 @@ final class ActorServerCore: Sendable {
     func authorize(_ given: [String?]) throws(ActorError) {
         guard let token = configuration.token else { return }
         guard given.contains(where: { $0 == token }) else {
-            throw ActorError(group: "auth", code: "unauthorized", message: "a valid token is required")
+            throw ActorError(.authUnauthorized, "a valid token is required")
         }
     }
 
@@ -44,7 +44,7 @@ final class ActorServerCore: Sendable {
             } else if let found = try await directory.find(namespace: namespace, name: name, key: key) {
                 record = found
             } else {
-                throw ActorError(group: "actor", code: "not_found", message: "no \(name) actor has that key")
+                throw ActorError(.actorNotFound, "no \(name) actor has that key")
             }
             return try await directory.instance(id: record.id)
         }
@@ -71,8 +71,8 @@ final class ActorServerCore: Sendable {
     /// `message.incoming_too_long` error body.
     static func tooLargeResponse(limit: Int) -> HTTPServerResponse {
         let error = ActorError(
-            group: "message", code: "incoming_too_long",
-            message: "the request body is over the limit of \(limit) bytes", metadata: ["limit": .integer(Int64(limit))])
+            .messageIncomingTooLong,
+            "the request body is over the limit of \(limit) bytes", metadata: ["limit": .integer(Int64(limit))])
         return errorResponse(error)
     }
 

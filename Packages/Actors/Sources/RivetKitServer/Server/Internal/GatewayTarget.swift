@@ -38,7 +38,7 @@ struct GatewayTarget {
             return GatewayTarget(lookup: .id(actorSegment), token: token, rest: rest)
         }
         guard method == "get" || method == "getOrCreate" else {
-            throw ActorError(group: "request", code: "invalid", message: "rvt-method \(method) is not get or getOrCreate")
+            throw ActorError(.requestInvalid, "rvt-method \(method) is not get or getOrCreate")
         }
         // rvt-key is split at its literal commas before decoding: a comma inside a part is %2C.
         // Left out, the key is empty; present and empty, it is the key [""].
@@ -48,7 +48,7 @@ struct GatewayTarget {
         var input: JSONValue?
         if let encoded = value("rvt-input") {
             guard let bytes = Base64.decode(encoded, acceptingURLSafe: true) else {
-                throw ActorError(group: "request", code: "invalid", message: "rvt-input is not base64url")
+                throw ActorError(.requestInvalid, "rvt-input is not base64url")
             }
             input = try RivetCBOR.decode(bytes)
         }
