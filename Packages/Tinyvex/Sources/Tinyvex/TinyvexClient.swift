@@ -119,7 +119,7 @@ public final class TinyvexClient: Sendable {
         await channel.connection.close()
         _ = await starting?.value
         await channel.connection.close()
-        registry.failAll(.transport("the client was closed"))
+        registry.failAll(.transport(ManagedConnectionError(.closed, "the client was closed").rpcFailure))
     }
 
     // MARK: Subscriptions
@@ -358,13 +358,13 @@ public final class TinyvexClient: Sendable {
                     try await channel.connection.start()
                     return .success(())
                 } catch {
-                    return .failure(.transport("\(error)"))
+                    return .failure(.transport(RpcFailure(error)))
                 }
             }
             state.starting = starting
             return starting
         }
-        guard let task else { return .failure(.transport("the client was closed")) }
+        guard let task else { return .failure(.transport(ManagedConnectionError(.closed, "the client was closed").rpcFailure)) }
         let outcome = await task.value
         lifecycle.withLock { state in
             if state.starting == task { state.starting = nil }
@@ -426,7 +426,7 @@ public final class TinyvexClient: Sendable {
 
     private static func tinyvexError(_ error: ManagedConnectionError) -> TinyvexError {
         guard error.code == .remote, let remote = error.remote else {
-            return .transport(error.description)
+            return .transport(error.rpcFailure)
         }
         if let code = remote.data?["code"]?.stringValue {
             return .server(code: code, message: remote.message, data: remote.data?["details"])

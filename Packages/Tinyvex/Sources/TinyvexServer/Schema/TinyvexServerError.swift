@@ -23,3 +23,15 @@ public struct TinyvexServerError: Error, Sendable, Hashable, CustomStringConvert
     /// The code and the message.
     public var description: String { "\(code.rawValue) \(code.name): \(message)" }
 }
+
+extension TinyvexServerError: RpcFailureConvertible {
+    /// The error as an ``RpcWire/RpcFailure``: the code from
+    /// `TinyvexErrorCode.rpcFailureCode`, origin local (this server fails the call), the layer
+    /// `tinyvex-server`, the reason the Tinyvex code (`TVX003`), and this error as the cause.
+    public var rpcFailure: RpcFailure {
+        RpcFailure(
+            code: code.rpcFailureCode, message: message, origin: .local,
+            metadata: [RpcFailure.layerKey: "tinyvex-server", RpcFailure.reasonKey: code.rawValue, "name": code.name],
+            cause: self)
+    }
+}
