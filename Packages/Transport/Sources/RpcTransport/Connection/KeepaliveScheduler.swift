@@ -55,7 +55,7 @@ public enum KeepaliveScheduler {
             } catch {
                 return nil
             }
-            let answered = await answered(within: keepalive.timeout, probe)
+            let answered = await Deadline.completes(within: keepalive.timeout, probe)
             if Task.isCancelled { return nil }
             if !answered {
                 let error = TransportError(
@@ -67,30 +67,5 @@ public enum KeepaliveScheduler {
             }
         }
         return nil
-    }
-
-    /// Whether `probe` returns (without throwing) before `timeout` passes.
-    private static func answered(within timeout: Duration, _ probe: @escaping @Sendable () async throws -> Void) async -> Bool {
-        await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                do {
-                    try await probe()
-                    return true
-                } catch {
-                    return false
-                }
-            }
-            group.addTask {
-                do {
-                    try await Task.sleep(for: timeout)
-                } catch {
-                    return true
-                }
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
-        }
     }
 }
