@@ -37,7 +37,7 @@ final class ClientCore: Sendable {
     private let current = Mutex(Current())
     private let callIDs = Atomic<UInt64>(0)
     /// Answers still awaited after their caller stopped waiting.
-    let tasks = TaskRegistry()
+    let tasks = OwnedTasks<Never>()
     /// Holds new calls back while a header change reconnects.
     let gate = CallGate()
 
