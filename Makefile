@@ -1,5 +1,5 @@
 # A thin front for the scripts in Scripts/.
-.PHONY: all bootstrap test-all test bench bench-wire bench-transport bench-session bench-actors bench-tinyvex fuzz demo check-docs clean check-layers
+.PHONY: all bootstrap test-all test bench bench-wire bench-transport bench-session bench-actors bench-tinyvex fuzz demo check-docs clean check-layers check-session-leak-checks
 
 all: test-all
 
@@ -43,3 +43,6 @@ clean:
 
 check-layers:
 	@bash Scripts/check-layers.sh
+
+check-session-leak-checks:
+	@bash Scripts/check-session-leak-checks.sh

@@ -19,6 +19,9 @@ export RPC_INTEROP_PYTHON="${RPC_INTEROP_PYTHON:-$INTEROP_VENV/bin/python}"
 log "layers: each package names only the layer below"
 "$REPO_ROOT/Scripts/check-layers.sh"
 
+log "session tests: every test that opens a session checks both peers' tables"
+"$REPO_ROOT/Scripts/check-session-leak-checks.sh"
+
 mkdir -p "$SYMBOL_GRAPH_DIR"
 
 # The builds run from one folder (--package-path, no cd): SwiftPM compiles a dependency's

@@ -117,12 +117,36 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The harness every test that opens a session runs in: once the test's body has run, it
+        // checks that every peer's tables settled, then closes them; and its in-memory setting
+        // (a pair of sessions). Shared by the three test targets, without SwiftNIO; not a product.
+        .target(
+            name: "CapnWebTestSupport",
+            dependencies: [
+                "CapnWebCore",
+                .product(name: "RpcTransportTesting", package: "Transport"),
+            ],
+            path: "Tests/Support/CapnWebTestSupport",
+            swiftSettings: strictSettings
+        ),
+        // The same harness's WebSocket setting: a server on loopback and the client sessions a
+        // test opens to it.
+        .target(
+            name: "CapnWebSocketTestSupport",
+            dependencies: [
+                "CapnWeb",
+                "CapnWebTestSupport",
+            ],
+            path: "Tests/Support/CapnWebSocketTestSupport",
+            swiftSettings: strictSettings
+        ),
         // The engine's tests, over the in-memory transport alone.
         .testTarget(
             name: "CapnWebCoreTests",
             dependencies: [
                 "CapnWebCore",
                 "CapnWebDemo",
+                "CapnWebTestSupport",
                 .product(name: "RpcTransportTesting", package: "Transport"),
             ],
             swiftSettings: strictSettings
@@ -133,6 +157,8 @@ let package = Package(
                 "CapnWeb",
                 "CapnWebCore",
                 "CapnWebDemo",
+                "CapnWebTestSupport",
+                "CapnWebSocketTestSupport",
                 "CapnWebCLI",
                 .product(name: "RpcTransportTesting", package: "Transport"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -151,6 +177,8 @@ let package = Package(
                 "CapnWebMacrosPlugin",
                 "CapnWebDemo",
                 "CapnWebTesting",
+                "CapnWebTestSupport",
+                "CapnWebSocketTestSupport",
                 .product(name: "MacroTesting", package: "swift-macro-testing"),
                 .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),

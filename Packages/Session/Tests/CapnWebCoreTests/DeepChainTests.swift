@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import CapnWebTestSupport
 import RpcTransport
 import RpcTransportTesting
 @testable import CapnWebCore
@@ -107,15 +108,15 @@ extension MemoryHeavyTests {
         /// entry, beside the main one and the `gate()` call).
         static let peerLinks = RpcLimits.default.maxTableEntries - 2
 
-        /// A server session over an in-memory pair, and a raw peer that has sent (from a thread of
+        /// A server session over an in-memory pair, registered with `peers`, and a raw peer that has sent (from a thread of
         /// its own) `gate()`, ``peerLinks`` member reads each pipelined on the one before, and a
         /// pull of the last; returned once the server runs the `gate()` call.
-        private static func startChain() async throws -> (
+        private static func startChain(_ peers: CheckedPeers) async throws -> (
             client: InMemoryTransport, api: GateAPI, server: RpcSession<Any>, peer: RawPeer
         ) {
             let (a, b) = InMemoryTransport.makePair()
             let api = GateAPI()
-            let server = RpcSession<Any>.start(transport: b, main: api)
+            let server = peers.startServer(transport: b, main: api)
             let peer = RawPeer(a)
             let links = peerLinks
             try await onOwnThread {
@@ -134,29 +135,33 @@ extension MemoryHeavyTests {
         /// every later link passes the rejection on.
         @Test("the longest chain the table limit lets a peer pipeline settles without exhausting the stack")
         func peerChainResolves() async throws {
-            let chain = try await Self.startChain()
-            chain.api.open()
-            let last = Self.peerLinks + 1
-            let answer = try await waitFor("the chain's answer", timeout: .seconds(120)) { () -> String? in
-                chain.peer.takeAll().first { $0.hasPrefix("[\"resolve\",\(last),") || $0.hasPrefix("[\"reject\",\(last),") }
+            try await withCheckedPeers { peers in
+                let chain = try await Self.startChain(peers)
+                chain.api.open()
+                let last = Self.peerLinks + 1
+                let answer = try await waitFor("the chain's answer", timeout: .seconds(120)) { () -> String? in
+                    chain.peer.takeAll().first { $0.hasPrefix("[\"resolve\",\(last),") || $0.hasPrefix("[\"reject\",\(last),") }
+                }
+                #expect(answer == #"["reject",\#(last),["error","TypeError","Cannot read properties of undefined (reading 'next')"]]"#)
+                await chain.server.close()
+                #expect(chain.server.getStats() == RpcStats(imports: 1, exports: 1))
             }
-            #expect(answer == #"["reject",\#(last),["error","TypeError","Cannot read properties of undefined (reading 'next')"]]"#)
-            await chain.server.close()
-            #expect(chain.server.getStats() == RpcStats(imports: 1, exports: 1))
         }
 
         @Test("the longest chain the table limit lets a peer pipeline is rejected without exhausting the stack when the peer goes away")
         func peerChainDisconnects() async throws {
-            let chain = try await Self.startChain()
-            try await waitUntil("the server to hold the whole chain", timeout: .seconds(120)) {
-                chain.server.getStats().exports == Self.peerLinks + 2
+            try await withCheckedPeers { peers in
+                let chain = try await Self.startChain(peers)
+                try await waitUntil("the server to hold the whole chain", timeout: .seconds(120)) {
+                    chain.server.getStats().exports == Self.peerLinks + 2
+                }
+                await chain.client.close()
+                try await waitUntil("the server's session to end", timeout: .seconds(120)) {
+                    chain.server.getStats() == RpcStats(imports: 1, exports: 1)
+                }
+                await chain.server.close()
+                chain.api.open()
             }
-            await chain.client.close()
-            try await waitUntil("the server's session to end", timeout: .seconds(120)) {
-                chain.server.getStats() == RpcStats(imports: 1, exports: 1)
-            }
-            await chain.server.close()
-            chain.api.open()
         }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import RpcTransportTesting
 import Synchronization
 import Testing
+import CapnWebTestSupport
 import RpcTransport
 @testable import CapnWebCore
 
@@ -29,15 +30,6 @@ final class FaultPeer: Sendable {
 
     var frames: [String] { state.withLock { $0.frames } }
     var closure: TransportClosure? { state.withLock { $0.closure } }
-}
-
-/// Polls until both sessions' tables are back to the main entries only.
-func expectSettledStats(_ sessions: RpcSession<Any>..., sourceLocation: SourceLocation = #_sourceLocation) async {
-    let settled = RpcStats(imports: 1, exports: 1)
-    _ = await waitUntil { sessions.allSatisfy { $0.getStats() == settled } }
-    for session in sessions {
-        #expect(session.getStats() == settled, sourceLocation: sourceLocation)
-    }
 }
 
 /// A main object for fault tests: `square`, `hang` and `echo`.
@@ -69,68 +61,68 @@ extension MemoryHeavyTests {
     struct FaultTests {
         @Test("an answer too large for the transport rejects that call, saying why, and the session goes on")
         func oversizeAnswerRejects() async throws {
-            let (a, b) = InMemoryTransport.makePair(configuration: .init(maxMessageSize: 4096))
-            let server = RpcSession<Any>.start(transport: b, main: FaultAPI())
-            let client = RpcSession<Any>.start(transport: a)
-            do {
-                let _: String = try await client.api.big(10_000)
-                Issue.record("an answer above the limit arrived")
-            } catch let error as RpcError {
-                guard case .remote(_, let message) = error else {
-                    Issue.record("expected a remote rejection, got \(error)")
-                    return
+            try await withCheckedPeers { peers in
+                let (a, b) = InMemoryTransport.makePair(configuration: .init(maxMessageSize: 4096))
+                _ = peers.startServer(transport: b, main: FaultAPI())
+                let client = peers.startClient(transport: a)
+                do {
+                    let _: String = try await client.api.big(10_000)
+                    Issue.record("an answer above the limit arrived")
+                } catch let error as RpcError {
+                    guard case .remote(_, let message) = error else {
+                        Issue.record("expected a remote rejection, got \(error)")
+                        return
+                    }
+                    #expect(message.contains("too large to send"))
+                    #expect(message.contains("4096"))
                 }
-                #expect(message.contains("too large to send"))
-                #expect(message.contains("4096"))
+                let small: String = try await client.api.big(10)
+                #expect(small == "xxxxxxxxxx")
+                let n: Double = try await client.api.square(3)
+                #expect(n == 9)
             }
-            let small: String = try await client.api.big(10)
-            #expect(small == "xxxxxxxxxx")
-            let n: Double = try await client.api.square(3)
-            #expect(n == 9)
-            await expectSettledStats(client, server)
-            await client.close()
-            await server.close()
         }
 
         @Test("a transport that drops mid-call fails the pending call with connectionLost and breaks later calls")
         func transportDropsMidCall() async throws {
-            let (a, b) = InMemoryTransport.makePair()
-            let api = FaultAPI()
-            let server = RpcSession<Any>.start(transport: b, main: api)
-            let client = RpcSession<Any>.start(transport: a)
-            let broken = Mutex<RpcError?>(nil)
-            client.api.onBroken { error in broken.withLock { $0 = error } }
-            let pending = Task { () async throws -> Double in try await client.api.hang() }
-            // Mid-call for certain: the server is running it.
-            try await waitUntil("the server to start the hanging call") { api.hangsStarted.all == [true] }
-            a.disconnect()
-            await #expect {
-                _ = try await pending.value
-            } throws: { error in
-                guard case .connectionLost = error as? RpcError else { return false }
-                return true
+            try await withCheckedPeers { peers in
+                let (a, b) = InMemoryTransport.makePair()
+                let api = FaultAPI()
+                _ = peers.startServer(transport: b, main: api)
+                let client = peers.startClient(transport: a)
+                let broken = Mutex<RpcError?>(nil)
+                client.api.onBroken { error in broken.withLock { $0 = error } }
+                let pending = Task { () async throws -> Double in try await client.api.hang() }
+                // Mid-call for certain: the server is running it.
+                try await waitUntil("the server to start the hanging call") { api.hangsStarted.all == [true] }
+                a.disconnect()
+                await #expect {
+                    _ = try await pending.value
+                } throws: { error in
+                    guard case .connectionLost = error as? RpcError else { return false }
+                    return true
+                }
+                await #expect(throws: RpcError.self) {
+                    let _: Double = try await client.api.square(2)
+                }
+                // The handlers run after the pending calls are failed, on the thread that ended the
+                // session: wait for them rather than race them.
+                try await waitUntil("the broken handler to run") { broken.withLock { $0 } != nil }
             }
-            await #expect(throws: RpcError.self) {
-                let _: Double = try await client.api.square(2)
-            }
-            // The handlers run after the pending calls are failed, on the thread that ended the
-            // session: wait for them rather than race them.
-            try await waitUntil("the broken handler to run") { broken.withLock { $0 } != nil }
-            await expectSettledStats(client, server)
         }
 
         @Test("a promise's ID introduced again as a stub before it settles aborts the session")
         func promiseIDReusedAsStub() async throws {
-            let (a, b) = InMemoryTransport.makePair()
-            let server = RpcSession<Any>.start(transport: b, main: FaultAPI())
-            let peer = FaultPeer(a)
-            try peer.send(#"["push",["pipeline",0,["echo"],[["promise",-2]]]]"#)
-            try peer.send(#"["push",["pipeline",0,["echo"],[["export",-2]]]]"#)
-            try await waitUntil("the session's end") { peer.closure != nil }
-            #expect(peer.closure?.code == .applicationError)
-            #expect(peer.frames.contains { $0.hasPrefix(#"["abort""#) && $0.contains("ID -2 names a promise") })
-            await expectSettledStats(server)
-            await server.close()
+            try await withCheckedPeers { peers in
+                let (a, b) = InMemoryTransport.makePair()
+                _ = peers.startServer(transport: b, main: FaultAPI())
+                let peer = FaultPeer(a)
+                try peer.send(#"["push",["pipeline",0,["echo"],[["promise",-2]]]]"#)
+                try peer.send(#"["push",["pipeline",0,["echo"],[["export",-2]]]]"#)
+                try await waitUntil("the session's end") { peer.closure != nil }
+                #expect(peer.closure?.code == .applicationError)
+                #expect(peer.frames.contains { $0.hasPrefix(#"["abort""#) && $0.contains("ID -2 names a promise") })
+            }
         }
 
         @Test("malformed and hostile frames abort the session with close code 3000 and an abort message", arguments: [
@@ -145,83 +137,86 @@ extension MemoryHeavyTests {
             #"["push", ["bigint", ""# + String(repeating: "9", count: 16_385) + #""]]"#,
         ])
         func hostileFrame(_ frame: String) async throws {
-            let (a, b) = InMemoryTransport.makePair()
-            let server = RpcSession<Any>.start(transport: b, main: FaultAPI())
-            let peer = FaultPeer(a)
-            try peer.send(frame)
-            let closed = await waitUntil { peer.closure != nil }
-            #expect(closed)
-            #expect(peer.closure?.code == .applicationError)
-            #expect(peer.frames.last?.hasPrefix(#"["abort",["error","#) == true)
-            await expectSettledStats(server)
+            try await withCheckedPeers { peers in
+                let (a, b) = InMemoryTransport.makePair()
+                _ = peers.startServer(transport: b, main: FaultAPI())
+                let peer = FaultPeer(a)
+                try peer.send(frame)
+                let closed = await waitUntil { peer.closure != nil }
+                #expect(closed)
+                #expect(peer.closure?.code == .applicationError)
+                #expect(peer.frames.last?.hasPrefix(#"["abort",["error","#) == true)
+            }
         }
 
         @Test("a release with a count above the refcount aborts the session")
         func negativeRefcount() async throws {
-            let (a, b) = InMemoryTransport.makePair()
-            let server = RpcSession<Any>.start(transport: b, main: FaultAPI())
-            let peer = FaultPeer(a)
-            try peer.send(#"["push",["pipeline",0,["square"],[3]]]"#)
-            try peer.send(#"["pull",1]"#)
-            #expect(await waitUntil { peer.frames.contains(#"["resolve",1,9]"#) })
-            try peer.send(#"["release",1,2]"#)
-            #expect(await waitUntil { peer.closure != nil })
-            #expect(peer.frames.last?.contains("refcount would go negative") == true)
-            await expectSettledStats(server)
+            try await withCheckedPeers { peers in
+                let (a, b) = InMemoryTransport.makePair()
+                _ = peers.startServer(transport: b, main: FaultAPI())
+                let peer = FaultPeer(a)
+                try peer.send(#"["push",["pipeline",0,["square"],[3]]]"#)
+                try peer.send(#"["pull",1]"#)
+                #expect(await waitUntil { peer.frames.contains(#"["resolve",1,9]"#) })
+                try peer.send(#"["release",1,2]"#)
+                #expect(await waitUntil { peer.closure != nil })
+                #expect(peer.frames.last?.contains("refcount would go negative") == true)
+            }
         }
 
         @Test("a pulled result the peer releases before its answer no longer holds up drain")
         func releasedBeforeAnswer() async throws {
-            let (a, b) = InMemoryTransport.makePair()
-            let server = RpcSession<Any>.start(transport: b, main: FaultAPI())
-            let peer = FaultPeer(a)
-            try peer.send(#"["push",["pipeline",0,["hang"],[]]]"#)
-            try peer.send(#"["pull",1]"#)
-            try peer.send(#"["release",1,1]"#)
-            let drained = Mutex(false)
-            let drain = Task {
-                await server.drain()
-                drained.withLock { $0 = true }
+            try await withCheckedPeers { peers in
+                let (a, b) = InMemoryTransport.makePair()
+                let server = peers.startServer(transport: b, main: FaultAPI())
+                let peer = FaultPeer(a)
+                try peer.send(#"["push",["pipeline",0,["hang"],[]]]"#)
+                try peer.send(#"["pull",1]"#)
+                try peer.send(#"["release",1,1]"#)
+                let drained = Mutex(false)
+                let drain = Task {
+                    await server.drain()
+                    drained.withLock { $0 = true }
+                }
+                #expect(await waitUntil { drained.withLock { $0 } })
+                drain.cancel()
             }
-            #expect(await waitUntil { drained.withLock { $0 } })
-            drain.cancel()
-            await expectSettledStats(server)
-            await server.close()
         }
 
         @Test("the session survives good frames after calls and answers in order")
         func rawCallSequence() async throws {
-            let (a, b) = InMemoryTransport.makePair()
-            let server = RpcSession<Any>.start(transport: b, main: FaultAPI())
-            let peer = FaultPeer(a)
-            try peer.send(#"["push",["pipeline",0,["square"],[5]]]"#)
-            try peer.send(#"["pull",1]"#)
-            #expect(await waitUntil { peer.frames.count == 1 })
-            #expect(peer.frames == [#"["resolve",1,25]"#])
-            try peer.send(#"["release",1,1]"#)
-            await expectSettledStats(server)
+            try await withCheckedPeers { peers in
+                let (a, b) = InMemoryTransport.makePair()
+                _ = peers.startServer(transport: b, main: FaultAPI())
+                let peer = FaultPeer(a)
+                try peer.send(#"["push",["pipeline",0,["square"],[5]]]"#)
+                try peer.send(#"["pull",1]"#)
+                #expect(await waitUntil { peer.frames.count == 1 })
+                #expect(peer.frames == [#"["resolve",1,25]"#])
+                try peer.send(#"["release",1,1]"#)
+            }
         }
 
         @Test("ten thousand calls leave the tables and the memory where they were")
         func manyCallsNoGrowth() async throws {
-            let (a, b) = InMemoryTransport.makePair()
-            let server = RpcSession<Any>.start(transport: b, main: FaultAPI())
-            let client = RpcSession<Any>.start(transport: a)
-            func run(_ count: Int) async throws {
-                for index in 0..<count {
-                    let n: Double = try await client.api.square(Double(index))
-                    #expect(n == Double(index * index))
+            try await withCheckedPeers { peers in
+                let (a, b) = InMemoryTransport.makePair()
+                let server = peers.startServer(transport: b, main: FaultAPI())
+                let client = peers.startClient(transport: a)
+                func run(_ count: Int) async throws {
+                    for index in 0..<count {
+                        let n: Double = try await client.api.square(Double(index))
+                        #expect(n == Double(index * index))
+                    }
                 }
+                try await run(2_000)
+                #expect(await waitUntil { [client, server].allSatisfy { $0.getStats() == .mainOnly } })
+                let before = residentBytes()
+                try await run(10_000)
+                #expect(await waitUntil { [client, server].allSatisfy { $0.getStats() == .mainOnly } })
+                let growth = residentBytes() - before
+                #expect(growth < 16 * 1024 * 1024, "resident memory grew by \(growth) bytes")
             }
-            try await run(2_000)
-            await expectSettledStats(client, server)
-            let before = residentBytes()
-            try await run(10_000)
-            await expectSettledStats(client, server)
-            let growth = residentBytes() - before
-            #expect(growth < 16 * 1024 * 1024, "resident memory grew by \(growth) bytes")
-            await client.close()
-            await server.close()
         }
     }
 }

@@ -1,5 +1,6 @@
 import RpcTransportTesting
 import Testing
+import CapnWebTestSupport
 import RpcTransport
 @testable import CapnWebCore
 
@@ -32,14 +33,14 @@ final class LargeValueAPI: RpcTarget {
 
 @Suite("Answers counted against the pending-output limit")
 struct PendingOutputTests {
-    /// A server with `limits`, on an end whose bursts last until the test ends them, and a raw
-    /// peer on the other end.
-    private static func start(_ limits: RpcLimits) -> (RpcSession<Any>, HeldBurstTransport, FaultPeer) {
+    /// A server with `limits`, registered with `peers`, on an end whose bursts last until the test
+    /// ends them, and a raw peer on the other end.
+    private static func start(_ limits: RpcLimits, _ peers: CheckedPeers) -> (RpcSession<Any>, HeldBurstTransport, FaultPeer) {
         let (a, b) = InMemoryTransport.makePair()
         let held = HeldBurstTransport(b)
         var configuration = Configuration()
         configuration.limits = limits
-        let server = RpcSession<Any>.start(transport: held, main: LargeValueAPI(), configuration: configuration)
+        let server = peers.startServer(transport: held, main: LargeValueAPI(), configuration: configuration)
         return (server, held, FaultPeer(a))
     }
 
@@ -58,8 +59,8 @@ struct PendingOutputTests {
         }
     }
 
-    /// Releases exports 1 through `last`, lets the burst end, and checks the tables are back to
-    /// their main entries.
+    /// Releases exports 1 through `last`, lets the burst end, and waits until the tables are back
+    /// to their main entries (the harness checks them once more at the end).
     private static func finish(_ server: RpcSession<Any>, _ held: HeldBurstTransport, _ peer: FaultPeer, last: Int) async throws {
         for id in 1...last { try peer.send(#"["release",\#(id),1]"#) }
         // A call answered after the releases: every release has been handled by then.
@@ -68,77 +69,84 @@ struct PendingOutputTests {
         _ = try await answers(peer, (last + 1)...(last + 1))
         try peer.send(#"["release",\#(last + 1),1]"#)
         held.endBurst()
-        await expectSettledStats(server)
+        try await waitUntil("the server's tables to settle") { server.getStats() == .mainOnly }
         held.endBurst()
         #expect(peer.closure == nil)
-        await server.close()
     }
 
     @Test("ten pulls of one large value in one burst build only the answers that fit the limit; the others are refused saying why, and the session goes on")
     func manyPullsOfOneLargeValue() async throws {
-        let (server, held, peer) = Self.start(RpcLimits(maxPendingOutputBytes: 100_000))
-        try peer.send(#"["push",["pipeline",0,["big"],[30000]]]"#)
-        for id in 2...11 {
+        try await withCheckedPeers { peers in
+            let (server, held, peer) = Self.start(RpcLimits(maxPendingOutputBytes: 100_000), peers)
+            try peer.send(#"["push",["pipeline",0,["big"],[30000]]]"#)
+            for id in 2...11 {
+                try peer.send(#"["push",["pipeline",1]]"#)
+                try peer.send(#"["pull",\#(id)]"#)
+            }
+            let frames = try await Self.answers(peer, 2...11)
+            let resolved = frames.filter { $0.hasPrefix(#"["resolve""#) }
+            let refused = frames.filter { $0.contains("cannot be sent now") && $0.contains("maxPendingOutputBytes") }
+            #expect(resolved.count == 3)
+            #expect(refused.count == 7)
+            #expect(frames.allSatisfy { $0.utf8.count < 31_000 })
+            // Once the transport has written the burst out, the value can be sent again.
+            held.endBurst()
             try peer.send(#"["push",["pipeline",1]]"#)
-            try peer.send(#"["pull",\#(id)]"#)
+            try peer.send(#"["pull",12]"#)
+            let later = try await Self.answers(peer, 12...12)
+            #expect(later.first?.hasPrefix(#"["resolve",12,"xxx"#) == true)
+            try await Self.finish(server, held, peer, last: 12)
         }
-        let frames = try await Self.answers(peer, 2...11)
-        let resolved = frames.filter { $0.hasPrefix(#"["resolve""#) }
-        let refused = frames.filter { $0.contains("cannot be sent now") && $0.contains("maxPendingOutputBytes") }
-        #expect(resolved.count == 3)
-        #expect(refused.count == 7)
-        #expect(frames.allSatisfy { $0.utf8.count < 31_000 })
-        // Once the transport has written the burst out, the value can be sent again.
-        held.endBurst()
-        try peer.send(#"["push",["pipeline",1]]"#)
-        try peer.send(#"["pull",12]"#)
-        let later = try await Self.answers(peer, 12...12)
-        #expect(later.first?.hasPrefix(#"["resolve",12,"xxx"#) == true)
-        try await Self.finish(server, held, peer, last: 12)
     }
 
     @Test("ten pulls of one large rejection in one burst build only the rejections that fit the limit")
     func manyPullsOfOneLargeRejection() async throws {
-        let (server, held, peer) = Self.start(RpcLimits(maxPendingOutputBytes: 100_000))
-        try peer.send(#"["push",["pipeline",0,["fail"],[30000]]]"#)
-        for id in 2...11 {
-            try peer.send(#"["push",["pipeline",1]]"#)
-            try peer.send(#"["pull",\#(id)]"#)
+        try await withCheckedPeers { peers in
+            let (server, held, peer) = Self.start(RpcLimits(maxPendingOutputBytes: 100_000), peers)
+            try peer.send(#"["push",["pipeline",0,["fail"],[30000]]]"#)
+            for id in 2...11 {
+                try peer.send(#"["push",["pipeline",1]]"#)
+                try peer.send(#"["pull",\#(id)]"#)
+            }
+            let frames = try await Self.answers(peer, 2...11)
+            let large = frames.filter { $0.hasPrefix(#"["reject","#) && $0.contains("eeeeeeeeee") }
+            let refused = frames.filter { $0.contains("the rejection cannot be sent now") }
+            #expect(large.count == 3)
+            #expect(refused.count == 7)
+            try await Self.finish(server, held, peer, last: 11)
         }
-        let frames = try await Self.answers(peer, 2...11)
-        let large = frames.filter { $0.hasPrefix(#"["reject","#) && $0.contains("eeeeeeeeee") }
-        let refused = frames.filter { $0.contains("the rejection cannot be sent now") }
-        #expect(large.count == 3)
-        #expect(refused.count == 7)
-        try await Self.finish(server, held, peer, last: 11)
     }
 
     @Test("an answer larger than its estimate is refused once encoded, and the budget then counts as full, so the next one is refused before it is built")
     func underestimatedAnswerFillsTheBudget() async throws {
-        let (server, held, peer) = Self.start(RpcLimits(maxPendingOutputBytes: 100_000))
-        try peer.send(#"["push",["pipeline",0,["controls"],[20000]]]"#)
-        try peer.send(#"["pull",1]"#)
-        try peer.send(#"["push",["pipeline",1]]"#)
-        try peer.send(#"["pull",2]"#)
-        let frames = try await Self.answers(peer, 1...2)
-        // Estimated at 20,002 bytes, encoded in 120,016: refused once encoded, with nothing
-        // written yet; the budget is then full, so the same value is refused at its estimate.
-        #expect(frames[0].contains(": 0 bytes of answers are waiting to be written, and this answer (at least 120016 bytes)"))
-        #expect(frames[1].contains(": 100000 bytes of answers are waiting to be written, and this answer (at least 20002 bytes)"))
-        try await Self.finish(server, held, peer, last: 2)
+        try await withCheckedPeers { peers in
+            let (server, held, peer) = Self.start(RpcLimits(maxPendingOutputBytes: 100_000), peers)
+            try peer.send(#"["push",["pipeline",0,["controls"],[20000]]]"#)
+            try peer.send(#"["pull",1]"#)
+            try peer.send(#"["push",["pipeline",1]]"#)
+            try peer.send(#"["pull",2]"#)
+            let frames = try await Self.answers(peer, 1...2)
+            // Estimated at 20,002 bytes, encoded in 120,016: refused once encoded, with nothing
+            // written yet; the budget is then full, so the same value is refused at its estimate.
+            #expect(frames[0].contains(": 0 bytes of answers are waiting to be written, and this answer (at least 120016 bytes)"))
+            #expect(frames[1].contains(": 100000 bytes of answers are waiting to be written, and this answer (at least 20002 bytes)"))
+            try await Self.finish(server, held, peer, last: 2)
+        }
     }
 
     @Test("an answer over the message limit is refused before it is built, with the limit in the reason, and the session goes on")
     func answerOverTheMessageLimit() async throws {
-        let (server, held, peer) = Self.start(RpcLimits(maxMessageSize: 50_000))
-        try peer.send(#"["push",["pipeline",0,["big"],[60000]]]"#)
-        try peer.send(#"["pull",1]"#)
-        try peer.send(#"["push",["pipeline",0,["fail"],[60000]]]"#)
-        try peer.send(#"["pull",2]"#)
-        let frames = try await Self.answers(peer, 1...2)
-        #expect(frames[0] == #"["reject",1,["error","Error","the result is too large to send: its message would be over the limit of 50000 bytes"]]"#)
-        #expect(frames[1] == #"["reject",2,["error","Error","the rejection is too large to send: its message would be over the limit of 50000 bytes"]]"#)
-        try await Self.finish(server, held, peer, last: 2)
+        try await withCheckedPeers { peers in
+            let (server, held, peer) = Self.start(RpcLimits(maxMessageSize: 50_000), peers)
+            try peer.send(#"["push",["pipeline",0,["big"],[60000]]]"#)
+            try peer.send(#"["pull",1]"#)
+            try peer.send(#"["push",["pipeline",0,["fail"],[60000]]]"#)
+            try peer.send(#"["pull",2]"#)
+            let frames = try await Self.answers(peer, 1...2)
+            #expect(frames[0] == #"["reject",1,["error","Error","the result is too large to send: its message would be over the limit of 50000 bytes"]]"#)
+            #expect(frames[1] == #"["reject",2,["error","Error","the rejection is too large to send: its message would be over the limit of 50000 bytes"]]"#)
+            try await Self.finish(server, held, peer, last: 2)
+        }
     }
 
     @Test("an HTTP batch whose answers would pass the message limit rejects the call that does, so the body stays within it")

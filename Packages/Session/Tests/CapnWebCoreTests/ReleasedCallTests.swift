@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import CapnWebTestSupport
 import RpcTransport
 import RpcTransportTesting
 @testable import CapnWebCore
@@ -57,11 +58,12 @@ final class ReleaseAPI: RpcTarget {
 
 @Suite("Released calls")
 struct ReleasedCallTests {
-    /// A server on one end of an in-memory pair, with a raw peer on the other.
-    private static func rawPair() -> (server: RpcSession<Any>, serverEnd: InMemoryTransport, peer: RawPeer, api: ReleaseAPI) {
+    /// A server on one end of an in-memory pair, registered with `peers`, with a raw peer on the
+    /// other.
+    private static func rawPair(_ peers: CheckedPeers) -> (server: RpcSession<Any>, serverEnd: InMemoryTransport, peer: RawPeer, api: ReleaseAPI) {
         let (a, b) = InMemoryTransport.makePair()
         let api = ReleaseAPI()
-        let server = RpcSession<Any>.start(transport: b, main: api)
+        let server = peers.startServer(transport: b, main: api)
         return (server, b, RawPeer(a), api)
     }
 
@@ -75,185 +77,186 @@ struct ReleasedCallTests {
 
     @Test("cancelling the task awaiting a call releases its result and cancels the server's running target")
     func cancelledAwaitCancelsTheTarget() async throws {
-        let (a, b) = InMemoryTransport.makePair()
-        let api = ReleaseAPI()
-        let server = RpcSession<Any>.start(transport: b, main: api)
-        let client = RpcSession<Any>.start(transport: a)
-        let waiting = Task {
-            let _: String = try await client.api.hang()
+        try await withCheckedPeers { peers in
+            let (a, b) = InMemoryTransport.makePair()
+            let api = ReleaseAPI()
+            _ = peers.startServer(transport: b, main: api)
+            let client = peers.startClient(transport: a)
+            let waiting = Task {
+                let _: String = try await client.api.hang()
+            }
+            try await waitUntil("the server to run the call") { api.running == 1 }
+            waiting.cancel()
+            let outcome = await waiting.result
+            guard case .failure(let error) = outcome, case .cancelled? = error as? RpcError else {
+                Issue.record("expected cancelled, got \(outcome)")
+                return
+            }
+            try await waitUntil("the server's target to end") { api.running == 0 }
+            #expect(api.cancelled == 1)
+            let echoed: String = try await client.api.echo("still here")
+            #expect(echoed == "still here")
         }
-        try await waitUntil("the server to run the call") { api.running == 1 }
-        waiting.cancel()
-        let outcome = await waiting.result
-        guard case .failure(let error) = outcome, case .cancelled? = error as? RpcError else {
-            Issue.record("expected cancelled, got \(outcome)")
-            return
-        }
-        try await waitUntil("the server's target to end") { api.running == 0 }
-        #expect(api.cancelled == 1)
-        let echoed: String = try await client.api.echo("still here")
-        #expect(echoed == "still here")
-        await expectSettledStats(client, server)
-        await client.close()
-        await server.close()
     }
 
     @Test("a peer releasing a pulled call before its answer cancels the running target, frees the export, and the session goes on")
     func rawReleaseCancelsTheTarget() async throws {
-        let (server, serverEnd, peer, api) = Self.rawPair()
-        try peer.send(#"["push",["pipeline",0,["hang"],[]]]"#)
-        try peer.send(#"["pull",1]"#)
-        try await waitUntil("the server to run the call") { api.running == 1 }
-        #expect(server.getStats() == RpcStats(imports: 1, exports: 2))
-        try peer.send(#"["release",1,1]"#)
-        try await waitUntil("the server's target to end") { api.running == 0 }
-        #expect(api.cancelled == 1)
-        #expect(server.getStats() == RpcStats(imports: 1, exports: 1))
-        try await Self.roundTrip(peer, id: 2, "later")
-        try peer.send(#"["release",2,1]"#)
-        await server.drain()
-        // The cancelled call is never answered.
-        #expect(await peer.leftovers(markedBy: serverEnd) == [])
-        await expectSettledStats(server)
-        await server.close()
+        try await withCheckedPeers { peers in
+            let (server, serverEnd, peer, api) = Self.rawPair(peers)
+            try peer.send(#"["push",["pipeline",0,["hang"],[]]]"#)
+            try peer.send(#"["pull",1]"#)
+            try await waitUntil("the server to run the call") { api.running == 1 }
+            #expect(server.getStats() == RpcStats(imports: 1, exports: 2))
+            try peer.send(#"["release",1,1]"#)
+            try await waitUntil("the server's target to end") { api.running == 0 }
+            #expect(api.cancelled == 1)
+            #expect(server.getStats() == RpcStats(imports: 1, exports: 1))
+            try await Self.roundTrip(peer, id: 2, "later")
+            try peer.send(#"["release",2,1]"#)
+            await server.drain()
+            // The cancelled call is never answered.
+            #expect(await peer.leftovers(markedBy: serverEnd) == [])
+        }
     }
 
     @Test("a released call that a pipelined call still waits on runs on, and the pipelined call gets its answer")
     func pipelinedCallKeepsTheReleasedCallRunning() async throws {
-        let (server, serverEnd, peer, api) = Self.rawPair()
-        try peer.send(#"["push",["pipeline",0,["gate"],[]]]"#)
-        try peer.send(#"["pull",1]"#)
-        try peer.send(#"["push",["pipeline",1,["n"]]]"#)
-        try peer.send(#"["pull",2]"#)
-        try await waitUntil("the server to run the call") { api.running == 1 }
-        try peer.send(#"["release",1,1]"#)
-        try await Self.roundTrip(peer, id: 3, "after the release")
-        #expect(api.running == 1)
-        #expect(api.cancelled == 0)
-        api.open()
-        #expect(await peer.expect([#"["resolve",2,7]"#]) == [])
-        #expect(api.cancelled == 0)
-        try peer.send(#"["release",2,1]"#)
-        try peer.send(#"["release",3,1]"#)
-        await server.drain()
-        // The released call itself is not answered.
-        #expect(await peer.leftovers(markedBy: serverEnd) == [])
-        await expectSettledStats(server)
-        await server.close()
+        try await withCheckedPeers { peers in
+            let (server, serverEnd, peer, api) = Self.rawPair(peers)
+            try peer.send(#"["push",["pipeline",0,["gate"],[]]]"#)
+            try peer.send(#"["pull",1]"#)
+            try peer.send(#"["push",["pipeline",1,["n"]]]"#)
+            try peer.send(#"["pull",2]"#)
+            try await waitUntil("the server to run the call") { api.running == 1 }
+            try peer.send(#"["release",1,1]"#)
+            try await Self.roundTrip(peer, id: 3, "after the release")
+            #expect(api.running == 1)
+            #expect(api.cancelled == 0)
+            api.open()
+            #expect(await peer.expect([#"["resolve",2,7]"#]) == [])
+            #expect(api.cancelled == 0)
+            try peer.send(#"["release",2,1]"#)
+            try peer.send(#"["release",3,1]"#)
+            await server.drain()
+            // The released call itself is not answered.
+            #expect(await peer.leftovers(markedBy: serverEnd) == [])
+        }
     }
 
     @Test("a call the peer never pulled runs on when released, so a call made for its effect is not cut short")
     func unpulledReleasedCallRunsOn() async throws {
-        let (server, serverEnd, peer, api) = Self.rawPair()
-        try peer.send(#"["push",["pipeline",0,["gate"],[]]]"#)
-        try await waitUntil("the server to run the call") { api.running == 1 }
-        try peer.send(#"["release",1,1]"#)
-        try await Self.roundTrip(peer, id: 2, "after the release")
-        #expect(api.running == 1)
-        #expect(server.getStats() == RpcStats(imports: 1, exports: 2))
-        api.open()
-        try await waitUntil("the call to finish") { api.running == 0 }
-        #expect(api.cancelled == 0)
-        try peer.send(#"["release",2,1]"#)
-        await server.drain()
-        #expect(await peer.leftovers(markedBy: serverEnd) == [])
-        await expectSettledStats(server)
-        await server.close()
+        try await withCheckedPeers { peers in
+            let (server, serverEnd, peer, api) = Self.rawPair(peers)
+            try peer.send(#"["push",["pipeline",0,["gate"],[]]]"#)
+            try await waitUntil("the server to run the call") { api.running == 1 }
+            try peer.send(#"["release",1,1]"#)
+            try await Self.roundTrip(peer, id: 2, "after the release")
+            #expect(api.running == 1)
+            #expect(server.getStats() == RpcStats(imports: 1, exports: 2))
+            api.open()
+            try await waitUntil("the call to finish") { api.running == 0 }
+            #expect(api.cancelled == 0)
+            try peer.send(#"["release",2,1]"#)
+            await server.drain()
+            #expect(await peer.leftovers(markedBy: serverEnd) == [])
+        }
     }
 
     @Test("a release that leaves the export's refcount above zero does not cancel the call; the last one does")
     func partialReleaseKeepsTheCallRunning() async throws {
-        let (server, serverEnd, peer, api) = Self.rawPair()
-        try peer.send(#"["push",["pipeline",0,["hang"],[]]]"#)
-        try peer.send(#"["pull",1]"#)
-        try await waitUntil("the server to run the call") { api.running == 1 }
-        // As if the ID had been introduced to the peer twice (this exporter never re-uses an ID,
-        // but the protocol allows it): the peer holds two references.
-        let core = try #require(server.connection.currentCore())
-        core.state.withLock { $0.exports[1]?.refcount = 2 }
-        try peer.send(#"["release",1,1]"#)
-        try await Self.roundTrip(peer, id: 2, "after one release")
-        #expect(api.running == 1)
-        #expect(api.cancelled == 0)
-        // The main entry, the call's and the echo's.
-        #expect(server.getStats() == RpcStats(imports: 1, exports: 3))
-        try peer.send(#"["release",1,1]"#)
-        try await waitUntil("the server's target to end") { api.running == 0 }
-        #expect(api.cancelled == 1)
-        try peer.send(#"["release",2,1]"#)
-        await server.drain()
-        #expect(await peer.leftovers(markedBy: serverEnd) == [])
-        await expectSettledStats(server)
-        await server.close()
+        try await withCheckedPeers { peers in
+            let (server, serverEnd, peer, api) = Self.rawPair(peers)
+            try peer.send(#"["push",["pipeline",0,["hang"],[]]]"#)
+            try peer.send(#"["pull",1]"#)
+            try await waitUntil("the server to run the call") { api.running == 1 }
+            // As if the ID had been introduced to the peer twice (this exporter never re-uses an ID,
+            // but the protocol allows it): the peer holds two references.
+            let core = try #require(server.connection.currentCore())
+            core.state.withLock { $0.exports[1]?.refcount = 2 }
+            try peer.send(#"["release",1,1]"#)
+            try await Self.roundTrip(peer, id: 2, "after one release")
+            #expect(api.running == 1)
+            #expect(api.cancelled == 0)
+            // The main entry, the call's and the echo's.
+            #expect(server.getStats() == RpcStats(imports: 1, exports: 3))
+            try peer.send(#"["release",1,1]"#)
+            try await waitUntil("the server's target to end") { api.running == 0 }
+            #expect(api.cancelled == 1)
+            try peer.send(#"["release",2,1]"#)
+            await server.drain()
+            #expect(await peer.leftovers(markedBy: serverEnd) == [])
+        }
     }
 
     @Test("calls released while they run count against the table limit: pushing and releasing calls that never end aborts the session at the limit, which cancels them")
     func releasedRunningCallsCountAgainstTheTable() async throws {
-        let (a, b) = InMemoryTransport.makePair()
-        let api = ReleaseAPI()
-        var configuration = Configuration()
-        configuration.limits.maxTableEntries = 20
-        let server = RpcSession<Any>.start(transport: b, main: api, configuration: configuration)
-        let peer = FaultPeer(a)
-        for id in 1...40 {
-            try peer.send(#"["push",["pipeline",0,["hang"],[]]]"#)
-            try peer.send(#"["release",\#(id),1]"#)
+        try await withCheckedPeers { peers in
+            let (a, b) = InMemoryTransport.makePair()
+            let api = ReleaseAPI()
+            var configuration = Configuration()
+            configuration.limits.maxTableEntries = 20
+            _ = peers.startServer(transport: b, main: api, configuration: configuration)
+            let peer = FaultPeer(a)
+            for id in 1...40 {
+                try peer.send(#"["push",["pipeline",0,["hang"],[]]]"#)
+                try peer.send(#"["release",\#(id),1]"#)
+            }
+            try await waitUntil("the session's end") { peer.closure != nil }
+            #expect(peer.frames.last?.contains("export table is full (20 entries, 19 of them calls released while still running)") == true)
+            #expect(api.started == 19)
+            try await waitUntil("the released calls to be cancelled") { api.running == 0 }
+            #expect(api.cancelled == 19)
         }
-        try await waitUntil("the session's end") { peer.closure != nil }
-        #expect(peer.frames.last?.contains("export table is full (20 entries, 19 of them calls released while still running)") == true)
-        #expect(api.started == 19)
-        try await waitUntil("the released calls to be cancelled") { api.running == 0 }
-        #expect(api.cancelled == 19)
-        await expectSettledStats(server)
     }
 
     @Test("a released call that finishes no longer counts against the table limit")
     func finishedReleasedCallsStopCounting() async throws {
-        let (a, b) = InMemoryTransport.makePair()
-        let api = ReleaseAPI()
-        var configuration = Configuration()
-        configuration.limits.maxTableEntries = 20
-        let server = RpcSession<Any>.start(transport: b, main: api, configuration: configuration)
-        let peer = FaultPeer(a)
-        for id in 1...15 {
-            try peer.send(#"["push",["pipeline",0,["gate"],[]]]"#)
-            try peer.send(#"["release",\#(id),1]"#)
+        try await withCheckedPeers { peers in
+            let (a, b) = InMemoryTransport.makePair()
+            let api = ReleaseAPI()
+            var configuration = Configuration()
+            configuration.limits.maxTableEntries = 20
+            let server = peers.startServer(transport: b, main: api, configuration: configuration)
+            let peer = FaultPeer(a)
+            for id in 1...15 {
+                try peer.send(#"["push",["pipeline",0,["gate"],[]]]"#)
+                try peer.send(#"["release",\#(id),1]"#)
+            }
+            try await waitUntil("the server to run the calls") { api.running == 15 }
+            api.open()
+            try await waitUntil("the calls to finish") { api.running == 0 }
+            // Fifteen more: with the first fifteen still counted they would pass the limit of 20.
+            for id in 16...30 {
+                try peer.send(#"["push",["pipeline",0,["hang"],[]]]"#)
+                try peer.send(#"["release",\#(id),1]"#)
+            }
+            try await waitUntil("the server to run the new calls") { api.running == 15 }
+            try peer.send(#"["push",["pipeline",0,["echo"],["still here"]]]"#)
+            try peer.send(#"["pull",31]"#)
+            try await waitUntil("the answer") { peer.frames.contains(#"["resolve",31,"still here"]"#) }
+            try peer.send(#"["release",31,1]"#)
+            #expect(peer.closure == nil)
+            await server.close()
+            try await waitUntil("the running calls to be cancelled") { api.running == 0 }
         }
-        try await waitUntil("the server to run the calls") { api.running == 15 }
-        api.open()
-        try await waitUntil("the calls to finish") { api.running == 0 }
-        // Fifteen more: with the first fifteen still counted they would pass the limit of 20.
-        for id in 16...30 {
-            try peer.send(#"["push",["pipeline",0,["hang"],[]]]"#)
-            try peer.send(#"["release",\#(id),1]"#)
-        }
-        try await waitUntil("the server to run the new calls") { api.running == 15 }
-        try peer.send(#"["push",["pipeline",0,["echo"],["still here"]]]"#)
-        try peer.send(#"["pull",31]"#)
-        try await waitUntil("the answer") { peer.frames.contains(#"["resolve",31,"still here"]"#) }
-        try peer.send(#"["release",31,1]"#)
-        #expect(peer.closure == nil)
-        await server.close()
-        try await waitUntil("the running calls to be cancelled") { api.running == 0 }
-        await expectSettledStats(server)
     }
 
     @Test("a pulled call is still cancelled on release when another push named it and was released unpulled")
     func unpulledAliasReleasedFirst() async throws {
-        let (server, serverEnd, peer, api) = Self.rawPair()
-        try peer.send(#"["push",["pipeline",0,["hang"],[]]]"#)
-        try peer.send(#"["pull",1]"#)
-        try peer.send(#"["push",["pipeline",1]]"#)
-        try await waitUntil("the server to run the call") { api.running == 1 }
-        try peer.send(#"["release",2,1]"#)
-        try peer.send(#"["release",1,1]"#)
-        try await waitUntil("the server's target to end") { api.running == 0 }
-        #expect(api.cancelled == 1)
-        try await Self.roundTrip(peer, id: 3, "after the releases")
-        try peer.send(#"["release",3,1]"#)
-        await server.drain()
-        #expect(await peer.leftovers(markedBy: serverEnd) == [])
-        await expectSettledStats(server)
-        await server.close()
+        try await withCheckedPeers { peers in
+            let (server, serverEnd, peer, api) = Self.rawPair(peers)
+            try peer.send(#"["push",["pipeline",0,["hang"],[]]]"#)
+            try peer.send(#"["pull",1]"#)
+            try peer.send(#"["push",["pipeline",1]]"#)
+            try await waitUntil("the server to run the call") { api.running == 1 }
+            try peer.send(#"["release",2,1]"#)
+            try peer.send(#"["release",1,1]"#)
+            try await waitUntil("the server's target to end") { api.running == 0 }
+            #expect(api.cancelled == 1)
+            try await Self.roundTrip(peer, id: 3, "after the releases")
+            try peer.send(#"["release",3,1]"#)
+            await server.drain()
+            #expect(await peer.leftovers(markedBy: serverEnd) == [])
+        }
     }
 }

@@ -1,5 +1,6 @@
 import RpcTransportTesting
 import Testing
+import CapnWebTestSupport
 import RpcTransport
 @testable import CapnWebCore
 
@@ -53,62 +54,62 @@ final class Anything: RpcTarget {
 struct SmokeTests {
     @Test("names every JavaScript object inherits never reach a target; names close to them do")
     func inheritedNames() async throws {
-        let (a, b) = InMemoryTransport.makePair()
-        let server = RpcSession<Any>.start(transport: b, main: Anything())
-        let client = RpcSession<Any>.start(transport: a)
-        for name in ["__proto__", "constructor", "toString", "valueOf", "hasOwnProperty", "toJSON", "__lookupSetter__"] {
-            do {
-                let reached: String = try await client.api[dynamicMember: name]()
-                Issue.record("\(name)() reached the target: \(reached)")
-            } catch let error as RpcError {
-                guard case .remote = error else {
-                    Issue.record("\(name)() failed with \(error), not a remote error")
+        try await withCheckedPeers { peers in
+            let (a, b) = InMemoryTransport.makePair()
+            let server = peers.startServer(transport: b, main: Anything())
+            let client = peers.startClient(transport: a)
+            for name in ["__proto__", "constructor", "toString", "valueOf", "hasOwnProperty", "toJSON", "__lookupSetter__"] {
+                do {
+                    let reached: String = try await client.api[dynamicMember: name]()
+                    Issue.record("\(name)() reached the target: \(reached)")
+                } catch let error as RpcError {
+                    guard case .remote = error else {
+                        Issue.record("\(name)() failed with \(error), not a remote error")
+                        continue
+                    }
+                }
+                let property = try await client.api[dynamicMember: name].payload()
+                guard case .undefined = property else {
+                    Issue.record("\(name) read as \(property), not undefined")
                     continue
                 }
             }
-            let property = try await client.api[dynamicMember: name].payload()
-            guard case .undefined = property else {
-                Issue.record("\(name) read as \(property), not undefined")
-                continue
+            for name in ["toStrin", "constructors", "__proto", "square"] {
+                let called: String = try await client.api[dynamicMember: name]()
+                #expect(called == "called \(name)")
+                let read: String = try await client.api[dynamicMember: name]
+                #expect(read == "read \(name)")
             }
+            // Releases travel asynchronously: wait for both tables to settle, then check them.
+            #expect(await waitUntil { [client.getStats(), server.getStats()] == [RpcStats(imports: 1, exports: 1), RpcStats(imports: 1, exports: 1)] })
+            #expect(client.getStats() == RpcStats(imports: 1, exports: 1))
+            #expect(server.getStats() == RpcStats(imports: 1, exports: 1))
         }
-        for name in ["toStrin", "constructors", "__proto", "square"] {
-            let called: String = try await client.api[dynamicMember: name]()
-            #expect(called == "called \(name)")
-            let read: String = try await client.api[dynamicMember: name]
-            #expect(read == "read \(name)")
-        }
-        // Releases travel asynchronously: wait for both tables to settle, then check them.
-        #expect(await waitUntil { [client.getStats(), server.getStats()] == [RpcStats(imports: 1, exports: 1), RpcStats(imports: 1, exports: 1)] })
-        #expect(client.getStats() == RpcStats(imports: 1, exports: 1))
-        #expect(server.getStats() == RpcStats(imports: 1, exports: 1))
-        await client.close()
-        await server.close()
     }
 
     @Test("a call over the in-memory pair returns its value and releases everything")
     func square() async throws {
-        let (a, b) = InMemoryTransport.makePair()
-        let server = RpcSession<Any>.start(transport: b, main: Calculator())
-        let client = RpcSession<Any>.start(transport: a)
-        do {
-            let n: Double = try await client.api.square(5)
-            #expect(n == 25)
-            let counter = client.api.makeCounter(10)
-            let v: Int = try await counter.increment(5)
-            #expect(v == 15)
-            let v2: Int = try await counter.value
-            #expect(v2 == 15)
-            let r: Int = try await client.api.callback(RpcFunction { (x: Int) in x * 2 }, 21)
-            #expect(r == 42)
-            let squares: [Double] = try await client.api.fib(6).map { client.api.square($0) }.resolved()
-            #expect(squares == [0, 1, 1, 4, 9, 25])
+        try await withCheckedPeers { peers in
+            let (a, b) = InMemoryTransport.makePair()
+            let server = peers.startServer(transport: b, main: Calculator())
+            let client = peers.startClient(transport: a)
+            do {
+                let n: Double = try await client.api.square(5)
+                #expect(n == 25)
+                let counter = client.api.makeCounter(10)
+                let v: Int = try await counter.increment(5)
+                #expect(v == 15)
+                let v2: Int = try await counter.value
+                #expect(v2 == 15)
+                let r: Int = try await client.api.callback(RpcFunction { (x: Int) in x * 2 }, 21)
+                #expect(r == 42)
+                let squares: [Double] = try await client.api.fib(6).map { client.api.square($0) }.resolved()
+                #expect(squares == [0, 1, 1, 4, 9, 25])
+            }
+            // Releases travel asynchronously: wait for both tables to settle, then check them.
+            #expect(await waitUntil { [client.getStats(), server.getStats()] == [RpcStats(imports: 1, exports: 1), RpcStats(imports: 1, exports: 1)] })
+            #expect(client.getStats() == RpcStats(imports: 1, exports: 1))
+            #expect(server.getStats() == RpcStats(imports: 1, exports: 1))
         }
-        // Releases travel asynchronously: wait for both tables to settle, then check them.
-        #expect(await waitUntil { [client.getStats(), server.getStats()] == [RpcStats(imports: 1, exports: 1), RpcStats(imports: 1, exports: 1)] })
-        #expect(client.getStats() == RpcStats(imports: 1, exports: 1))
-        #expect(server.getStats() == RpcStats(imports: 1, exports: 1))
-        await client.close()
-        await server.close()
     }
 }

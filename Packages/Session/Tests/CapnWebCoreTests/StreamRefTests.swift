@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import CapnWebTestSupport
 import RpcTransport
 import RpcTransportTesting
 @testable import CapnWebCore
@@ -68,94 +69,93 @@ private final class ChatAPI: RpcTarget {
 /// read and yields the stream's chunks, decoded.
 @Suite("Stream refs as AsyncSequence")
 struct StreamRefTests {
-    private static func pair(_ messages: [String] = ["hi", "there", "bye"]) -> (RpcSession<Any>, RpcSession<Any>, ChatAPI) {
+    /// A client and a server serving a ``ChatAPI`` of `messages`, both registered with `peers`.
+    private static func pair(
+        _ peers: CheckedPeers, _ messages: [String] = ["hi", "there", "bye"]
+    ) -> (RpcSession<Any>, RpcSession<Any>, ChatAPI) {
         let (a, b) = InMemoryTransport.makePair()
         let api = ChatAPI(messages: messages)
-        let server = RpcSession<Any>.start(transport: b, main: api)
-        let client = RpcSession<Any>.start(transport: a)
+        let server = peers.startServer(transport: b, main: api)
+        let client = peers.startClient(transport: a)
         return (client, server, api)
     }
 
     @Test("for try await over a stream-typed member ref yields every message, decoded, in order")
     func iteratesMessages() async throws {
-        let (client, server, api) = Self.pair()
-        do {
-            let messages = Ref<AsyncThrowingStream<ChatMessage, any Error>>(client.api.chat.messages)
-            var received: [String] = []
-            for try await message in messages {
-                received.append(message.text)
+        try await withCheckedPeers { peers in
+            let (client, _, api) = Self.pair(peers)
+            do {
+                let messages = Ref<AsyncThrowingStream<ChatMessage, any Error>>(client.api.chat.messages)
+                var received: [String] = []
+                for try await message in messages {
+                    received.append(message.text)
+                }
+                #expect(received == ["hi", "there", "bye"])
+                #expect(api.room.streamsServed == 1)
             }
-            #expect(received == ["hi", "there", "bye"])
-            #expect(api.room.streamsServed == 1)
         }
-        await expectSettledStats(client, server)
-        await client.close()
-        await server.close()
     }
 
     @Test("a stream ref is lazy: nothing is read until it is iterated")
     func lazyUntilIterated() async throws {
-        let (client, server, api) = Self.pair()
-        do {
-            let messages = Ref<RpcReadableStream>(client.api.chat.messages)
-            // A round trip: anything sent before it has been handled by then.
-            let room = client.api.chat
-            _ = await room.settle()
-            #expect(api.room.streamsServed == 0)
-            var count = 0
-            for try await chunk in messages {
-                guard case .object = chunk else {
-                    Issue.record("expected an object chunk, got \(chunk)")
-                    break
+        try await withCheckedPeers { peers in
+            let (client, _, api) = Self.pair(peers)
+            do {
+                let messages = Ref<RpcReadableStream>(client.api.chat.messages)
+                // A round trip: anything sent before it has been handled by then.
+                let room = client.api.chat
+                _ = await room.settle()
+                #expect(api.room.streamsServed == 0)
+                var count = 0
+                for try await chunk in messages {
+                    guard case .object = chunk else {
+                        Issue.record("expected an object chunk, got \(chunk)")
+                        break
+                    }
+                    count += 1
                 }
-                count += 1
+                #expect(count == 3)
+                #expect(api.room.streamsServed == 1)
             }
-            #expect(count == 3)
-            #expect(api.room.streamsServed == 1)
         }
-        await expectSettledStats(client, server)
-        await client.close()
-        await server.close()
     }
 
     @Test("leaving the loop early stops reading a stream that never ends, and the tables empty")
     func breakingOutReleasesTheStream() async throws {
-        let (client, server, _) = Self.pair()
-        do {
-            // Built first: as the argument of the initializer, the call would pick an awaiting
-            // overload.
-            let call = client.api.chat.endless()
-            let numbers = Ref<AsyncStream<Int>>(call)
-            var seen: [Int] = []
-            for try await number in numbers {
-                seen.append(number)
-                if number == 2 { break }
+        try await withCheckedPeers { peers in
+            let (client, _, _) = Self.pair(peers)
+            do {
+                // Built first: as the argument of the initializer, the call would pick an awaiting
+                // overload.
+                let call = client.api.chat.endless()
+                let numbers = Ref<AsyncStream<Int>>(call)
+                var seen: [Int] = []
+                for try await number in numbers {
+                    seen.append(number)
+                    if number == 2 { break }
+                }
+                #expect(seen == [1, 2])
             }
-            #expect(seen == [1, 2])
         }
-        await expectSettledStats(client, server)
-        await client.close()
-        await server.close()
     }
 
     @Test("iterating a ref whose value is not a stream fails with invalidResponse")
     func notAStreamFails() async throws {
-        let (client, server, _) = Self.pair()
-        do {
-            let call = client.api.chat.notAStream()
-            let numbers = Ref<AsyncStream<Int>>(call)
+        try await withCheckedPeers { peers in
+            let (client, _, _) = Self.pair(peers)
             do {
-                for try await _ in numbers {}
-                Issue.record("iterating a number succeeded")
-            } catch let error as RpcError {
-                guard case .invalidResponse = error else {
-                    Issue.record("expected invalidResponse, got \(error)")
-                    return
+                let call = client.api.chat.notAStream()
+                let numbers = Ref<AsyncStream<Int>>(call)
+                do {
+                    for try await _ in numbers {}
+                    Issue.record("iterating a number succeeded")
+                } catch let error as RpcError {
+                    guard case .invalidResponse = error else {
+                        Issue.record("expected invalidResponse, got \(error)")
+                        return
+                    }
                 }
             }
         }
-        await expectSettledStats(client, server)
-        await client.close()
-        await server.close()
     }
 }

@@ -1,6 +1,7 @@
 import Synchronization
 import RpcTransportTesting
 import Testing
+import CapnWebTestSupport
 import RpcTransport
 import RpcWire
 import CapnWebDemo
@@ -10,28 +11,19 @@ import CapnWebDemo
 /// the in-memory pair. Each test ends with both sides' tables back to `{imports: 1, exports: 1}`.
 @Suite("Test API")
 struct TestAPITests {
-    /// Runs `body` against a fresh client/server pair, then checks that everything was released.
+    /// Runs `body` with the client's `api` against a fresh ``TestAPI`` server in the session
+    /// harness, which checks that everything was released on both sides and closes both.
     /// `body` is a closure so that every ref it made is gone once it returns.
     private func withAPI(
         configuration: Configuration = Configuration(),
+        sourceLocation: SourceLocation = #_sourceLocation,
         _ body: (Ref<Any>) async throws -> Void
     ) async throws {
-        let (clientEnd, serverEnd) = InMemoryTransport.makePair()
-        let server = RpcSession<Any>.start(transport: serverEnd, main: TestAPI())
-        let client = RpcSession<Any>.start(transport: clientEnd, configuration: configuration)
-        try await body(client.api)
-        await expectReleased(client: client, server: server)
-        await client.close()
-        await server.close()
-    }
-
-    /// Polls (releases travel asynchronously) until both sessions hold only their main
-    /// entries, then checks it.
-    private func expectReleased(client: RpcSession<Any>, server: RpcSession<Any>) async {
-        let clean = RpcStats(imports: 1, exports: 1)
-        _ = await waitUntil { client.getStats() == clean && server.getStats() == clean }
-        #expect(client.getStats() == clean, "client stats")
-        #expect(server.getStats() == clean, "server stats")
+        try await withSessionPair(
+            server: TestAPI(), clientConfiguration: configuration, sourceLocation: sourceLocation
+        ) { pair in
+            try await body(pair.client.api)
+        }
     }
 
     /// The payload's description, to compare payloads (NaN included) as text.

@@ -1,4 +1,5 @@
 import Testing
+import CapnWebTestSupport
 import RpcTransport
 import RpcTransportTesting
 import RpcWire
@@ -23,43 +24,44 @@ struct TranscriptReplayTests {
     private func replayServerRole(
         _ name: String, skip: Set<String> = [], replace: [String: String] = [:]
     ) async throws {
-        let (clientEnd, serverEnd) = InMemoryTransport.makePair()
-        let server = RpcSession<Any>.start(transport: serverEnd, main: TestAPI())
-        let peer = RawPeer(clientEnd)
-        var unused = skip.union(replace.keys)
-        var completed = true
-        let runs = ReferenceTranscript.runs(ReferenceTranscript.segment(name))
-        #expect(runs.count > 2, "\(name) has no frames")
-        for run in runs {
-            let arrow = run.toServer ? "<- " : "-> "
-            var frames: [String] = []
-            for original in run.frames {
-                let key = arrow + original
-                unused.remove(key)
-                if skip.contains(key) { continue }
-                frames.append(replace[key] ?? original)
-            }
-            if run.toServer {
-                for frame in frames { try peer.send(frame) }
-            } else {
-                let missing = await peer.expect(frames)
-                #expect(missing.isEmpty, "\(name): server frames missing: \(missing); unmatched: \(peer.takeAll())")
-                if !missing.isEmpty {
-                    completed = false
-                    break
+        try await withCheckedPeers { peers in
+            let (clientEnd, serverEnd) = InMemoryTransport.makePair()
+            let server = peers.startServer(transport: serverEnd, main: TestAPI())
+            let peer = RawPeer(clientEnd)
+            var unused = skip.union(replace.keys)
+            var completed = true
+            let runs = ReferenceTranscript.runs(ReferenceTranscript.segment(name))
+            #expect(runs.count > 2, "\(name) has no frames")
+            for run in runs {
+                let arrow = run.toServer ? "<- " : "-> "
+                var frames: [String] = []
+                for original in run.frames {
+                    let key = arrow + original
+                    unused.remove(key)
+                    if skip.contains(key) { continue }
+                    frames.append(replace[key] ?? original)
+                }
+                if run.toServer {
+                    for frame in frames { try peer.send(frame) }
+                } else {
+                    let missing = await peer.expect(frames)
+                    #expect(missing.isEmpty, "\(name): server frames missing: \(missing); unmatched: \(peer.takeAll())")
+                    if !missing.isEmpty {
+                        completed = false
+                        break
+                    }
                 }
             }
+            // Anything the server still sends is sent by the time its answers are: let it answer
+            // everything, then anchor on a marker sent behind its frames.
+            await server.drain()
+            let extra = await peer.leftovers(markedBy: serverEnd)
+            #expect(extra == [], "\(name): unexpected server frames: \(String(describing: extra))")
+            if completed {
+                #expect(unused.isEmpty, "\(name): adjustments that match no frame: \(unused)")
+            }
+            await clientEnd.close(code: .applicationError, reason: "RPC session was shut down by disposing the main stub")
         }
-        // Anything the server still sends is sent by the time its answers are: let it answer
-        // everything, then anchor on a marker sent behind its frames.
-        await server.drain()
-        let extra = await peer.leftovers(markedBy: serverEnd)
-        #expect(extra == [], "\(name): unexpected server frames: \(String(describing: extra))")
-        if completed {
-            #expect(unused.isEmpty, "\(name): adjustments that match no frame: \(unused)")
-        }
-        await clientEnd.close(code: .applicationError, reason: "RPC session was shut down by disposing the main stub")
-        await server.close()
     }
 
     @Test("the server answers the reference client's ws#1 frames exactly (calls, pipelining, callbacks, errors, map)")
@@ -136,29 +138,30 @@ struct TranscriptReplayTests {
         _ name: String, extras: [String],
         script: @escaping @Sendable (Ref<Any>) async throws -> Void
     ) async throws {
-        let (clientEnd, serverEnd) = InMemoryTransport.makePair()
-        let fakeServer = RawPeer(serverEnd)
-        let client = RpcSession<Any>.start(transport: clientEnd)
-        let api = client.api
-        let running = Task { try await script(api) }
-        for run in ReferenceTranscript.runs(ReferenceTranscript.segment(name)) {
-            if run.toServer {
-                let missing = await fakeServer.expect(run.frames)
-                #expect(missing.isEmpty, "\(name): client frames missing: \(missing); unmatched: \(fakeServer.takeAll())")
-                if !missing.isEmpty { break }
-            } else {
-                for frame in run.frames { try fakeServer.send(frame) }
+        try await withCheckedPeers { peers in
+            let (clientEnd, serverEnd) = InMemoryTransport.makePair()
+            let fakeServer = RawPeer(serverEnd)
+            let client = peers.startClient(transport: clientEnd)
+            let api = client.api
+            let running = Task { try await script(api) }
+            for run in ReferenceTranscript.runs(ReferenceTranscript.segment(name)) {
+                if run.toServer {
+                    let missing = await fakeServer.expect(run.frames)
+                    #expect(missing.isEmpty, "\(name): client frames missing: \(missing); unmatched: \(fakeServer.takeAll())")
+                    if !missing.isEmpty { break }
+                } else {
+                    for frame in run.frames { try fakeServer.send(frame) }
+                }
             }
+            try await running.value
+            // Our client's own frames arrive (releases may trail the script), and after them, up
+            // to a marker sent behind everything the client sent, nothing else.
+            let missingExtras = await fakeServer.expect(extras)
+            #expect(missingExtras.isEmpty, "\(name): frames of ours missing: \(missingExtras)")
+            await client.drain()
+            let extra = await fakeServer.leftovers(markedBy: clientEnd)
+            #expect(extra == [], "\(name): frames beyond the reference: \(String(describing: extra))")
         }
-        try await running.value
-        // Our client's own frames arrive (releases may trail the script), and after them, up
-        // to a marker sent behind everything the client sent, nothing else.
-        let missingExtras = await fakeServer.expect(extras)
-        #expect(missingExtras.isEmpty, "\(name): frames of ours missing: \(missingExtras)")
-        await client.drain()
-        let extra = await fakeServer.leftovers(markedBy: clientEnd)
-        #expect(extra == [], "\(name): frames beyond the reference: \(String(describing: extra))")
-        await client.close()
     }
 
     @Test("the client sends the reference client's ws#1 frames for the same calls")

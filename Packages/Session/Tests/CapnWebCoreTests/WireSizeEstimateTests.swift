@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import CapnWebTestSupport
 import RpcTransport
 import RpcTransportTesting
 import RpcWire

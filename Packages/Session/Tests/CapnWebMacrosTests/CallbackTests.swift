@@ -2,6 +2,7 @@ import CapnWebMacros
 import CapnWebTesting
 import Synchronization
 import Testing
+import CapnWebSocketTestSupport
 
 /// What the server calls back: the seed's `NotificationHandler` shape.
 @RpcProtocol
@@ -44,7 +45,7 @@ struct CallbackTests {
     @Test("an @Rpc actor passed as handler.stub is called back by the server through a parameter of an @RpcProtocol type")
     func handlerStubIsCalledBack() async throws {
         let handler = NotificationHandler()
-        try await withServedSession(main: { Notifier() }, as: NotifierAPIStub.self) { session in
+        try await withSocketSession(as: NotifierAPIStub.self, main: { _ in Notifier() }) { session, _ in
             let total = try await session.api.subscribe(callback: NotificationSinkStub(handler.stub))
             #expect(total == 3)
         }
@@ -54,7 +55,7 @@ struct CallbackTests {
     @Test("an @Rpc object conforming to the protocol passes as the protocol's argument itself")
     func localObjectAsProtocolArgument() async throws {
         let handler = NotificationHandler()
-        try await withServedSession(main: { Notifier() }, as: NotifierAPIStub.self) { session in
+        try await withSocketSession(as: NotifierAPIStub.self, main: { _ in Notifier() }) { session, _ in
             let total = try await session.api.subscribe(callback: handler)
             #expect(total == 3)
         }
@@ -64,7 +65,7 @@ struct CallbackTests {
     @Test("the seed's untyped spelling works too: session.api.subscribe(callback: handler.stub)")
     func untypedSubscribe() async throws {
         let handler = NotificationHandler()
-        try await withServedSession(main: { Notifier() }, as: Any.self) { session in
+        try await withSocketSession(as: Any.self, main: { _ in Notifier() }) { session, _ in
             let total: Int = try await session.api.subscribe(callback: handler.stub)
             #expect(total == 3)
         }

@@ -1,6 +1,7 @@
 import CapnWebMacros
 import CapnWebTesting
 import Testing
+import CapnWebSocketTestSupport
 
 /// A typed client of ``Ticker``.
 @RpcProtocol
@@ -22,7 +23,7 @@ protocol TickerAPI {
 struct RpcStreamTests {
     @Test("an AsyncSequence returned by an @Rpc method reaches a typed client as a stream of its elements")
     func asyncSequenceResult() async throws {
-        try await withServedSession(main: { Ticker() }, as: TickerAPIStub.self) { session in
+        try await withSocketSession(as: TickerAPIStub.self, main: { _ in Ticker() }) { session, _ in
             var received: [Int] = []
             for try await tick in try await session.api.ticks(5) {
                 received.append(tick)

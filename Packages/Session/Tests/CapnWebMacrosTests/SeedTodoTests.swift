@@ -1,6 +1,7 @@
 import CapnWebMacros
 import CapnWebTesting
 import Testing
+import CapnWebSocketTestSupport
 
 /// The seed's typed examples end to end over 127.0.0.1: a typed `TodoAPI` client against the
 /// `@Rpc` Todo services, and the untyped client answered identically by the `@Rpc` services and
@@ -10,7 +11,7 @@ struct SeedTodoTests {
     @Test("session.api of RpcSession<TodoAPIStub> is typed: list(filter:), get(id:), create(title:) and a subscript reach the @Rpc services")
     func typedClient() async throws {
         let store = SeedTodoStore()
-        try await withServedSession(main: { MacroTodoRoot(store: store) }, as: TodoAPIStub.self) { (session: RpcSession<TodoAPIStub>) in
+        try await withSocketSession(as: TodoAPIStub.self, main: { _ in MacroTodoRoot(store: store) }) { (session: RpcSession<TodoAPIStub>, _) in
             let active = try await session.api.todos.list(filter: .active)
             #expect(active.map(\.id) == ["1"])
             let all = try await session.api.todos.list(filter: nil)
@@ -33,7 +34,7 @@ struct SeedTodoTests {
     @Test("a capability returned by a method is typed: authenticate(token:) yields AuthenticatedAPI, a wrong token rejects")
     func authenticate() async throws {
         let store = SeedTodoStore()
-        try await withServedSession(main: { MacroTodoRoot(store: store) }, as: TodoAPIStub.self) { session in
+        try await withSocketSession(as: TodoAPIStub.self, main: { _ in MacroTodoRoot(store: store) }) { session, _ in
             let authed = try await session.api.authenticate(token: "secret")
             #expect(try await authed.currentUser == User(id: "u2", name: "Grace"))
             #expect(try await authed.todos.get(id: "1").title == "write the macros")
@@ -51,7 +52,7 @@ struct SeedTodoTests {
     @Test("a wrong argument count or type rejects with a TypeError naming the method and the argument; private and underscore members are not reachable")
     func argumentErrorsAndHiddenMembers() async throws {
         let store = SeedTodoStore()
-        try await withServedSession(main: { MacroTodoRoot(store: store) }, as: Any.self) { session in
+        try await withSocketSession(as: Any.self, main: { _ in MacroTodoRoot(store: store) }) { session, _ in
             let todos: Ref<Any> = session.api["todos"]
             let outcomes = [
                 await todos["get"].call([5]).settle(),
@@ -77,7 +78,7 @@ struct SeedTodoTests {
     @Test("every stub exposes its Ref for dynamic calls")
     func stubExposesRef() async throws {
         let store = SeedTodoStore()
-        try await withServedSession(main: { MacroTodoRoot(store: store) }, as: TodoAPIStub.self) { session in
+        try await withSocketSession(as: TodoAPIStub.self, main: { _ in MacroTodoRoot(store: store) }) { session, _ in
             let todos = try await session.api.todos
             let stub = try #require(todos as? TodoServiceStub)
             let todo: Todo = try await stub.ref.get("2")
@@ -97,7 +98,7 @@ struct SeedTodoTests {
     private func transcript(main: @escaping @Sendable (SeedTodoStore) -> any RpcTarget) async throws -> [String] {
         let store = SeedTodoStore()
         var outcomes: [String] = []
-        try await withServedSession(main: { main(store) }, as: Any.self) { session in
+        try await withSocketSession(as: Any.self, main: { _ in main(store) }) { session, _ in
             let api = session.api
             // One step at a time: each is made and settled before the next is sent.
             let steps: [() -> Ref<Any>] = [

@@ -1,6 +1,7 @@
 import CapnWebMacros
 import CapnWebTesting
 import Testing
+import CapnWebSocketTestSupport
 
 /// A node of a chain: each step is an object, `depth` its data.
 @RpcProtocol
@@ -29,7 +30,7 @@ struct TypedPipeliningTests {
     @Test("a typed chain of k capability steps and one data member is one round trip: every call frame leaves before the first answer", arguments: [1, 3, 6])
     func chainIsOneRoundTrip(k: Int) async throws {
         let log = FrameLog()
-        try await withServedSession(main: { ChainTarget(depth: 0) }, as: ChainNodeStub.self, log: log) { session in
+        try await withSocketSession(as: ChainNodeStub.self, main: { _ in ChainTarget(depth: 0) }, configure: log.record) { session, _ in
             var node: ChainNode = session.api
             var expected = 0
             for step in 0..<k {
@@ -60,7 +61,7 @@ struct TypedPipeliningTests {
     func authorChainSendsNothingUntilData() async throws {
         let log = FrameLog()
         let store = SeedTodoStore()
-        try await withServedSession(main: { MacroTodoRoot(store: store) }, as: TodoAPIStub.self, log: log) { session in
+        try await withSocketSession(as: TodoAPIStub.self, main: { _ in MacroTodoRoot(store: store) }, configure: log.record) { session, _ in
             let author = try await session.api.todos["2"].author
             #expect(log.sentCalls.filter { $0.hasPrefix(">[\"pull\"") }.isEmpty)
             #expect(try await author.name == "Grace")

@@ -2,6 +2,7 @@ import CapnWebDemo
 import CapnWebMacros
 import CapnWebTesting
 import Testing
+import CapnWebSocketTestSupport
 
 // A typed client for the conformance test API (`TEST-API.md`).
 
@@ -51,13 +52,9 @@ protocol ConformanceAPI {
 
 @Suite("Typed client of the conformance test API")
 struct TypedTestAPITests {
-    private func withTestAPI(_ body: (RpcSession<ConformanceAPIStub>) async throws -> Void) async throws {
-        try await withServedSession(main: { TestAPI() }, as: ConformanceAPIStub.self, body)
-    }
-
     @Test("data members send and await: square, add, echo, generateFibonacci, delayed, null and undefined")
     func dataMembers() async throws {
-        try await withTestAPI { session async throws in
+        try await withSocketSession(as: ConformanceAPIStub.self, main: { _ in TestAPI() }) { session, _ async throws in
             #expect(try await session.api.square(7) == 49)
             #expect(try await session.api.add(2, 3) == 5)
             #expect(try await session.api.echo(["a": [1, 2]]) == ["a": [1, 2]])
@@ -71,7 +68,7 @@ struct TypedTestAPITests {
 
     @Test("members returning objects yield typed stubs: getUser, makeCounter, makeUsers")
     func capabilityMembers() async throws {
-        try await withTestAPI { session in
+        try await withSocketSession(as: ConformanceAPIStub.self, main: { _ in TestAPI() }) { session, _ in
             let user = try await session.api.getUser(42)
             #expect(try await user.getName() == "User 42")
             #expect(try await user.profile == DemoProfile(displayName: "User 42", id: 42))
@@ -88,7 +85,7 @@ struct TypedTestAPITests {
 
     @Test("stubs and refs pass as arguments: incrementCounter, returnStub, callback")
     func referencesAsArguments() async throws {
-        try await withTestAPI { session in
+        try await withSocketSession(as: ConformanceAPIStub.self, main: { _ in TestAPI() }) { session, _ in
             let counter = try await session.api.makeCounter(1)
             #expect(try await session.api.incrementCounter(counter, 4) == 5)
             let same = try await session.api.returnStub(counter)
@@ -100,7 +97,7 @@ struct TypedTestAPITests {
 
     @Test("rejections arrive as RpcError.remote with the error's name: throwError, throwTypeError")
     func rejections() async throws {
-        try await withTestAPI { session in
+        try await withSocketSession(as: ConformanceAPIStub.self, main: { _ in TestAPI() }) { session, _ in
             await #expect(throws: RpcError.self) { try await session.api.throwError("boom") }
             do {
                 try await session.api.throwTypeError("bad")
@@ -114,7 +111,7 @@ struct TypedTestAPITests {
 
     @Test("a member returning a stream yields its chunks")
     func stream() async throws {
-        try await withTestAPI { session in
+        try await withSocketSession(as: ConformanceAPIStub.self, main: { _ in TestAPI() }) { session, _ in
             var chunks: [Int] = []
             for try await chunk in try await session.api.makeStream(4) {
                 chunks.append(chunk)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CapnWebSocketTestSupport
 import RpcTransportTesting
 @testable import CapnWebCore
 import CapnWeb
@@ -10,8 +11,9 @@ struct AbandonedSocketCallTests {
     @Test("cancelling the task awaiting a call over a WebSocket cancels the server's running target")
     func cancelledAwaitCancelsTheTarget() async throws {
         let api = TestAPI()
-        try await withRpcServer(main: { api }) { server in
-            try await withRpcSession(to: server.webSocketURL) { session in
+        try await withSocketPeers(main: { _ in api }) { peers in
+            let session = try await peers.connect()
+            do {
                 let waiting = Task {
                     let _: String = try await session.api.hang()
                 }
@@ -24,10 +26,7 @@ struct AbandonedSocketCallTests {
                 }
                 try await waitUntil("the server's target to end") { api.hangsRunning == 0 }
                 #expect(api.hangsStarted == 1)
-                #expect(await waitUntil { session.getStats() == RpcStats(imports: 1, exports: 1) })
-                #expect(await waitUntil {
-                    server.sessions.allSatisfy { $0.getStats() == RpcStats(imports: 1, exports: 1) }
-                })
+                await peers.expectSettled(session)
             }
         }
     }
@@ -35,7 +34,8 @@ struct AbandonedSocketCallTests {
     @Test("calls still running when a WebSocket peer goes away are cancelled and their sessions freed")
     func runningCallsEndWithTheConnection() async throws {
         let api = TestAPI()
-        try await withRpcServer(main: { api }) { server in
+        try await withSocketPeers(main: { _ in api }) { peers in
+            let server = peers.server
             for round in 1...3 {
                 let transport = try await WebSocketClient.connect(to: server.webSocketURL.absoluteString)
                 transport.start { _ in }

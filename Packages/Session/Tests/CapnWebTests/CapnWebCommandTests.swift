@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RpcTesting
 import Testing
+import CapnWebSocketTestSupport
 @testable import CapnWebCLI
 import CapnWeb
 import CapnWebDemo
@@ -260,7 +261,7 @@ struct CapnWebCommandTests {
     @Test("an unreachable server exits 3")
     func unreachable() async throws {
         // A port that was free a moment ago: nothing listens there any more.
-        let port = try await withRpcServer(main: { TestAPI() }) { server in server.port }
+        let port = try await withSocketPeers(main: { _ in TestAPI() }) { peers in peers.server.port }
         let url = "ws://127.0.0.1:\(port)/ws"
         let run = await call(url, ["square(5)"])
         #expect(run.status == 3)
@@ -269,7 +270,8 @@ struct CapnWebCommandTests {
 
     @Test("--header values reach the server's admission check and main object")
     func headers() async throws {
-        try await withRpcServer(admit: ServerAdmissionTests.admit, main: { WhoAmITarget($0) }) { server in
+        try await withSocketPeers(admit: ServerAdmissionTests.admit, main: { WhoAmITarget($0) }) { peers in
+            let server = peers.server
             let url = server.webSocketURL.absoluteString
             let refused = await call(url, ["whoami()"])
             #expect(refused.status == 3)

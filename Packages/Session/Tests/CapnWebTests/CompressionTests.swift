@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CapnWebSocketTestSupport
 import RpcTransportTesting
 import CapnWeb
 
@@ -25,7 +26,8 @@ struct CompressionTests {
 
     @Test("a server takes permessage-deflate when a client offers it, and a session runs over it")
     func negotiatedByDefault() async throws {
-        try await withRpcServer(main: { Squarer() }) { server in
+        try await withSocketPeers(main: { _ in Squarer() }) { peers in
+            let server = peers.server
             #expect(try await Self.negotiated(server: server))
             try await waitUntil("the server to forget the session") { server.sessions.isEmpty }
         }
@@ -33,7 +35,8 @@ struct CompressionTests {
 
     @Test("a server set to refuse permessage-deflate answers without it")
     func refusedWhenOff() async throws {
-        try await withRpcServer(deflate: nil, main: { Squarer() }) { server in
+        try await withSocketPeers(deflate: nil, main: { _ in Squarer() }) { peers in
+            let server = peers.server
             #expect(try await Self.negotiated(server: server) == false)
             try await waitUntil("the server to forget the session") { server.sessions.isEmpty }
         }

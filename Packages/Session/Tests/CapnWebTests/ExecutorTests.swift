@@ -3,6 +3,7 @@ import NIOPosix
 import Synchronization
 import RpcTransportTesting
 import Testing
+import CapnWebSocketTestSupport
 @_spi(RpcImplementation) import RpcTransportNIO
 @testable import CapnWebCore
 import CapnWeb
@@ -49,23 +50,24 @@ struct ExecutorTests {
     )
     func targetsRunOnTheLoop(method: String) async throws {
         let probe = ThreadProbeTarget()
-        try await withRpcServer(main: { probe }) { server in
-            try await withRpcSession(to: server.webSocketURL) { session in
+        try await withSocketPeers(main: { _ in probe }) { peers in
+            let session = try await peers.connect()
+            do {
                 for _ in 0 ..< 5 {
                     let answer: String = try await session.api[dynamicMember: method]()
                     #expect(answer == "here")
                 }
                 #expect(probe.ranOnEventLoop.all == [Bool](repeating: true, count: 5))
-                #expect(await waitUntil { session.getStats() == RpcStats(imports: 1, exports: 1) })
-                #expect(await waitUntil { server.sessions.allSatisfy { $0.getStats() == RpcStats(imports: 1, exports: 1) } })
+                await peers.expectSettled(session)
             }
         }
     }
 
     @Test("calls awaited with the session's executor as preference resume on the connection's loop")
     func callersResumeOnTheLoop() async throws {
-        try await withRpcServer(main: { NetTarget() }) { server in
-            try await withRpcSession(to: server.webSocketURL) { session in
+        try await withSocketPeers(main: { _ in NetTarget() }) { peers in
+            let session = try await peers.connect()
+            do {
                 let executor = try #require(session.executor as? EventLoopTaskExecutor)
                 let loop = executor.eventLoop
                 let onLoop = try await withTaskExecutorPreference(executor) {
@@ -78,22 +80,24 @@ struct ExecutorTests {
                     return onLoop
                 }
                 #expect(onLoop == [Bool](repeating: true, count: 5))
-                #expect(await waitUntil { session.getStats() == RpcStats(imports: 1, exports: 1) })
+                await peers.expectSettled(session)
             }
         }
     }
 
     @Test("a session opened from a URL keeps one executor across reconnects")
     func executorSurvivesReconnect() async throws {
-        try await withRpcServer(main: { NetTarget() }) { server in
+        try await withSocketPeers(main: { _ in NetTarget() }) { peers in
+            let server = peers.server
             let session = try await RpcSession<Any>.connect(to: server.webSocketURL)
+            peers.track(session)
             let before = try #require(session.executor as? EventLoopTaskExecutor)
             try await session.reconnect()
             let after = try #require(session.executor as? EventLoopTaskExecutor)
             #expect(before === after)
             let n: Double = try await session.api.square(3)
             #expect(n == 9)
-            #expect(await waitUntil { session.getStats() == RpcStats(imports: 1, exports: 1) })
+            await peers.expectSettled(session)
             await session.close()
         }
     }
@@ -101,8 +105,9 @@ struct ExecutorTests {
     @Test("an awaited call fails with timeout once the call timeout passes, and the session goes on")
     func callTimeout() async throws {
         let probe = ThreadProbeTarget()
-        try await withRpcServer(main: { probe }) { server in
-            try await withRpcSession(to: server.webSocketURL, configure: { $0.timeout = .milliseconds(200) }) { session in
+        try await withSocketPeers(main: { _ in probe }) { peers in
+            let session = try await peers.connect(configure: { $0.timeout = .milliseconds(200) })
+            do {
                 do {
                     let _: String = try await session.api.hang()
                     Issue.record("the hanging call returned")
@@ -114,10 +119,7 @@ struct ExecutorTests {
                 #expect(await waitUntil { probe.hangsStarted.all == [true] })
                 let answer: String = try await session.api.where()
                 #expect(answer == "here")
-                #expect(await waitUntil(timeout: .seconds(5)) { session.getStats() == RpcStats(imports: 1, exports: 1) })
-                #expect(await waitUntil(timeout: .seconds(5)) {
-                    server.sessions.allSatisfy { $0.getStats() == RpcStats(imports: 1, exports: 1) }
-                })
+                await peers.expectSettled(session)
             }
         }
     }
@@ -125,8 +127,10 @@ struct ExecutorTests {
     @Test("cancelling the awaiting task fails the call with cancelled and releases its result")
     func cancellation() async throws {
         let probe = ThreadProbeTarget()
-        try await withRpcServer(main: { probe }) { server in
-            try await withRpcSession(to: server.webSocketURL) { session in
+        try await withSocketPeers(main: { _ in probe }) { peers in
+            let server = peers.server
+            let session = try await peers.connect()
+            do {
                 let waiting = Task {
                     let _: String = try await session.api.hang()
                 }
@@ -137,10 +141,7 @@ struct ExecutorTests {
                     Issue.record("expected cancelled, got \(outcome)")
                     return
                 }
-                #expect(await waitUntil(timeout: .seconds(5)) { session.getStats() == RpcStats(imports: 1, exports: 1) })
-                #expect(await waitUntil(timeout: .seconds(5)) {
-                    server.sessions.allSatisfy { $0.getStats() == RpcStats(imports: 1, exports: 1) }
-                })
+                await peers.expectSettled(session)
             }
         }
     }
@@ -148,8 +149,10 @@ struct ExecutorTests {
     @Test("a call of the peer's still running when the session ends is cancelled")
     func runningCallsCancelledAtEnd() async throws {
         let probe = ThreadProbeTarget()
-        try await withRpcServer(main: { probe }) { server in
+        try await withSocketPeers(main: { _ in probe }) { peers in
+            let server = peers.server
             let session = try await RpcSession<Any>.connect(to: server.webSocketURL)
+            peers.track(session)
             // Sent now (a ref only built sends nothing) and held until the session ends, so that
             // the call is not released before.
             let hanging = session.api.hang().sendNow()

@@ -2,6 +2,7 @@ import NIOPosix
 import Synchronization
 import RpcTransportTesting
 import Testing
+import CapnWebSocketTestSupport
 @testable import CapnWebCore
 import CapnWeb
 
@@ -126,18 +127,15 @@ final class FortyTwo: RpcTarget {
 
 @Suite("Methods answered at once")
 struct ImmediateCallTests {
-    /// Runs `body` with a session to a server whose main object is `probe`, then checks that
-    /// both sides' tables are back to one import and one export.
+    /// Runs `body` in the WebSocket session harness with a session to a server whose main object
+    /// is `probe`; the harness checks that both sides' tables are back to their main entries.
     private func withProbe(
         _ probe: ImmediateProbe,
+        sourceLocation: SourceLocation = #_sourceLocation,
         _ body: (RpcSession<Any>) async throws -> Void
     ) async throws {
-        try await withRpcServer(main: { probe }) { server in
-            try await withRpcSession(to: server.webSocketURL) { session in
-                try await body(session)
-                #expect(await waitUntil { session.getStats() == RpcStats(imports: 1, exports: 1) })
-                #expect(await waitUntil { server.sessions.allSatisfy { $0.getStats() == RpcStats(imports: 1, exports: 1) } })
-            }
+        try await withSocketSession(as: Any.self, main: { _ in probe }, sourceLocation: sourceLocation) { session, _ in
+            try await body(session)
         }
     }
 

@@ -1,6 +1,8 @@
 import Foundation
 import Synchronization
 import Testing
+import CapnWebSocketTestSupport
+import CapnWebTestSupport
 import RpcTransportTesting
 import CapnWeb
 
@@ -23,8 +25,10 @@ struct LocalRejectionTests {
         struct NotEncodable: Sendable {}
         struct TooBig: Encodable, Sendable { var value: UInt64 = .max }
         let target = CountingTarget()
-        try await withRpcServer(main: { target }) { server in
+        try await withSocketPeers(main: { _ in target }) { peers in
+            let server = peers.server
             let session = try await RpcSession<Any>.connect(to: server.webSocketURL)
+            peers.track(session)
             for outcome in [
                 await session.api.echo(NotEncodable()).resolvedResult(as: RpcPayload.self),
                 await session.api.echo(TooBig()).resolvedResult(as: RpcPayload.self),
@@ -38,31 +42,23 @@ struct LocalRejectionTests {
             let echoed: Int = try await session.api.echo(7)
             #expect(echoed == 7)
             #expect(target.count == 1)
-            #expect(await waitUntil {
-                session.getStats() == RpcStats(imports: 1, exports: 1)
-                    && server.sessions.allSatisfy { $0.getStats() == RpcStats(imports: 1, exports: 1) }
-            })
+            await peers.expectSettled(session)
             await session.close()
         }
     }
 
     @Test("reconnect() on a session started on a given transport fails with connectionLost carrying invalidTarget")
     func reconnectWithoutAddress() async throws {
-        let (client, server) = InMemoryTransport.makePair()
-        let serverSession = RpcSession<Any>.start(transport: server, main: CountingTarget())
-        let session = RpcSession<Any>.start(transport: client)
-        await #expect {
-            try await session.reconnect()
-        } throws: { error in
-            guard case .connectionLost(let underlying as TransportError) = error as? RpcError else { return false }
-            return underlying.code == .invalidTarget
+        try await withSessionPair(server: CountingTarget()) { pair in
+            let session = pair.client
+            await #expect {
+                try await session.reconnect()
+            } throws: { error in
+                guard case .connectionLost(let underlying as TransportError) = error as? RpcError else { return false }
+                return underlying.code == .invalidTarget
+            }
+            let echoed: Int = try await session.api.echo(3)
+            #expect(echoed == 3)
         }
-        let echoed: Int = try await session.api.echo(3)
-        #expect(echoed == 3)
-        #expect(await waitUntil {
-            session.getStats() == RpcStats(imports: 1, exports: 1) && serverSession.getStats() == RpcStats(imports: 1, exports: 1)
-        })
-        await session.close()
-        await serverSession.close()
     }
 }

@@ -7,6 +7,8 @@ import NIOHTTP1
 import Synchronization
 import RpcTransportTesting
 import Testing
+import CapnWebSocketTestSupport
+import CapnWebTestSupport
 import RpcTransport
 import RpcTransportNIO
 @testable import CapnWebCore
@@ -14,23 +16,14 @@ import CapnWeb
 
 @Suite("Network sessions")
 struct NetworkSessionTests {
-    /// Checks that both sides hold only their main entries, polling until they do.
-    func expectClean(_ client: RpcSession<Any>, _ server: RpcServer) async {
-        let clean = RpcStats(imports: 1, exports: 1)
-        let settled = await waitUntil {
-            client.getStats() == clean && server.sessions.allSatisfy { $0.getStats() == clean }
-        }
-        #expect(settled)
-        #expect(client.getStats() == clean)
-        for session in server.sessions { #expect(session.getStats() == clean) }
-    }
-
     @Test("a Swift client calls a Swift server over WebSocket, including a pipelined chain")
     func webSocketCalls() async throws {
-        try await withRpcServer(main: { NetTarget() }) { server in
+        try await withSocketPeers(main: { _ in NetTarget() }) { peers in
+            let server = peers.server
             #expect(server.webSocketURL.absoluteString == "ws://127.0.0.1:\(server.port)/ws")
             #expect(server.batchURL.absoluteString == "http://127.0.0.1:\(server.port)/rpc")
             let session = try await RpcSession<Any>.connect(to: server.webSocketURL)
+            peers.track(session)
             let n: Double = try await session.api.square(5)
             #expect(n == 25)
             do {
@@ -41,7 +34,7 @@ struct NetworkSessionTests {
             let chained: Int = try await session.api.makeCounter(1).increment(2)
             #expect(chained == 3)
             #expect(await waitUntil { server.sessionCount == 1 })
-            await expectClean(session, server)
+            await peers.expectSettled(session)
             await session.close()
             await server.waitForSessionCount(0)
             #expect(server.sessionCount == 0)
@@ -51,13 +44,14 @@ struct NetworkSessionTests {
     @Test("withRpcSession closes the session when its body throws")
     func scopedSessionClosesOnThrow() async throws {
         struct Boom: Error {}
-        try await withRpcServer(main: { NetTarget() }) { server in
+        try await withSocketPeers(main: { _ in NetTarget() }) { peers in
+            let server = peers.server
             await #expect(throws: Boom.self) {
                 try await withRpcSession(to: server.webSocketURL) { session in
                     let n: Double = try await session.api.square(3)
                     #expect(n == 9)
                     #expect(await waitUntil { server.sessionCount == 1 })
-                    await expectClean(session, server)
+                    await peers.expectSettled(session)
                     throw Boom()
                 }
             }
@@ -68,7 +62,8 @@ struct NetworkSessionTests {
     @Test("an HTTP batch answers several calls and a pipelined chain in one POST")
     func httpBatch() async throws {
         let mains = Recorder<Int>()
-        try await withRpcServer(main: { mains.append(1); return NetTarget() }) { server in
+        try await withSocketPeers(main: { _ in mains.append(1); return NetTarget() }) { peers in
+            let server = peers.server
             // Calls from `async let` tasks join the batch while it waits; a generous quiet time
             // keeps one batch on a loaded machine, where a task may start late.
             let (square, sum, chained) = try await RpcSession<Any>.batch(
@@ -96,7 +91,8 @@ struct NetworkSessionTests {
     @Test("every call made in a batch goes in its one POST, however long the closure takes between them")
     func slowBatchClosureStillOnePost() async throws {
         let mains = Recorder<Int>()
-        try await withRpcServer(main: { mains.append(1); return NetTarget() }) { server in
+        try await withSocketPeers(main: { _ in mains.append(1); return NetTarget() }) { peers in
+            let server = peers.server
             // The default quiet time (5 ms) is far shorter than the pauses: only awaiting a
             // result (or returning) makes the request leave.
             let (square, sum, logged) = try await RpcSession<Any>.batch(url: server.batchURL) { api in
@@ -123,7 +119,8 @@ struct NetworkSessionTests {
 
     @Test("calls made after the batch's POST left fail at once with an error that says so")
     func batchEndsAfterAnswer() async throws {
-        try await withRpcServer(main: { NetTarget() }) { server in
+        try await withSocketPeers(main: { _ in NetTarget() }) { peers in
+            let server = peers.server
             let error = try await RpcSession<Any>.batch(url: server.batchURL) { api -> RpcError? in
                 let n: Double = try await api.square(2)
                 #expect(n == 4)
@@ -171,7 +168,8 @@ struct NetworkSessionTests {
 
     @Test("the server answers 405 to a plain GET and to other methods, and 500 to an empty batch line")
     func httpRefusals() async throws {
-        try await withRpcServer(main: { NetTarget() }) { server in
+        try await withSocketPeers(main: { _ in NetTarget() }) { peers in
+            let server = peers.server
             let port = server.port
             let get = try await Task.detached { try rawHTTP(port: port, method: "GET", path: "/rpc") }.value
             #expect(get.status == 405)
@@ -194,7 +192,12 @@ struct NetworkSessionTests {
         let states = Recorder<String>()
         let disconnects = Recorder<Int>()
         let reconnects = Recorder<Int>()
-        let (session, port, observer, oldCounter) = try await withRpcServer(main: { NetTarget() }) { server in
+        // The first server stops with the counter still held: one import and one export more.
+        let heldCounter = SettledTables(client: RpcStats(imports: 2, exports: 1), server: RpcStats(imports: 1, exports: 2))
+        let (session, port, observer, oldCounter) = try await withSocketPeers(
+            main: { _ in NetTarget() }, expecting: heldCounter
+        ) { peers in
+            let server = peers.server
             let session = try await RpcSession<Any>.connect(to: server.webSocketURL) { config in
                 config.reconnect = .exponentialBackoff(
                     maxAttempts: 100, baseDelay: .milliseconds(20), maxDelay: .milliseconds(100))
@@ -207,20 +210,21 @@ struct NetworkSessionTests {
             }
             let n: Double = try await session.api.square(3)
             #expect(n == 9)
-            await expectClean(session, server)
+            await peers.expectSettled(session, now: .clean, closing: false)
             let oldCounter = session.api.makeCounter(1)
             let one: Int = try await oldCounter.increment(0)
             #expect(one == 1)
             return (session, server.port, observer, oldCounter)
         }
         #expect(await waitUntil { states.all.contains { $0.hasPrefix("reconnecting") } })
-        try await withRpcServer(port: port, main: { NetTarget() }) { server in
+        try await withSocketPeers(port: port, main: { _ in NetTarget() }) { peers in
+            let server = peers.server
             #expect(await waitUntil(timeout: .seconds(5)) { states.all.last == "connected" && server.sessionCount == 1 })
             let n: Double = try await session.api.square(4)
             #expect(n == 16)
             let stale: Result<Int, RpcError> = await oldCounter.increment(1).resolvedResult()
             if case .failure(.connectionLost) = stale {} else { Issue.record("expected connectionLost, got \(stale)") }
-            await expectClean(session, server)
+            await peers.expectSettled(session)
             await session.close()
         }
         await observer.value
@@ -238,7 +242,8 @@ struct NetworkSessionTests {
     func reconnectGivesUp() async throws {
         let states = Recorder<String>()
         let disconnects = Recorder<Int>()
-        let (session, observer) = try await withRpcServer(main: { NetTarget() }) { server in
+        let (session, observer) = try await withSocketPeers(main: { _ in NetTarget() }) { peers in
+            let server = peers.server
             let session = try await RpcSession<Any>.connect(to: server.webSocketURL) { config in
                 config.reconnect = .exponentialBackoff(
                     maxAttempts: 3, baseDelay: .milliseconds(5), maxDelay: .milliseconds(20))
@@ -248,6 +253,7 @@ struct NetworkSessionTests {
             let observer = Task {
                 for await state in stream { states.append(state.description) }
             }
+            peers.track(session, closing: false)
             let n: Double = try await session.api.square(3)
             #expect(n == 9)
             return (session, observer)
@@ -263,8 +269,10 @@ struct NetworkSessionTests {
 
     @Test("reconnect() replaces the connection; api works on the new one and old refs fail")
     func manualReconnect() async throws {
-        try await withRpcServer(main: { NetTarget() }) { server in
+        try await withSocketPeers(main: { _ in NetTarget() }) { peers in
+            let server = peers.server
             let session = try await RpcSession<Any>.connect(to: server.webSocketURL)
+            peers.track(session)
             let counter = session.api.makeCounter(5)
             let v: Int = try await counter.increment(1)
             #expect(v == 6)
@@ -274,7 +282,7 @@ struct NetworkSessionTests {
             let stale: Result<Int, RpcError> = await counter.increment(1).resolvedResult()
             if case .failure(.connectionLost) = stale {} else { Issue.record("expected connectionLost, got \(stale)") }
             #expect(await waitUntil { server.sessionCount == 1 })
-            await expectClean(session, server)
+            await peers.expectSettled(session)
             await session.close()
         }
     }
@@ -310,35 +318,36 @@ struct NetworkSessionTests {
         #expect(ReconnectPolicy.immediate(maxAttempts: 3).backoff.delay(forAttempt: 2) == .zero)
 
         let seenHeaders = Recorder<String>()
-        try await withTransportServer(
-            configuration: TransportServerConfiguration(address: .host("127.0.0.1", port: 0)),
-            onConnection: { transport, request in
-                seenHeaders.append(request.headers.first(name: "X-A") ?? "-")
-                seenHeaders.append(request.headers.first(name: "X-B") ?? "-")
-                let session = RpcSession<Any>.start(transport: transport, main: NetTarget())
-                _ = await transport.waitUntilClosed()
-                await session.close()
-            }
-        ) { server in
-            let url = try #require(URL(string: "ws://127.0.0.1:\(server.port ?? 0)/anything"))
-            let builderSession = try await RpcSession<Any>.connect(to: url) {
-                Timeout(.seconds(12))
-                Headers {
-                    Header("X-A", "1")
-                    Header("X-B", "2")
+        try await withCheckedPeers { peers in
+            try await withTransportServer(
+                configuration: TransportServerConfiguration(address: .host("127.0.0.1", port: 0)),
+                onConnection: { transport, request in
+                    seenHeaders.append(request.headers.first(name: "X-A") ?? "-")
+                    seenHeaders.append(request.headers.first(name: "X-B") ?? "-")
+                    _ = peers.startServer(transport: transport, main: NetTarget())
+                    _ = await transport.waitUntilClosed()
                 }
+            ) { server in
+                let url = try #require(URL(string: "ws://127.0.0.1:\(server.port ?? 0)/anything"))
+                let builderSession = try await RpcSession<Any>.connect(to: url) {
+                    Timeout(.seconds(12))
+                    Headers {
+                        Header("X-A", "1")
+                        Header("X-B", "2")
+                    }
+                }
+                let n: Double = try await builderSession.api.square(2)
+                #expect(n == 4)
+                await peers.expectSettled(builderSession)
+                await builderSession.close()
+                let closureSession = try await RpcSession<Any>.connect(to: url) { config in
+                    config.headers = ["X-A": "1", "X-B": "2"]
+                }
+                let m: Double = try await closureSession.api.square(3)
+                #expect(m == 9)
+                await peers.expectSettled(closureSession)
+                await closureSession.close()
             }
-            let n: Double = try await builderSession.api.square(2)
-            #expect(n == 4)
-            #expect(builderSession.getStats() == RpcStats(imports: 1, exports: 1))
-            await builderSession.close()
-            let closureSession = try await RpcSession<Any>.connect(to: url) { config in
-                config.headers = ["X-A": "1", "X-B": "2"]
-            }
-            let m: Double = try await closureSession.api.square(3)
-            #expect(m == 9)
-            #expect(closureSession.getStats() == RpcStats(imports: 1, exports: 1))
-            await closureSession.close()
         }
         #expect(seenHeaders.all == ["1", "2", "1", "2"])
     }
@@ -355,7 +364,7 @@ struct NetworkSessionTests {
             return false
         }
         // A port that was free a moment ago: nothing listens there any more.
-        let freePort = try await withRpcServer(main: { NetTarget() }) { server in server.port }
+        let freePort = try await withSocketPeers(main: { _ in NetTarget() }) { peers in peers.server.port }
         let ws = try #require(URL(string: "ws://127.0.0.1:\(freePort)/"))
         await #expect {
             _ = try await RpcSession<Any>.batch(url: ws) { _ in 1 }

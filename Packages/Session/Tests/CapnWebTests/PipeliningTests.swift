@@ -1,6 +1,7 @@
 import RpcWire
 import RpcTransportTesting
 import Testing
+import CapnWebSocketTestSupport
 @testable import CapnWebCore
 import CapnWeb
 
@@ -21,15 +22,15 @@ struct PipeliningTests {
         _ body: (RpcSession<Any>) async throws -> Void
     ) async throws -> Int {
         let pulls = Recorder<String>()
-        try await withRpcServer(main: main) { server in
+        try await withSocketPeers(main: { _ in main() }) { peers in
+            let server = peers.server
             try await withRpcSession(to: server.webSocketURL, configure: { configuration in
                 configuration.trace = { sent, text in
                     if sent, text.hasPrefix("[\"pull\"") { pulls.append(text) }
                 }
             }) { session in
                 try await body(session)
-                #expect(await waitUntil { session.getStats() == RpcStats(imports: 1, exports: 1) })
-                #expect(await waitUntil { server.sessions.allSatisfy { $0.getStats() == RpcStats(imports: 1, exports: 1) } })
+                await peers.expectSettled(session)
             }
         }
         return pulls.all.count
@@ -68,7 +69,8 @@ struct PipeliningTests {
     @Test("a call awaited at once sends its pull with its push, before anything awaits; a call sent for pipelining sends only its push")
     func awaitedCallSendsPushAndPullTogether() async throws {
         let frames = Recorder<String>()
-        try await withRpcServer(main: { NetTarget() }) { server in
+        try await withSocketPeers(main: { _ in NetTarget() }) { peers in
+            let server = peers.server
             try await withRpcSession(to: server.webSocketURL, configure: { configuration in
                 configuration.trace = { sent, text in
                     if sent { frames.append(text) }
@@ -92,8 +94,7 @@ struct PipeliningTests {
                 #expect(frames.all.filter { $0.hasPrefix("[\"pull\"") }.count == 1)
                 let squared: Int = try await kept.resolved()
                 #expect(squared == 9)
-                #expect(await waitUntil { session.getStats() == RpcStats(imports: 1, exports: 1) })
-                #expect(await waitUntil { server.sessions.allSatisfy { $0.getStats() == RpcStats(imports: 1, exports: 1) } })
+                await peers.expectSettled(session)
             }
         }
     }

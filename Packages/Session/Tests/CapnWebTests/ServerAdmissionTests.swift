@@ -2,6 +2,7 @@ import CapnWeb
 import Foundation
 import RpcTransportTesting
 import Testing
+import CapnWebSocketTestSupport
 
 /// A main object that tells who it serves, from the request that opened its session.
 final class WhoAmITarget: RpcTarget {
@@ -28,7 +29,8 @@ struct ServerAdmissionTests {
 
     @Test("WebSocket sessions are admitted by their headers, and each main object is made from its request")
     func webSocketAdmission() async throws {
-        try await withRpcServer(admit: Self.admit, main: { WhoAmITarget($0) }) { server in
+        try await withSocketPeers(admit: Self.admit, main: { WhoAmITarget($0) }) { peers in
+            let server = peers.server
             let refusal = await #expect(throws: RpcError.self) {
                 _ = try await RpcSession<Any>.connect(to: server.webSocketURL)
             }
@@ -38,8 +40,7 @@ struct ServerAdmissionTests {
             let session = try await RpcSession<Any>.connect(to: server.webSocketURL) { $0.headers = Self.credentials }
             let me: String = try await session.api.whoami()
             #expect(me == "ada by webSocket at /ws")
-            let clean = RpcStats(imports: 1, exports: 1)
-            #expect(await waitUntil { session.getStats() == clean && server.sessions.allSatisfy { $0.getStats() == clean } })
+            await peers.expectSettled(session)
             #expect(server.sessionCount == 1)
             await session.close()
         }
@@ -47,7 +48,8 @@ struct ServerAdmissionTests {
 
     @Test("HTTP batches are admitted by their headers, and a refused batch gets the status")
     func batchAdmission() async throws {
-        try await withRpcServer(admit: Self.admit, main: { WhoAmITarget($0) }) { server in
+        try await withSocketPeers(admit: Self.admit, main: { WhoAmITarget($0) }) { peers in
+            let server = peers.server
             let refusal = await #expect(throws: RpcError.self) {
                 try await RpcSession<Any>.batch(url: server.batchURL) { api in
                     let _: String = try await api.whoami()
@@ -66,12 +68,13 @@ struct ServerAdmissionTests {
 
     @Test("A server without an admission check admits everyone, with its request at hand")
     func everyoneAdmitted() async throws {
-        try await withRpcServer(main: { (info: RpcConnectionInfo) in WhoAmITarget(info) }) { server in
+        try await withSocketPeers(main: { (info: RpcConnectionInfo) in WhoAmITarget(info) }) { peers in
+            let server = peers.server
             let session = try await RpcSession<Any>.connect(to: server.webSocketURL)
+            peers.track(session)
             let me: String = try await session.api.whoami()
             #expect(me == "nobody by webSocket at /ws")
-            let clean = RpcStats(imports: 1, exports: 1)
-            #expect(await waitUntil { session.getStats() == clean && server.sessions.allSatisfy { $0.getStats() == clean } })
+            await peers.expectSettled(session)
             await session.close()
         }
     }

@@ -1,5 +1,6 @@
 import RpcTransportTesting
 import Testing
+import CapnWebSocketTestSupport
 import CapnWeb
 
 /// A main object whose `ticks()` returns an endless readable stream and records when the
@@ -32,8 +33,9 @@ struct StreamCancellationTests {
     @Test("a client that stops reading a server's stream stops the server's producer")
     func readerGoneStopsProducer() async throws {
         let ticker = TickerTarget()
-        try await withRpcServer(main: { ticker }) { server in
-            try await withRpcSession(to: server.webSocketURL) { session in
+        try await withSocketPeers(main: { _ in ticker }) { peers in
+            let session = try await peers.connect()
+            do {
                 let reader = Task {
                     let stream: AsyncThrowingStream<Int, any Error> = try await session.api.ticks()
                     var seen: [Int] = []
@@ -46,10 +48,7 @@ struct StreamCancellationTests {
                 let seen = try await reader.value
                 #expect(seen == [0, 1, 2])
                 #expect(await waitUntil(timeout: .seconds(5)) { ticker.terminated.all == [true] })
-                #expect(await waitUntil(timeout: .seconds(5)) { session.getStats() == RpcStats(imports: 1, exports: 1) })
-                #expect(await waitUntil(timeout: .seconds(5)) {
-                    server.sessions.allSatisfy { $0.getStats() == RpcStats(imports: 1, exports: 1) }
-                })
+                await peers.expectSettled(session)
             }
         }
     }

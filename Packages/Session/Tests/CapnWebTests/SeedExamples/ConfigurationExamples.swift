@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CapnWebSocketTestSupport
 import RpcTransportTesting
 import CapnWeb
 
@@ -12,7 +13,7 @@ struct ConfigurationExamples {
     func resultBuilder() async throws {
         let certificates = try SeedCertificates()
         let admitted = AdmittedHeaders()
-        try await withSeedServer(tls: certificates.serverTLS, admit: admitted.admit) { server, _ in
+        try await withSeedServer(tls: certificates.serverTLS, admit: admitted.admit) { server, _, peers in
             // Adapted: `url` is the test server's address (wss, presenting `api-cert`).
             let url = server.webSocketURL
             #expect(url.scheme == "wss")
@@ -65,7 +66,7 @@ struct ConfigurationExamples {
             let pinned = certificates.directory.appendingPathComponent("api-cert.pem").path
             #expect(configuration.tls?.trustRoots == .certificates([.file(path: pinned)]))
 
-            await expectSeedTablesClean(session, server)
+            await peers.expectSettled(session)
             await session.close()
         }
     }
@@ -73,7 +74,7 @@ struct ConfigurationExamples {
     @Test("the closure form's timeout, reconnect policy and headers are applied")
     func closureBased() async throws {
         let admitted = AdmittedHeaders()
-        try await withSeedServer(admit: admitted.admit) { server, _ in
+        try await withSeedServer(admit: admitted.admit) { server, _, peers in
             // Adapted: `url` is the test server's address.
             let url = server.webSocketURL
             let applied = Recorder<Configuration>()
@@ -102,14 +103,14 @@ struct ConfigurationExamples {
             #expect(configuration.reconnect.maxAttempts == 10)
             #expect(configuration.reconnect.backoff == .exponential(base: .seconds(1), max: .seconds(30)))
 
-            await expectSeedTablesClean(session, server)
+            await peers.expectSettled(session)
             await session.close()
         }
     }
 
     @Test("every ReconnectPolicy form the seed writes is accepted and means what it says")
     func reconnectPolicyForms() async throws {
-        try await withSeedServer { server, _ in
+        try await withSeedServer { server, _, peers in
             // Adapted: `URL(string: "wss://api.example.com")!` is the test server's address.
             let session = try await RpcSession<API>.connect(to: server.webSocketURL) { config in
                 // From the seed's iOS app setup.
@@ -121,7 +122,7 @@ struct ConfigurationExamples {
             }
             let done: String = try await session.api.doWork()
             #expect(done == "done")
-            await expectSeedTablesClean(session, server)
+            await peers.expectSettled(session)
             await session.close()
         }
         // The type reference's three forms.
@@ -138,7 +139,7 @@ struct ConfigurationExamples {
 
     @Test("HTTP batch mode: three async lets in the batch closure come back as one tuple")
     func httpBatch() async throws {
-        try await withSeedServer { server, backend in
+        try await withSeedServer { server, backend, peers in
             // Adapted: `url` is the test server's batch address.
             let url = server.batchURL
 

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import CapnWebSocketTestSupport
 import RpcTransportTesting
 import CapnWeb
 
@@ -43,7 +44,7 @@ func fetchWithRetry<T>(
 struct ErrorHandlingExamples {
     @Test("the seed's exhaustive switch over RpcError compiles unchanged and takes the remote case")
     func errorSwitch() async throws {
-        try await withSeedServer { server, backend in
+        try await withSeedServer { server, backend, peers in
             let session = try await RpcSession.connect(to: server.webSocketURL.absoluteString)
             let taken = Recorder<String>()  // Adapted: the test records the case taken.
 
@@ -80,14 +81,14 @@ struct ErrorHandlingExamples {
 
             #expect(taken.all == ["remote RiskyError: the operation failed"])
             #expect(backend.count("riskyOperation") == 1)
-            await expectSeedTablesClean(session, server)
+            await peers.expectSettled(session)
             await session.close()
         }
     }
 
     @Test("a pipeline that fails partway breaks its downstream refs with the original error")
     func brokenReferences() async throws {
-        try await withSeedServer { server, backend in
+        try await withSeedServer { server, backend, peers in
             let session = try await RpcSession.connect(to: server.webSocketURL.absoluteString)
             let badToken = "expired-token"  // Adapted: the seed's `badToken` is not declared there.
             let caught = Recorder<String>()  // Adapted: the test records the error.
@@ -110,14 +111,14 @@ struct ErrorHandlingExamples {
                 #expect(caught.all == ["AuthenticationError: Invalid token"])
                 #expect(backend.count("authenticate") == 1)
             }
-            await expectSeedTablesClean(session, server)
+            await peers.expectSettled(session)
             await session.close()
         }
     }
 
     @Test("fetchWithRetry retries a call that timed out and returns the next attempt's answer")
     func retryWithBackoff() async throws {
-        try await withSeedServer { server, backend in
+        try await withSeedServer { server, backend, peers in
             // Adapted: the first users.get hangs, and the session times calls out after a
             // second, so that the first attempt fails with .timeout and the second answers.
             backend.state.withLock { $0.usersGetHangs = 1 }
@@ -136,14 +137,14 @@ struct ErrorHandlingExamples {
             #expect(backend.count("users.get") == 2)
             // The timed-out attempt was released, and the server's hang ended with it.
             #expect(await waitUntil { backend.state.withLock { $0.hangsRunning } == 0 })
-            await expectSeedTablesClean(session, server)
+            await peers.expectSettled(session)
             await session.close()
         }
     }
 
     @Test("fetchWithRetry does not retry a remote error: it is thrown after one attempt")
     func noRetryForRemoteErrors() async throws {
-        try await withSeedServer { server, backend in
+        try await withSeedServer { server, backend, peers in
             let session = try await RpcSession.connect(to: server.webSocketURL.absoluteString)
             await #expect {
                 let _: RpcPayload = try await fetchWithRetry {
@@ -154,7 +155,7 @@ struct ErrorHandlingExamples {
                 return true
             }
             #expect(backend.count("riskyOperation") == 1)
-            await expectSeedTablesClean(session, server)
+            await peers.expectSettled(session)
             await session.close()
         }
     }

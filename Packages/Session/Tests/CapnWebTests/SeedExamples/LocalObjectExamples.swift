@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import CapnWebSocketTestSupport
 import RpcTransportTesting
 import CapnWeb
 
@@ -101,8 +102,9 @@ actor SecureService: RpcTarget {
 struct LocalObjectExamples {
     @Test("a local actor passed to subscribe(callback:) is called back by the server, and posts its notification")
     func notificationHandler() async throws {
-        try await withSeedServer { server, backend in
+        try await withSeedServer { server, backend, peers in
             let session = try await RpcSession<API>.connect(to: server.webSocketURL)
+            peers.track(session)
             let posted = Recorder<String>()
             let observer = NotificationCenter.default.addObserver(forName: .newMessage, object: nil, queue: nil) { note in
                 posted.append((note.object as? Message)?.text ?? "?")
@@ -117,7 +119,7 @@ struct LocalObjectExamples {
             #expect(await handler.messages.map(\.text) == ["hello"])
             #expect(posted.all == ["hello"])
             #expect(backend.count("subscribe") == 1)
-            await expectSeedTablesClean(session, server)
+            await peers.expectSettled(session)
             await session.close()
         }
     }
@@ -125,8 +127,10 @@ struct LocalObjectExamples {
     @Test("an actor served as the main object keeps its state across calls: join, send, leave")
     func chatRoom() async throws {
         let room = ChatRoom()
-        try await withRpcServer(main: { room }) { server in
+        try await withSocketPeers(main: { _ in room }) { peers in
+            let server = peers.server
             let session = try await RpcSession<Any>.connect(to: server.webSocketURL)
+            peers.track(session)
             let before: [Message] = try await session.api.join(userId: "ada")
             #expect(before.isEmpty)
             let sent: Message = try await session.api.send("hello", from: "ada")
@@ -136,15 +140,17 @@ struct LocalObjectExamples {
             #expect(await room.who == ["ada", "bob"])
             let _: RpcPayload = try await session.api.leave(userId: "ada")
             #expect(await room.who == ["bob"])
-            await expectSeedTablesClean(session, server)
+            await peers.expectSettled(session)
             await session.close()
         }
     }
 
     @Test("only what the target exposes can be called: publicMethod answers, internalHelper is not a function")
     func whatGetsExposed() async throws {
-        try await withRpcServer(main: { SecureService() }) { server in
+        try await withSocketPeers(main: { _ in SecureService() }) { peers in
+            let server = peers.server
             let session = try await RpcSession<Any>.connect(to: server.webSocketURL)
+            peers.track(session)
             let exposed: String = try await session.api.publicMethod()
             #expect(exposed == "secret")
             let hidden: Result<String, RpcError> = await session.api.internalHelper().resolvedResult()
@@ -152,7 +158,7 @@ struct LocalObjectExamples {
                 Issue.record("expected the private method to be unreachable, got \(hidden)")
                 return
             }
-            await expectSeedTablesClean(session, server)
+            await peers.expectSettled(session)
             await session.close()
         }
     }

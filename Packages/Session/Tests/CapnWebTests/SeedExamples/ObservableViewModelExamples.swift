@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Observation
 import Testing
+import CapnWebSocketTestSupport
 import RpcTransportTesting
 import CapnWeb
 #if canImport(SwiftUI)
@@ -173,7 +174,7 @@ struct ObservableViewModelExamples {
     @Test("TodoListViewModel loads, creates and toggles todos through the session, and Observation sees the changes")
     @MainActor
     func todoListViewModel() async throws {
-        try await withSeedServer { server, backend in
+        try await withSeedServer { server, backend, peers in
             let session = try await RpcSession<TodoAPI>.connect(to: server.webSocketURL)
             let viewModel = TodoListViewModel(session: session)
             let changes = Recorder<Int>()
@@ -198,7 +199,7 @@ struct ObservableViewModelExamples {
             #expect(backend.calls == ["todos.list", "todos.create", "todo.update"])
             #expect(backend.state.withLock { $0.todos.first { $0.id == "123" }?.completed } == true)
 
-            await expectSeedTablesClean(session, server)
+            await peers.expectSettled(session)
             await session.close()
 
             // Adapted: after the session closed, load() keeps the todos and sets `error`.
@@ -211,7 +212,7 @@ struct ObservableViewModelExamples {
     @Test("NotificationViewModel inserts each streamed notification first, and reports a failure as .error")
     @MainActor
     func notificationViewModel() async throws {
-        try await withSeedServer { server, backend in
+        try await withSeedServer { server, backend, peers in
             let session = try await RpcSession<API>.connect(to: server.webSocketURL)
             let viewModel = NotificationViewModel(session: session)
             guard case .disconnected(nil) = viewModel.connectionState else {
@@ -225,7 +226,7 @@ struct ObservableViewModelExamples {
             #expect(viewModel.notifications.map(\.id) == ["updates-3", "updates-2", "updates-1"])
             #expect(backend.count("notifications.subscribe") == 1)
             viewModel.stopListening()
-            await expectSeedTablesClean(session, server)
+            await peers.expectSettled(session)
             await session.close()
 
             // Adapted: listening on a closed session ends in `.error(error)`.

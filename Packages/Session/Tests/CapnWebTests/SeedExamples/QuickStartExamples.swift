@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CapnWebSocketTestSupport
 import RpcTransportTesting
 import CapnWeb
 
@@ -11,7 +12,7 @@ import CapnWeb
 struct QuickStartExamples {
     @Test("the hero's four chained calls give the author's display name, and the server ran todos.get once")
     func hero() async throws {
-        try await withSeedServer { server, backend in
+        try await withSeedServer { server, backend, peers in
             // Adapted: the test server's address instead of "wss://api.example.com".
             let session = try await RpcSession<TodoAPI>.connect(to: server.webSocketURL.absoluteString)
 
@@ -23,14 +24,14 @@ struct QuickStartExamples {
 
             #expect(authorName == "User 7")
             #expect(backend.count("todos.get") == 1)
-            await expectSeedTablesClean(session, server)
+            await peers.expectSettled(session)
             await session.close()
         }
     }
 
     @Test("Connect: an untyped and a typed session both reach the server")
     func connect() async throws {
-        try await withSeedServer { server, _ in
+        try await withSeedServer { server, _, peers in
             // Adapted: the test server's address instead of "wss://api.example.com".
             let address = server.webSocketURL.absoluteString
 
@@ -47,8 +48,8 @@ struct QuickStartExamples {
             #expect(done == "done")
             #expect(todos.map(\.id) == ["123", "124"])
             #expect(server.sessionCount == 2)
-            await expectSeedTablesClean(session, server)
-            await expectSeedTablesClean(typedSession, server)
+            await peers.expectSettled(session)
+            await peers.expectSettled(typedSession)
             await session.close()
             await typedSession.close()
         }
@@ -56,7 +57,7 @@ struct QuickStartExamples {
 
     @Test("Call: a ref to users.get(id: 123) resolves to the user when awaited")
     func call() async throws {
-        try await withSeedServer { server, backend in
+        try await withSeedServer { server, backend, peers in
             let session = try await RpcSession.connect(to: server.webSocketURL.absoluteString)
 
             // Adapted: the seed's lines in a scope of their own, so that the refs they hold are
@@ -74,14 +75,14 @@ struct QuickStartExamples {
                 #expect(user == User(id: 123, name: "user-123"))
                 #expect(backend.count("users.get") == 1)
             }
-            await expectSeedTablesClean(session, server)
+            await peers.expectSettled(session)
             await session.close()
         }
     }
 
     @Test("Pipeline: authenticate, currentUser, profile and displayName are one chain")
     func pipeline() async throws {
-        try await withSeedServer { server, backend in
+        try await withSeedServer { server, backend, peers in
             let session = try await RpcSession.connect(to: server.webSocketURL.absoluteString)
             // Adapted: the seed's `token` is a variable it does not declare.
             let token = "good-token"
@@ -95,19 +96,19 @@ struct QuickStartExamples {
 
             #expect(displayName == "User 2")
             #expect(backend.count("authenticate") == 1)
-            await expectSeedTablesClean(session, server)
+            await peers.expectSettled(session)
             await session.close()
         }
     }
 
     @Test("Disconnect: close() ends the session, and withRpcSession closes its session by itself")
     func disconnect() async throws {
-        try await withSeedServer { server, _ in
+        try await withSeedServer { server, _, peers in
             let session = try await RpcSession.connect(to: server.webSocketURL.absoluteString)
             // Adapted: one call first, so that there is something to disconnect.
             let first: String = try await session.api.doWork()
             #expect(first == "done")
-            await expectSeedTablesClean(session, server)
+            await peers.expectSettled(session)
 
             await session.close()
 
@@ -129,7 +130,7 @@ struct QuickStartExamples {
                 let result: String = try await session.api.doWork()
                 #expect(result == "done")
                 #expect(server.sessionCount == 1)
-                await expectSeedTablesClean(session, server)
+                await peers.expectSettled(session)
                 // Connection closes automatically
             }
             #expect(await waitUntil { server.sessionCount == 0 })

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CapnWebSocketTestSupport
 import RpcTransportTesting
 import CapnWeb
 
@@ -10,7 +11,7 @@ import CapnWeb
 struct RefExamples {
     @Test("a ref built from users.get(id: 123).profile.displayName resolves to the name")
     func buildThenAwait() async throws {
-        try await withSeedServer { server, backend in
+        try await withSeedServer { server, backend, peers in
             let session = try await RpcSession.connect(to: server.webSocketURL.absoluteString)
 
             // Adapted: the seed's lines in a scope of their own, so that the refs they hold are
@@ -24,14 +25,14 @@ struct RefExamples {
                 #expect(name == "User 123")
                 #expect(backend.count("users.get") == 1)
             }
-            await expectSeedTablesClean(session, server)
+            await peers.expectSettled(session)
             await session.close()
         }
     }
 
     @Test("dynamic member lookup: users.get(id: 123).profile is a ref that decodes as a Profile")
     func dynamicMemberLookup() async throws {
-        try await withSeedServer { server, _ in
+        try await withSeedServer { server, _, peers in
             let session = try await RpcSession.connect(to: server.webSocketURL.absoluteString)
 
             // Adapted: the seed's lines in a scope of their own, so that the refs they hold are
@@ -44,14 +45,14 @@ struct RefExamples {
                 let resolved: Profile = try await profile.resolved()
                 #expect(resolved == Profile(userId: 123, displayName: "User 123"))
             }
-            await expectSeedTablesClean(session, server)
+            await peers.expectSettled(session)
             await session.close()
         }
     }
 
     @Test("an unresolved ref passed as an argument is resolved on the server")
     func passingRefsAsArguments() async throws {
-        try await withSeedServer { server, backend in
+        try await withSeedServer { server, backend, peers in
             let session = try await RpcSession.connect(to: server.webSocketURL.absoluteString)
             // Adapted: the seed's `token` is a variable it does not declare.
             let token = "good-token"
@@ -69,7 +70,7 @@ struct RefExamples {
                 #expect(profile == Profile(userId: 2, displayName: "User 2"))
                 #expect(backend.calls == ["authenticate", "getUserProfile"])
             }
-            await expectSeedTablesClean(session, server)
+            await peers.expectSettled(session)
             await session.close()
         }
     }

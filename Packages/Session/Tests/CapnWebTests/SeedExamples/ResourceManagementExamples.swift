@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import CapnWebSocketTestSupport
 import RpcTransportTesting
 import CapnWeb
 
@@ -20,7 +21,7 @@ final class Banners: Sendable {
 struct ResourceManagementExamples {
     @Test("RpcSession is an actor whose api is nonisolated: many tasks call through it at once")
     func actorIsolation() async throws {
-        try await withSeedServer { server, backend in
+        try await withSeedServer { server, backend, peers in
             let session = try await RpcSession.connect(to: server.webSocketURL.absoluteString)
             // `RpcSession` is an actor, ensuring thread-safe access.
             let isolated: any Actor = session
@@ -39,14 +40,14 @@ struct ResourceManagementExamples {
 
             #expect(answers == Array(repeating: "done", count: 8))
             #expect(backend.count("doWork") == 8)
-            await expectSeedTablesClean(session, server)
+            await peers.expectSettled(session)
             await session.close()
         }
     }
 
     @Test("cancelling the task awaiting longRunningOperation() fails it with cancelled and stops the server's work")
     func taskCancellation() async throws {
-        try await withSeedServer { server, backend in
+        try await withSeedServer { server, backend, peers in
             let session = try await RpcSession.connect(to: server.webSocketURL.absoluteString)
 
             let task = Task {
@@ -66,7 +67,7 @@ struct ResourceManagementExamples {
                 return
             }
             #expect(await waitUntil { backend.state.withLock { $0.hangsRunning } == 0 })
-            await expectSeedTablesClean(session, server)
+            await peers.expectSettled(session)
             await session.close()
         }
     }
@@ -74,7 +75,7 @@ struct ResourceManagementExamples {
     @Test("a scoped session is valid inside its closure and closed after it, even when the closure throws")
     func scopedSessions() async throws {
         struct Stop: Error {}
-        try await withSeedServer { server, backend in
+        try await withSeedServer { server, backend, peers in
             // Adapted: `url` is the test server's address, and the seed's `process(_:)` records.
             let url = server.webSocketURL
             let processed = Recorder<[String]>()
@@ -85,7 +86,7 @@ struct ResourceManagementExamples {
                 // Adapted: the result's type is written.
                 let data: [String] = try await session.api.fetchData()
                 process(data)
-                await expectSeedTablesClean(session, server)
+                await peers.expectSettled(session)
                 // Session closes automatically, even on throw
             }
             #expect(processed.all == [["alpha", "beta"]])
@@ -96,7 +97,7 @@ struct ResourceManagementExamples {
                 try await withRpcSession(to: url) { session in
                     let data: [String] = try await session.api.fetchData()
                     process(data)
-                    await expectSeedTablesClean(session, server)
+                    await peers.expectSettled(session)
                     throw Stop()
                 }
             }
@@ -110,7 +111,7 @@ struct ResourceManagementExamples {
         let banners = Banners()
         let disconnects = Recorder<String>()
         let reconnects = Recorder<String>()
-        try await withSeedServer { server, _ in
+        try await withSeedServer { server, _, peers in
             // Adapted: the session reconnects quickly, so that the test sees it do so.
             let session = try await RpcSession.connect(to: server.webSocketURL.absoluteString) { config in
                 config.reconnect = .exponentialBackoff(maxAttempts: 100, baseDelay: .milliseconds(20), maxDelay: .milliseconds(100))
@@ -156,7 +157,7 @@ struct ResourceManagementExamples {
             #expect(await waitUntil { reconnects.all == ["reconnected"] && server.sessionCount == 1 })
             let again: String = try await session.api.doWork()
             #expect(again == "done")
-            await expectSeedTablesClean(session, server)
+            await peers.expectSettled(session)
             await session.close()
             await monitor.value
         }

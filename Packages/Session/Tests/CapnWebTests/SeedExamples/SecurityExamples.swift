@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import CapnWebSocketTestSupport
 import RpcTransportTesting
 import CapnWeb
 
@@ -12,7 +13,7 @@ struct SecurityExamples {
     @Test("TLS with minimumVersion .TLSv12 and a pinned certificate connects to the server presenting it")
     func transportSecurity() async throws {
         let certificates = try SeedCertificates()
-        try await withSeedServer(tls: certificates.serverTLS) { server, backend in
+        try await withSeedServer(tls: certificates.serverTLS) { server, backend, peers in
             // Adapted: `url` is the test server's wss address, and `myCertificate` (not
             // declared in the seed) is the certificate the server presents, read from the
             // test's bundle.
@@ -30,7 +31,7 @@ struct SecurityExamples {
             #expect(done == "done")
             #expect(backend.count("doWork") == 1)
             #expect(CertificateSource.resource(named: "api-cert.pem", in: certificates.bundle) == myCertificate)
-            await expectSeedTablesClean(session, server)
+            await peers.expectSettled(session)
             await session.close()
         }
     }
@@ -38,7 +39,7 @@ struct SecurityExamples {
     @Test("the pinned certificate is the one checked: a server presenting another certificate is refused")
     func pinIsChecked() async throws {
         let certificates = try SeedCertificates()
-        try await withSeedServer(tls: certificates.serverTLS) { server, backend in
+        try await withSeedServer(tls: certificates.serverTLS) { server, backend, peers in
             let otherCertificate = CertificateSource.resource(named: "other-cert", in: certificates.bundle)
             await #expect {
                 _ = try await RpcSession<API>.connect(to: server.webSocketURL) { config in
@@ -66,7 +67,7 @@ struct SecurityExamples {
     @Test("a pinned certificate missing from the bundle fails the connect with tlsConfigurationInvalid naming the file")
     func missingPinnedCertificate() async throws {
         let certificates = try SeedCertificates()
-        try await withSeedServer(tls: certificates.serverTLS) { server, backend in
+        try await withSeedServer(tls: certificates.serverTLS) { server, backend, peers in
             let bundle = certificates.bundle
             await #expect {
                 _ = try await RpcSession<API>.connect(to: server.webSocketURL) {
@@ -101,7 +102,7 @@ struct SecurityExamples {
         let admit: @Sendable (RpcConnectionInfo) async -> RpcAdmission = { info in
             info.header("Authorization") == "Bearer secret" ? .accept : .refuse(status: 401)
         }
-        try await withSeedServer(admit: admit) { server, backend in
+        try await withSeedServer(admit: admit) { server, backend, peers in
             // Adapted: `url` is the test server's address.
             let url = server.webSocketURL
 
@@ -130,14 +131,14 @@ struct SecurityExamples {
                     return underlying.httpStatus == 401
                 }
             }
-            await expectSeedTablesClean(session, server)
+            await peers.expectSettled(session)
             await session.close()
         }
     }
 
     @Test("only the administrator's capability may delete a user; the regular API is refused")
     func capabilitySecurity() async throws {
-        try await withSeedServer { server, backend in
+        try await withSeedServer { server, backend, peers in
             let session = try await RpcSession<API>.connect(to: server.webSocketURL)
             let adminToken = "admin-token"  // Adapted: the seed's `adminToken` and `userId`
             let userId = 99                 // are not declared there.
@@ -163,7 +164,7 @@ struct SecurityExamples {
                 }
                 #expect(backend.state.withLock { $0.deletedUsers } == [99])
             }
-            await expectSeedTablesClean(session, server)
+            await peers.expectSettled(session)
             await session.close()
         }
     }

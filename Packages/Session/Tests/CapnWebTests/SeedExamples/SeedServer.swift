@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import RpcTransportTesting
 import CapnWeb
+import CapnWebSocketTestSupport
 
 /// What the server behind seed 001's examples saw, for the tests to check that every line of
 /// the seed really reached it.
@@ -435,29 +436,22 @@ final class FriendService: RpcTarget {
     }
 }
 
-/// Runs `body` with a server whose main object is a fresh ``SeedServer`` and its backend, then
-/// checks, as every Session test does, that both peers' tables are back to
-/// `{imports: 1, exports: 1}`.
+/// Runs `body` in the WebSocket session harness with a server whose main object is a fresh
+/// ``SeedServer`` and its backend. Once `body` has run (or thrown), the harness waits until
+/// every server session, and every client session registered with the ``SocketPeers`` (by
+/// ``SocketPeers/expectSettled(_:timeout:sourceLocation:)`` or ``SocketPeers/track(_:expecting:)``),
+/// is back to `{imports: 1, exports: 1}`, records each that is not, and closes them.
 func withSeedServer<T>(
     tls: TLSServerConfiguration? = nil,
     admit: (@Sendable (RpcConnectionInfo) async -> RpcAdmission)? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation,
     isolation: isolated (any Actor)? = #isolation,
-    _ body: (RpcServer, SeedBackend) async throws -> T
+    _ body: (RpcServer, SeedBackend, SocketPeers) async throws -> T
 ) async throws -> T {
     let backend = SeedBackend()
-    return try await withRpcServer(
-        tls: tls, admit: admit, main: { _ in SeedServer(backend: backend) }, isolation: isolation
-    ) { server in
-        try await body(server, backend)
+    return try await withSocketPeers(
+        admit: admit, tls: tls, main: { _ in SeedServer(backend: backend) }, sourceLocation: sourceLocation
+    ) { peers in
+        try await body(peers.server, backend, peers)
     }
-}
-
-/// Waits until the client's and every server session's tables are back to
-/// `{imports: 1, exports: 1}`, and checks it.
-func expectSeedTablesClean<API>(_ client: RpcSession<API>, _ server: RpcServer) async {
-    let clean = RpcStats(imports: 1, exports: 1)
-    let settled = await waitUntil(timeout: .seconds(5)) {
-        client.getStats() == clean && server.sessions.allSatisfy { $0.getStats() == clean }
-    }
-    #expect(settled, "client \(client.getStats()), server \(server.sessions.map { $0.getStats() })")
 }

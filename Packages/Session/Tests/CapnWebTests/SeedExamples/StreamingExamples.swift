@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import CapnWebSocketTestSupport
 import RpcTransportTesting
 import CapnWeb
 
@@ -15,7 +16,7 @@ import CapnWeb
 struct StreamingExamples {
     @Test("events.subscribe(topic:) awaited as AsyncThrowingStream<Event, Error> yields the server's events in order")
     func asyncSequence() async throws {
-        try await withSeedServer { server, backend in
+        try await withSeedServer { server, backend, peers in
             let session = try await RpcSession<API>.connect(to: server.webSocketURL)
             let seen = Recorder<String>()  // Adapted: the test records what the loop prints.
 
@@ -30,14 +31,14 @@ struct StreamingExamples {
 
             #expect(seen.all == ["updates-1", "updates-2", "updates-3"])
             #expect(backend.count("events.subscribe") == 1)
-            await expectSeedTablesClean(session, server)
+            await peers.expectSettled(session)
             await session.close()
         }
     }
 
     @Test("cancelling the task that reads a stream stops the server's producer")
     func cancellation() async throws {
-        try await withSeedServer { server, backend in
+        try await withSeedServer { server, backend, peers in
             // Adapted: the server's stream goes on after its first three events, so only
             // cancelling ends it.
             backend.state.withLock { $0.endlessEvents = true }
@@ -65,7 +66,7 @@ struct StreamingExamples {
             #expect(await waitUntil { backend.state.withLock { $0.streamsEnded } == 1 })
             _ = await task.result
             #expect(Array(processed.all.prefix(3)) == ["updates-1", "updates-2", "updates-3"])
-            await expectSeedTablesClean(session, server)
+            await peers.expectSettled(session)
             await session.close()
         }
     }

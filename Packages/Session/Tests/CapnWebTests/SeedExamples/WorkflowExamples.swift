@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CapnWebSocketTestSupport
 import RpcTransportTesting
 import CapnWeb
 
@@ -79,31 +80,31 @@ struct Workflows: Sendable {
 struct WorkflowExamples {
     @Test("sequential operations: invitation, registration and profile set-up, each step using the previous")
     func sequential() async throws {
-        try await withSeedServer { server, backend in
+        try await withSeedServer { server, backend, peers in
             let session = try await RpcSession.connect(to: server.webSocketURL.absoluteString)
             let user = try await Workflows(session: session).onboardUser(email: "ada@example.com", name: "Ada")
             #expect(user == User(id: 42, name: "Ada"))
             #expect(backend.calls == ["invitations.create", "users.register", "profiles.setup"])
-            await expectSeedTablesClean(session, server)
+            await peers.expectSettled(session)
             await session.close()
         }
     }
 
     @Test("pipelined operations: create, accept and setupProfile chain on the server and give the user")
     func pipelined() async throws {
-        try await withSeedServer { server, backend in
+        try await withSeedServer { server, backend, peers in
             let session = try await RpcSession.connect(to: server.webSocketURL.absoluteString)
             let user = try await Workflows(session: session).onboardUserOptimized(email: "ada@example.com", name: "Ada")
             #expect(user == User(id: 42, name: "Ada"))
             #expect(backend.calls == ["invitations.create", "invitation.accept", "accepted.setupProfile"])
-            await expectSeedTablesClean(session, server)
+            await peers.expectSettled(session)
             await session.close()
         }
     }
 
     @Test("parallel resolution: four async lets build the dashboard")
     func parallel() async throws {
-        try await withSeedServer { server, backend in
+        try await withSeedServer { server, backend, peers in
             let session = try await RpcSession.connect(to: server.webSocketURL.absoluteString)
             let dashboard = try await Workflows(session: session).loadDashboard()
             #expect(dashboard.user == User(id: 1, name: "ada"))
@@ -111,14 +112,14 @@ struct WorkflowExamples {
             #expect(dashboard.notifications == NotificationService.unread)
             #expect(dashboard.stats == Stats(todoCount: 2, completedCount: 1))
             #expect(Set(backend.calls) == ["todos.list", "notifications.unread", "analytics.summary"])
-            await expectSeedTablesClean(session, server)
+            await peers.expectSettled(session)
             await session.close()
         }
     }
 
     @Test("task groups: one profile per id, read through users[id].profile")
     func taskGroup() async throws {
-        try await withSeedServer { server, _ in
+        try await withSeedServer { server, _, peers in
             let session = try await RpcSession.connect(to: server.webSocketURL.absoluteString)
             let profiles = try await Workflows(session: session).fetchAllUserProfiles(ids: ["1", "2", "3"])
             #expect(profiles == [
@@ -126,7 +127,7 @@ struct WorkflowExamples {
                 "2": Profile(userId: 2, displayName: "User 2"),
                 "3": Profile(userId: 3, displayName: "User 3"),
             ])
-            await expectSeedTablesClean(session, server)
+            await peers.expectSettled(session)
             await session.close()
         }
     }
