@@ -13,6 +13,8 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "RpcDo", targets: ["RpcDo"]),
+        // For tests of the packages above: the in-memory transport pair and the waiting helpers.
+        .library(name: "RpcDoTesting", targets: ["RpcDoTesting"]),
         .executable(name: "rpcdo-demo", targets: ["RpcDoDemo"]),
     ],
     dependencies: [
@@ -29,6 +31,15 @@ let package = Package(
                 .product(name: "CapnWeb", package: "Session"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // `import RpcDoTesting`: what tests of packages built on RpcDo use from the layers below
+        // (the in-memory transport pair with its fault injection, and `RpcTesting`'s waits).
+        .target(
+            name: "RpcDoTesting",
+            dependencies: [
+                .product(name: "CapnWebTesting", package: "Session"),
             ],
             swiftSettings: strictSettings
         ),

@@ -82,6 +82,7 @@ let package = Package(
                 "TinyvexServer",
                 "TinyvexProtocol",
                 .product(name: "RpcDo", package: "Managed"),
+                .product(name: "RpcDoTesting", package: "Managed"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings
@@ -92,6 +93,7 @@ let package = Package(
                 "Tinyvex",
                 "TinyvexServer",
                 .product(name: "RpcDo", package: "Managed"),
+                .product(name: "RpcDoTesting", package: "Managed"),
             ],
             swiftSettings: strictSettings
         ),

@@ -60,9 +60,20 @@ public final class TinyvexClient: Sendable {
         self.init(endpoint: endpoint, configuration: TinyvexClientConfiguration())
     }
 
+    /// Opens a transport to the server with the headers current at that moment; it must stop
+    /// when its task is cancelled.
+    public typealias TransportFactory = @Sendable (_ headers: [String: String]) async throws -> any MessageTransport
+
     /// Creates a client with explicit settings; nothing connects until the first subscription
     /// or call.
-    public init(endpoint: URL, configuration: TinyvexClientConfiguration) {
+    ///
+    /// - Parameters:
+    ///   - endpoint: The server's WebSocket URL.
+    ///   - configuration: The settings.
+    ///   - transportFactory: Opens each connection's transport; `nil` (the default) opens a
+    ///     WebSocket to `endpoint`. Another factory serves the client over another transport
+    ///     (an in-memory pair to an embedded server, in tests).
+    public init(endpoint: URL, configuration: TinyvexClientConfiguration, transportFactory: TransportFactory? = nil) {
         self.endpoint = endpoint
         self.configuration = configuration
         let registry = SubscriptionRegistry()
@@ -70,7 +81,7 @@ public final class TinyvexClient: Sendable {
         let url = endpoint.absoluteString
         channel = JSONRPCChannel(
             configuration: configuration.connectionConfiguration,
-            factory: { _ in try await WebSocketClient.connect(to: url) },
+            factory: transportFactory ?? { _ in try await WebSocketClient.connect(to: url) },
             pingMethod: TinyvexMethod.ping,
             onNotification: { method, params in Self.notify(registry, method, params) })
         let states = StateBroadcaster(channel.connection.state)

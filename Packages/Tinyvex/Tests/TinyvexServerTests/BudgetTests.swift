@@ -1,4 +1,5 @@
 import Foundation
+import RpcDoTesting
 import RpcTransport
 import RpcWire
 import Testing

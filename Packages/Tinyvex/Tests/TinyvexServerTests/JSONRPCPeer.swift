@@ -1,3 +1,4 @@
+import RpcDoTesting
 import RpcTransport
 import RpcWire
 import Testing
@@ -20,15 +21,7 @@ extension JSONRPCPeer {
 
     /// Waits until `find` returns something from the messages received so far.
     func waitFor<T>(_ what: String, timeout: Duration? = nil, _ find: ([JSONValue]) -> T?) async throws -> T {
-        let deadline = ContinuousClock.now + (timeout ?? Self.defaultWaitTimeout)
-        while true {
-            if let found = find(messages) { return found }
-            guard ContinuousClock.now < deadline else {
-                Issue.record("timed out waiting for \(what); received \(messages.count) messages")
-                throw CancellationError()
-            }
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        try await RpcTesting.waitFor(what, timeout: timeout ?? Self.defaultWaitTimeout) { find(messages) }
     }
 
     /// Waits for the answer to the request `id`.

@@ -4,22 +4,19 @@ import Combine
 import OpenCombine
 #endif
 import Foundation
+import RpcDoTesting
 import RpcTransport
 import Testing
 import Tinyvex
 import TinyvexServer
 
-func withDemo<T>(_ body: (TinyvexServer) async throws -> T) async throws -> T {
-    try await TinyvexServer.withServer(schema: TinyvexDemoSchema.schema(), port: 0, body)
-}
-
-@Suite("Tinyvex client against the real server", .timeLimit(.minutes(1)))
+@Suite("Tinyvex client against the embedded server, over in-memory links", .timeLimit(.minutes(1)))
 struct ClientTests {
     @Test("three local subscribers of one query share one upstream subscribe, and all three see a mutation")
     func dedupe() async throws {
-        try await withDemo { server in
-            let client = try makeClient(server.url)
-            let recorders = [Recorder<[Message]>(), Recorder<[Message]>(), Recorder<[Message]>()]
+        try await withInMemoryServer { server in
+            let client = try makeClient(server)
+            let recorders = [ValueRecorder<[Message]>(), ValueRecorder<[Message]>(), ValueRecorder<[Message]>()]
             var cancellables: [AnyCancellable] = []
             for recorder in recorders {
                 cancellables.append(client.subscribe("messages.list", params: Channel(channel: "general"), as: [Message].self)
@@ -43,9 +40,9 @@ struct ClientTests {
 
     @Test("cancelling the last local subscriber unsubscribes upstream; cancelling one of several does not")
     func cancelUnsubscribes() async throws {
-        try await withDemo { server in
-            let client = try makeClient(server.url)
-            let recorder = Recorder<[Message]>()
+        try await withInMemoryServer { server in
+            let client = try makeClient(server)
+            let recorder = ValueRecorder<[Message]>()
             var first: AnyCancellable? = client.subscribe("messages.list", params: ["channel": "general"], as: [Message].self)
                 .sink(receiveCompletion: { _ in }, receiveValue: { recorder.record($0) })
             var second: AnyCancellable? = client.subscribe("messages.list", params: ["channel": "general"], as: [Message].self)
@@ -66,8 +63,8 @@ struct ClientTests {
 
     @Test("the async stream variant yields the current value then each change, and ending the iteration unsubscribes")
     func streamVariant() async throws {
-        try await withDemo { server in
-            let client = try makeClient(server.url)
+        try await withInMemoryServer { server in
+            let client = try makeClient(server)
             // The stream and its iterator live only inside this function: leaving it ends them.
             func readTwo() async throws -> [[Message]] {
                 let stream: AsyncThrowingStream<[Message], any Error> = client.subscribe("messages.list", params: Channel(channel: "general"), as: [Message].self)
@@ -92,9 +89,9 @@ struct ClientTests {
 
     @Test("a value that does not decode ends the publisher and the stream with .decoding")
     func decodingErrors() async throws {
-        try await withDemo { server in
-            let client = try makeClient(server.url)
-            let recorder = Recorder<[String]>()
+        try await withInMemoryServer { server in
+            let client = try makeClient(server)
+            let recorder = ValueRecorder<[String]>()
             let cancellable = client.subscribe("messages.list", params: Channel(channel: "general"), as: [String].self)
                 .sink(receiveCompletion: { completion in
                     if case .failure(let error) = completion { recorder.finish(error) } else { recorder.finish(nil) }
@@ -113,8 +110,8 @@ struct ClientTests {
 
     @Test("server errors arrive as .server with the Tinyvex code: an unknown query fails its publisher, a failing mutation throws")
     func serverErrors() async throws {
-        try await withDemo { server in
-            let client = try makeClient(server.url)
+        try await withInMemoryServer { server in
+            let client = try makeClient(server)
             let stream: AsyncThrowingStream<Int, any Error> = client.subscribe("nothing", params: Channel(channel: "x"), as: Int.self)
             do {
                 for try await _ in stream {}
@@ -136,9 +133,9 @@ struct ClientTests {
 
     @Test("an action runs and its result decodes; the connection state publisher reports connected")
     func actionAndState() async throws {
-        try await withDemo { server in
-            let client = try makeClient(server.url)
-            let states = Recorder<String>()
+        try await withInMemoryServer { server in
+            let client = try makeClient(server)
+            let states = ValueRecorder<String>()
             let cancellable = client.connectionState.sink { states.record("\($0)") }
             struct Later: Encodable { let channel: String; let author: String; let text: String; let delayMs: Int }
             let id = try await client.action("messages.sendLater", args: Later(channel: "g", author: "d", text: "t", delayMs: 5), as: Int64.self)
@@ -151,8 +148,8 @@ struct ClientTests {
 
     @Test("a value the server splits into transitionChunks arrives whole")
     func chunkedValue() async throws {
-        try await TinyvexServer.withServer(schema: TinyvexDemoSchema.schema(), configuration: TinyvexServerConfiguration(maxChunkBytes: 100), port: 0) { server in
-            let client = try makeClient(server.url)
+        try await withInMemoryServer(configuration: TinyvexServerConfiguration(maxChunkBytes: 100)) { server in
+            let client = try makeClient(server)
             let long = String(repeating: "chunké/", count: 100)
             _ = try await client.mutation("messages.send", args: Send(channel: "general", author: "f", text: long), as: Int64.self)
             let stream: AsyncThrowingStream<[Message], any Error> = client.subscribe("messages.list", params: Channel(channel: "general"), as: [Message].self)
@@ -168,13 +165,26 @@ struct ClientTests {
         struct None: Codable {}
         schema.query("whoami", requiresIdentity: true) { (context, _: None) in context.identity ?? "" }
         let configuration = TinyvexServerConfiguration(authenticate: { $0 == "good" ? "alice" : nil })
-        try await TinyvexServer.withServer(schema: schema, configuration: configuration, port: 0) { server in
-            let client = try makeClient(server.url)
+        try await withInMemoryServer(schema: schema, configuration: configuration) { server in
+            let client = try makeClient(server)
             _ = try await client.mutation("messages.send", args: Send(channel: "g", author: "e", text: "t"), as: Int64.self)
             client.setAuthToken("good")
             let stream: AsyncThrowingStream<String, any Error> = client.subscribe("whoami", params: None(), as: String.self)
             var iterator = stream.makeAsyncIterator()
             #expect(try await iterator.next() == "alice")
+            await client.close()
+        }
+    }
+
+    @Test("over a WebSocket to a listening server (the default transport): a subscription gets its value and a mutation's result")
+    func overWebSocket() async throws {
+        try await TinyvexServer.withServer(schema: TinyvexDemoSchema.schema(), port: 0) { server in
+            let client = try makeClient(server.url)
+            let stream: AsyncThrowingStream<[Message], any Error> = client.subscribe("messages.list", params: Channel(channel: "general"), as: [Message].self)
+            var iterator = stream.makeAsyncIterator()
+            #expect(try await iterator.next() == [])
+            let id = try await client.mutation("messages.send", args: Send(channel: "general", author: "w", text: "socket"), as: Int64.self)
+            #expect(try await iterator.next() == [Message(id: id, channel: "general", author: "w", text: "socket")])
             await client.close()
         }
     }

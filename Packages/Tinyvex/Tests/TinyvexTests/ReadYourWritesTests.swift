@@ -4,6 +4,7 @@ import Combine
 import OpenCombine
 #endif
 import Foundation
+import RpcDoTesting
 import Testing
 import Tinyvex
 import TinyvexServer
@@ -31,7 +32,7 @@ struct ReadYourWritesTests {
 
     struct Outcome: Sendable {
         var sent: [Message] = []
-        var subscriptions: [(channel: String, recorder: Recorder<[Message]>)] = []
+        var subscriptions: [(channel: String, recorder: ValueRecorder<[Message]>)] = []
         var violations: [String] = []
         /// How many mutations had a subscription of their own client to check.
         var checked = 0
@@ -54,7 +55,7 @@ struct ReadYourWritesTests {
     /// Runs one client's operations; its subscriptions stay local to this task.
     static func drive(_ client: TinyvexClient, name: String, _ operations: [Operation]) async throws -> Outcome {
         var outcome = Outcome()
-        var live: [String: (recorder: Recorder<[Message]>, cancellable: AnyCancellable)] = [:]
+        var live: [String: (recorder: ValueRecorder<[Message]>, cancellable: AnyCancellable)] = [:]
         // A new subscription is waited on until it shows its first value, so every later send
         // to its channel is checked and the number checked follows from the operations alone.
         func subscribe(_ channel: String) async throws {
@@ -109,9 +110,9 @@ struct ReadYourWritesTests {
 
     @Test("1,000 randomised operations of two concurrent clients: every snapshot is one the database had, values only grow, and each client's mutation is in its own subscriptions when it returns")
     func model() async throws {
-        try await withDemo { server in
-            let first = try makeClient(server.url)
-            let second = try makeClient(server.url)
+        try await withInMemoryServer { server in
+            let first = try makeClient(server)
+            let second = try makeClient(server)
             let firstOperations = Self.operations(count: 500, seed: 18)
             let secondOperations = Self.operations(count: 500, seed: 1_018)
             async let one = Self.drive(first, name: "one", firstOperations)

@@ -5,20 +5,8 @@ import Testing
 import Tinyvex
 import TinyvexServer
 
-/// Polls `condition` until it holds, failing the test after `timeout`.
-func waitUntil(_ what: String, timeout: Duration = .seconds(15), _ condition: () async -> Bool) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while !(await condition()) {
-        guard ContinuousClock.now < deadline else {
-            Issue.record("timed out waiting until \(what)")
-            throw CancellationError()
-        }
-        try await Task.sleep(for: .milliseconds(5))
-    }
-}
-
-/// Collects what a publisher or stream delivers, from any thread.
-final class Recorder<Value: Sendable>: Sendable {
+/// Collects what a publisher or stream delivers, from any thread, and how it ended.
+final class ValueRecorder<Value: Sendable>: Sendable {
     private let state = Mutex<(values: [Value], failure: TinyvexError?, finished: Bool)>(([], nil, false))
 
     var values: [Value] { state.withLock { $0.values } }
@@ -47,7 +35,23 @@ struct Send: Codable, Sendable {
 
 typealias Message = TinyvexDemoSchema.Message
 
-/// A client for a server's URL with quick reconnects for tests.
-func makeClient(_ url: String, configuration: TinyvexClientConfiguration = TinyvexClientConfiguration(reconnect: .init(maxAttempts: 200, backoff: .exponential(base: .milliseconds(20), max: .milliseconds(200))))) throws -> TinyvexClient {
+/// Quick reconnects for tests.
+let fastConfiguration = TinyvexClientConfiguration(reconnect: .init(maxAttempts: 200, backoff: .exponential(base: .milliseconds(20), max: .milliseconds(200))))
+
+/// A client of an in-memory server.
+func makeClient(_ server: InMemoryServer, configuration: TinyvexClientConfiguration = fastConfiguration) throws -> TinyvexClient {
+    TinyvexClient(endpoint: try #require(URL(string: "memory://tinyvex")), configuration: configuration, transportFactory: server.factory)
+}
+
+/// A client of a listening server's URL, over a WebSocket.
+func makeClient(_ url: String, configuration: TinyvexClientConfiguration = fastConfiguration) throws -> TinyvexClient {
     TinyvexClient(endpoint: try #require(URL(string: url)), configuration: configuration)
+}
+
+/// A database file in the temporary folder, and what removes it.
+func temporaryDatabase() -> (TinyvexDatabase, cleanup: @Sendable () -> Void) {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("tinyvex-\(UUID().uuidString).sqlite").path
+    return (.file(path), {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    })
 }

@@ -68,6 +68,28 @@ public final class TinyvexServer: Sendable {
         }
     }
 
+    /// Opens the store and runs `body` with a server that listens on no socket: it serves only
+    /// the transports given to ``serve(_:)`` (one end of an in-memory pair, say). Its ``url`` is
+    /// empty and its ``port`` `nil`. Connections still being served when `body` ends are
+    /// closed by their owners, who await ``serve(_:)``.
+    ///
+    /// - Parameters:
+    ///   - schema: The queries, mutations and actions.
+    ///   - database: Where the documents live; in memory by default.
+    ///   - configuration: Limits and the auth hook.
+    ///   - body: Runs while the server is up.
+    /// - Throws: A GRDB error when the database cannot be opened, or what `body` throws.
+    public static func withEmbeddedServer<T>(
+        schema: TinyvexSchema,
+        database: TinyvexDatabase = .inMemory,
+        configuration: TinyvexServerConfiguration = TinyvexServerConfiguration(),
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (TinyvexServer) async throws -> T
+    ) async throws -> T {
+        let engine = try await TinyvexEngine.open(schema: schema, database: database, configuration: configuration)
+        return try await body(TinyvexServer(engine: engine, url: "", port: nil))
+    }
+
     /// Serves one already open transport (an in-memory pair in tests, say) until it closes.
     public func serve(_ transport: any MessageTransport) async {
         await handler.serve(transport)
