@@ -1,4 +1,4 @@
-import RpcTransport
+@_spi(RpcImplementation) import RpcTransport
 import RpcTransportInMemory
 import Synchronization
 import Testing
@@ -335,5 +335,248 @@ struct ReconnectingConnectionTests {
             #expect(closure.code == CloseCode(3000))
         }
         #expect(peer.connects == 1)
+    }
+
+    // MARK: Hooks
+
+    @Test("the ready handshake holds messages and link() callers until it returns, and the state stays connecting until then")
+    func handshakeHoldsWork() async throws {
+        let peer = ScriptedPeer()
+        let log = Collected<String>()
+        let gate = Gate()
+        let handshakes = Collected<UInt64>()
+        let states = Collected<String>()
+        let inbox = Collected<String>()
+        let connection = ReconnectingConnection(
+            configuration: quickConfiguration(), factory: recording(peer, into: log),
+            handler: .messages { inbox.append($0.text ?? "") },
+            hooks: .init(handshake: { link in
+                handshakes.append(link.generation)
+                await gate.wait()
+            }))
+        connection.onStateChange { states.append($0.description) }
+        let starting = Task { try await connection.start() }
+        #expect(await eventually { handshakes.all == [1] })
+        try await connection.send(.text("early"))
+        let caller = Task { try await connection.link().generation }
+        #expect(await eventually { connection.offlineWaitCount == 1 })
+        // The transport is open, but nothing was written to it and nobody was given it.
+        #expect(peer.connects == 1)
+        #expect(log.all.isEmpty)
+        #expect(connection.state.description == "connecting")
+        #expect(connection.currentTransport == nil)
+        #expect(states.all.isEmpty)
+
+        gate.open()
+        try await starting.value
+        #expect(try await caller.value == 1)
+        #expect(connection.state.isConnected)
+        #expect(log.all == ["wrote:early"])
+        #expect(states.all == ["connected"])
+        #expect(await eventually { inbox.all == ["early"] })
+        await connection.close()
+    }
+
+    @Test("a handshake that throws fails start with handshakeFailed wrapping its error, and the link is closed")
+    func handshakeThrows() async throws {
+        struct NotReady: Error {}
+        let peer = ScriptedPeer()
+        let connection = ReconnectingConnection(
+            configuration: quickConfiguration(), factory: peer.factory, handler: .messages { _ in },
+            hooks: .init(handshake: { _ in throw NotReady() }))
+        do {
+            try await connection.start()
+            Issue.record("expected start to fail")
+        } catch {
+            #expect(error.code == .handshakeFailed)
+            #expect(error.cause is NotReady)
+        }
+        #expect(await eventually { peer.ends.first?.state.isClosed == true })
+        // A first connection that fails is not retried by default.
+        #expect(peer.connects == 1)
+        #expect(!connection.isRunning)
+        #expect(connection.state.description.hasPrefix("disconnected("))
+        await connection.close()
+    }
+
+    @Test("a handshake that never returns fails start with handshakeTimeout after the handshake timeout, and is stopped")
+    func handshakeTimesOut() async throws {
+        let peer = ScriptedPeer()
+        let stopped = Collected<Bool>()
+        let connection = ReconnectingConnection(
+            configuration: quickConfiguration { $0.handshakeTimeout = .milliseconds(60) }, factory: peer.factory,
+            handler: .messages { _ in },
+            hooks: .init(handshake: { _ in
+                do {
+                    try await Task.sleep(for: .seconds(3600))
+                } catch {
+                    stopped.append(true)
+                    throw error
+                }
+            }))
+        let clock = ContinuousClock()
+        let began = clock.now
+        do {
+            try await connection.start()
+            Issue.record("expected start to fail")
+        } catch {
+            #expect(error.code == .handshakeTimeout)
+        }
+        #expect(clock.now - began >= .milliseconds(60))
+        #expect(await eventually { stopped.all == [true] })
+        #expect(await eventually { peer.ends.first?.state.isClosed == true })
+        #expect(!connection.isRunning)
+        await connection.close()
+    }
+
+    @Test("a goIdle decision stops trying: not running, reconnect throws notConnected, and start begins again")
+    func goIdleStops() async throws {
+        let peer = ScriptedPeer()
+        let contexts = Collected<ConnectionFailureContext>()
+        let connection = ReconnectingConnection(
+            configuration: quickConfiguration(), factory: peer.factory, handler: .messages { _ in },
+            hooks: .init(decideRetry: { _, context in
+                contexts.append(context)
+                return .goIdle
+            }))
+        try await connection.start()
+        peer.cutAll()
+        #expect(await eventually { !connection.isRunning })
+        #expect(contexts.all.map(\.stage) == [.connected])
+        #expect(connection.state.description.hasPrefix("disconnected("))
+        #expect(peer.connects == 1)
+        do {
+            try await connection.reconnect()
+            Issue.record("expected notConnected")
+        } catch {
+            #expect(error.code == .notConnected)
+        }
+        #expect(peer.connects == 1)
+        try await connection.start()
+        #expect(connection.state.isConnected)
+        #expect(try await connection.link().generation == 2)
+        #expect(peer.connects == 2)
+        await connection.close()
+    }
+
+    @Test("a retry decision before the first connection keeps start waiting across failed attempts until one succeeds")
+    func retryBeforeFirstConnection() async throws {
+        let peer = ScriptedPeer()
+        let attempts = Collected<Int>()
+        let contexts = Collected<ConnectionFailureContext>()
+        let states = Collected<String>()
+        let factory: ReconnectingConnection.TransportFactory = { headers in
+            attempts.append(attempts.all.count + 1)
+            if attempts.all.count <= 3 { throw ScriptedPeer.Refused() }
+            return try await peer.factory(headers)
+        }
+        let connection = ReconnectingConnection(
+            configuration: quickConfiguration(), factory: factory, handler: .messages { _ in },
+            hooks: .init(decideRetry: { _, context in
+                contexts.append(context)
+                return .retry
+            }))
+        connection.onStateChange { states.append($0.description) }
+        try await connection.start()
+        #expect(connection.state.isConnected)
+        #expect(attempts.all == [1, 2, 3, 4])
+        #expect(peer.connects == 1)
+        #expect(contexts.all.map(\.attempt) == [0, 1, 2])
+        #expect(contexts.all.allSatisfy { $0.stage == .opening && !$0.everConnected })
+        // Never connected before: no reconnecting on the way.
+        #expect(states.all == ["connected"])
+        await connection.close()
+    }
+
+    @Test("the ready hook runs after the held messages were written and before link() callers resume")
+    func readyHookOrder() async throws {
+        let peer = ScriptedPeer()
+        let log = Collected<String>()
+        let gate = Gate()
+        let handshakes = Collected<UInt64>()
+        let connection = ReconnectingConnection(
+            configuration: quickConfiguration(), factory: recording(peer, into: log), handler: .messages { _ in },
+            hooks: .init(
+                handshake: { link in
+                    handshakes.append(link.generation)
+                    await gate.wait()
+                },
+                ready: { link in log.append("ready@\(link.generation)") }))
+        let starting = Task { try await connection.start() }
+        #expect(await eventually { handshakes.all == [1] })
+        try await connection.send(.text("a"))
+        try await connection.send(.text("b"))
+        let caller = Task {
+            let link = try await connection.link()
+            log.append("resumed@\(link.generation)")
+        }
+        #expect(await eventually { connection.offlineWaitCount == 1 })
+        gate.open()
+        try await starting.value
+        try await caller.value
+        #expect(log.all == ["wrote:a", "wrote:b", "ready@1", "resumed@1"])
+        await connection.close()
+    }
+}
+
+/// Opens once; whoever waits before (or after) goes on. A waiting task that is cancelled goes on too.
+final class Gate: Sendable {
+    private let stream: AsyncStream<Void>
+    private let continuation: AsyncStream<Void>.Continuation
+
+    init() {
+        (stream, continuation) = AsyncStream<Void>.makeStream()
+    }
+
+    func open() {
+        continuation.finish()
+    }
+
+    func wait() async {
+        for await _ in stream {}
+    }
+}
+
+/// `peer`'s factory, with every message the connection writes logged as `wrote:<text>`.
+private func recording(_ peer: ScriptedPeer, into log: Collected<String>) -> ReconnectingConnection.TransportFactory {
+    { headers in RecordingTransport(try await peer.factory(headers), log: log) }
+}
+
+/// A transport that logs what is written to it, synchronously, before passing it on.
+private final class RecordingTransport: MessageTransport {
+    private let inner: any MessageTransport
+    private let log: Collected<String>
+
+    init(_ inner: any MessageTransport, log: Collected<String>) {
+        self.inner = inner
+        self.log = log
+    }
+
+    var state: TransportState { inner.state }
+
+    func start(_ handler: @escaping @Sendable (TransportEvent) -> Void) {
+        inner.start(handler)
+    }
+
+    func enqueue(_ message: TransportMessage) throws(TransportError) {
+        log.append("wrote:\(message.text ?? "?")")
+        try inner.enqueue(message)
+    }
+
+    func send(_ message: TransportMessage) async throws(TransportError) {
+        log.append("wrote:\(message.text ?? "?")")
+        try await inner.send(message)
+    }
+
+    func close(code: CloseCode, reason: String) async {
+        await inner.close(code: code, reason: reason)
+    }
+
+    func abort(_ error: TransportError) async {
+        await inner.abort(error)
+    }
+
+    func stateUpdates() -> AsyncStream<TransportState> {
+        inner.stateUpdates()
     }
 }

@@ -26,7 +26,8 @@ package struct ConnectionSupervisor<Link: Sendable, Waiter: Sendable>: Sendable 
         package var handshakeTimeout: Duration
         /// Whether the protocol has a ready handshake.
         package var hasHandshake: Bool
-        /// How many messages plus waiting callers are held while not ready; `nil` holds none.
+        /// How many messages plus callers waiting for the link are held while not ready (the
+        /// callers of start and of an explicit reconnect do not count); `nil` holds none.
         package var offlineQueueLimit: Int?
 
         /// Creates settings.
@@ -445,7 +446,9 @@ package struct ConnectionSupervisor<Link: Sendable, Waiter: Sendable>: Sendable 
         guard let limit = settings.offlineQueueLimit else {
             throw TransportError(code: .notConnected, message: "not connected, and the offline policy holds nothing (no offline queue)")
         }
-        guard outbox.count + waiters.count < limit else {
+        // Held work is messages and callers of the link; the callers of start and of an
+        // explicit reconnect wait for the connection itself and take no place.
+        guard outbox.count + waiters.count(where: { $0.kind == .caller }) < limit else {
             throw TransportError(code: .offlineQueueFull, message: "the offline queue is full (limit \(limit))")
         }
     }
