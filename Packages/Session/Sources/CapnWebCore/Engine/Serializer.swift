@@ -8,11 +8,11 @@ struct SerializationError: Error {
 /// Turns payloads into expressions for sending, under the session's mutex: local stubs and
 /// promises become new exports, references to the peer's own entries become `import` and
 /// `pipeline` forms, local readable streams open pipes. Work that must not run under the mutex
-/// (starting pumps, watching exported promises) is collected in ``after``.
+/// (starting pumps, watching exported promises) is collected in ``effects``.
 struct Serializer {
     let core: SessionCore
-    /// Actions to run, in order, once the mutex is released.
-    var after: [@Sendable () -> Void] = []
+    /// What to perform, in order, once the mutex is released.
+    var effects: [SessionEffect] = []
 
     init(core: SessionCore) {
         self.core = core
@@ -121,7 +121,7 @@ struct Serializer {
             let placeholder = LocalPromiseHook()
             let base = hook
             let path = stub.path
-            after.append { placeholder.adopt(base.get(path)) }
+            effects.append(.adopt(placeholder: placeholder, base: base, path: path))
             hook = placeholder
         }
         return exportHook(hook, state: &state)
@@ -133,8 +133,7 @@ struct Serializer {
         if hook.isPromise {
             state.exports[id] = SessionCore.ExportEntry(hook: hook, refcount: 1, pulled: true)
             state.unanswered.insert(id)
-            let core = self.core
-            after.append { hook.whenSettled(answering: id, of: core) }
+            effects.append(.answer(exportID: id, when: hook))
             return .promise(id)
         }
         state.exports[id] = SessionCore.ExportEntry(hook: hook, refcount: 1)
@@ -146,8 +145,7 @@ struct Serializer {
 
     private mutating func pipe(_ readable: RpcReadableStream, state: inout SessionCore.State) -> Int64 {
         let pipe = core.openPipe(state: &state)
-        let core = self.core
-        after.append { core.pump(readable, into: pipe) }
+        effects.append(.pump(readable, into: pipe))
         return pipe.id
     }
 }

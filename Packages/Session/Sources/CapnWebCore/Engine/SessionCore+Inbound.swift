@@ -182,7 +182,7 @@ extension SessionCore {
 
     /// Sends the settlement of export `id`, if the peer still holds it.
     func answer(_ id: Int64, _ settlement: Settlement) {
-        var after: [@Sendable () -> Void] = []
+        var effects: [SessionEffect] = []
         let dropped = locked { state -> ExportEntry? in
             guard state.ended == nil, let entry = state.exports[id] else { return nil }
             var serializer = Serializer(core: self)
@@ -222,13 +222,12 @@ extension SessionCore {
                     message = .reject(exportID: id, value: value)
                 }
             }
-            after = serializer.after
+            effects = serializer.effects
             state.outbox.append(message)
             state.unanswered.remove(id)
             if state.unanswered.isEmpty, !state.idleWaiters.isEmpty {
-                let waiters = state.idleWaiters
+                effects.append(.resumeIdle(state.idleWaiters))
                 state.idleWaiters = []
-                after.append { for waiter in waiters { waiter.resume() } }
             }
             if entry.dropAfterAnswer {
                 return state.exports.removeValue(forKey: id)
@@ -236,7 +235,7 @@ extension SessionCore {
             return nil
         }
         _ = dropped
-        for action in after { action() }
+        perform(effects)
     }
 
     // MARK: resolve and reject
@@ -261,13 +260,13 @@ extension SessionCore {
         guard let (resolution, plan) = try Self.take(outcome) else { return }
         plan.runDeferred()
         guard let resolution, case .value(let value, _) = plan else { return }
-        resolution.settle(rejected ? .failure(.thrown(value)) : .success(value))
+        perform(.settle(resolution, rejected ? .failure(.thrown(value)) : .success(value)))
     }
 
     // MARK: release, abort, pipe
 
     private func receiveRelease(_ id: Int64, _ count: Int64) throws {
-        var idle: [CheckedContinuation<Void, Never>] = []
+        var idle: SessionEffect?
         var unanswered = false
         let removed = try locked { state -> Result<ExportEntry?, ProtocolViolation> in
             guard state.ended == nil else { return .success(nil) }
@@ -283,8 +282,8 @@ extension SessionCore {
                 // Released before its answer was sent: it never will be.
                 if state.unanswered.remove(id) != nil {
                     unanswered = true
-                    if state.unanswered.isEmpty {
-                        idle = state.idleWaiters
+                    if state.unanswered.isEmpty, !state.idleWaiters.isEmpty {
+                        idle = .resumeIdle(state.idleWaiters)
                         state.idleWaiters = []
                     }
                 }
@@ -308,7 +307,7 @@ extension SessionCore {
             }
             dropAfterBurst(removed.hook)
         }
-        for waiter in idle { waiter.resume() }
+        if let idle { perform(idle) }
     }
 
     /// Keeps the hook of a released export until the transport has written the answers to the

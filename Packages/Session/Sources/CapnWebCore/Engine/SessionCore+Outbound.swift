@@ -21,7 +21,7 @@ extension SessionCore {
     }
 
     private func send(_ operation: SessionOperation, asStream: Bool, pulled: Bool = false) -> any StubHook {
-        var after: [@Sendable () -> Void] = []
+        var effects: [SessionEffect] = []
         let target = operation.target
         let outcome = locked { state -> PushOutcome in
             if let ended = state.sealed ?? state.ended { return .sent(ErrorHook(ended)) }
@@ -53,10 +53,10 @@ extension SessionCore {
                         target.id, path: path, captures: captures, instructions: recording.instructions)
                 }
             } catch {
-                after = serializer.after
+                effects = serializer.effects
                 return .sent(ErrorHook(.failed(.rejectedLocally("Cannot serialize value: \(error.message)"))))
             }
-            after = serializer.after
+            effects = serializer.effects
             let id = state.nextImportID
             state.nextImportID += 1
             let hook = ImportHook(core: self, id: id, isPromise: true)
@@ -67,7 +67,7 @@ extension SessionCore {
             if pulled, !asStream { state.outbox.append(.pull(importID: id)) }
             return .sent(hook)
         }
-        for action in after { action() }
+        perform(effects)
         switch outcome {
         case .sent(let hook):
             return hook
@@ -85,18 +85,18 @@ extension SessionCore {
 
     /// Asks the peer for the resolution of a promise import, once.
     func pull(_ hook: ImportHook) {
-        let sealed = locked { state -> Rejection? in
+        let effect = locked { state -> SessionEffect? in
             guard state.ended == nil, var entry = state.imports[hook.id],
                 entry.owner == ObjectIdentifier(hook), !entry.pulled
             else { return nil }
             // An HTTP batch whose request has left cannot ask for anything more.
-            if let sealed = state.sealed { return sealed }
+            if let sealed = state.sealed { return .settle(hook.resolution, .failure(sealed)) }
             entry.pulled = true
             state.imports[hook.id] = entry
             state.outbox.append(.pull(importID: hook.id))
             return nil
         }
-        if let sealed { hook.resolution.settle(.failure(sealed)) }
+        if let effect { perform(effect) }
     }
 
     /// Opens a pipe to the peer (`["pipe"]`); called while serializing, under the mutex.

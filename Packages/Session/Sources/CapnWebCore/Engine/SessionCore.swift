@@ -7,7 +7,7 @@ internal import RpcWire
 ///
 /// Inbound frames are processed where the transport delivers them, in order. Table state lives
 /// behind one mutex; no application code and no hook operation ever runs while it is held
-/// (those run afterwards, in order, from the returned effects). Outbound messages are appended
+/// (those run afterwards, in order, from the ``SessionEffect`` values a transition returns). Outbound messages are appended
 /// to an outbox under the mutex, so IDs and message order always agree, and written by one
 /// flusher at a time.
 final class SessionCore: Sendable {
