@@ -245,7 +245,7 @@ public final class ReconnectingConnection: Sendable {
     public func abandon() {
         let actions = lock.withLock { $0.machine.close() }
         tasks.abandon()
-        for link in performNow(actions) {
+        for (link, _) in performNow(actions) {
             // Owned by nobody once the owner is gone; the transport's own close timeout bounds it.
             Task { await link.transport.close(code: .goingAway, reason: "the client went away") }
         }
@@ -390,19 +390,20 @@ public final class ReconnectingConnection: Sendable {
     }
 
     /// Feeds an input to the machine and performs its actions.
-    private func feed(_ input: (inout Machine) -> [Action]) async {
+    private func feed(_ input: (inout Machine) -> [Action]) {
         let actions = lock.withLock { input(&$0.machine) }
-        await perform(actions, ending: nil, stopping: false)
+        performSpawning(actions, ending: nil)
     }
 
-    /// Performs `actions` from an async context: links to close are closed here, in order.
+    /// Performs the actions of a close: every task of the connection is stopped first, then the
+    /// link is ended and closed here, and whatever a stopped task still reported is awaited.
     private func perform(
         _ actions: [Action], ending: (@Sendable (any MessageTransport) async -> Void)?, stopping: Bool
     ) async {
         if stopping { await tasks.cancelAll() }
-        for link in performNow(actions) {
+        for (link, reason) in performNow(actions) {
             if let ending { await ending(link.transport) }
-            await link.transport.close(code: .normal, reason: stopping ? "closed by the client" : "reconnecting")
+            await Self.close(link, reason)
         }
         if stopping {
             // A task cancelled while it reported back may have opened one more link.
@@ -410,21 +411,38 @@ public final class ReconnectingConnection: Sendable {
         }
     }
 
-    /// Performs `actions` from a synchronous context: links to close are closed in a task the
-    /// connection owns.
+    /// Performs `actions`; links to close are closed in tasks the connection owns (so a close
+    /// awaits them), never in the task that reported, which may be one being stopped.
     private func performSpawning(_ actions: [Action], ending: (@Sendable (any MessageTransport) async -> Void)?) {
-        for link in performNow(actions) {
+        for (link, reason) in performNow(actions) {
             tasks.spawn(.close(link.generation)) {
                 if let ending { await ending(link.transport) }
-                await link.transport.close(code: .normal, reason: "reconnecting")
+                await Self.close(link, reason)
+            }
+        }
+    }
+
+    /// Closes `link` with the code and reason that say why.
+    private static func close(_ link: Link, _ reason: Machine.CloseReason) async {
+        switch reason {
+        case .closed:
+            await link.transport.close(code: .normal, reason: "closed by the client")
+        case .reconnecting:
+            await link.transport.close(code: .normal, reason: "reconnecting")
+        case .failed(let error):
+            switch error.code {
+            case .handshakeTimeout, .handshakeFailed:
+                await link.transport.close(code: .policyViolation, reason: error.message)
+            default:
+                await link.transport.close(code: .goingAway, reason: error.message)
             }
         }
     }
 
     /// Performs everything in `actions` that does not wait, in order, and returns the links
-    /// that are to be closed (after their tasks were stopped).
-    private func performNow(_ actions: [Action]) -> [Link] {
-        var closing: [Link] = []
+    /// that are to be closed (after their tasks were stopped), with why.
+    private func performNow(_ actions: [Action]) -> [(Link, Machine.CloseReason)] {
+        var closing: [(Link, Machine.CloseReason)] = []
         var published = false
         for action in actions {
             switch action {
@@ -456,7 +474,7 @@ public final class ReconnectingConnection: Sendable {
                     } catch {
                         return
                     }
-                    await self?.timerFired(timer)
+                    self?.timerFired(timer)
                 }
             case .cancelTimer(let timer):
                 tasks.cancel(.timer(timer))
@@ -471,10 +489,10 @@ public final class ReconnectingConnection: Sendable {
             case .ready(let link, _):
                 logger.info("connected", metadata: ["generation": "\(link.generation)"])
                 hooks.ready?(link)
-            case .closeLink(let link, let generation, _):
+            case .closeLink(let link, let generation, let reason):
                 tasks.cancel(.watch(generation))
                 tasks.cancel(.liveness(generation))
-                closing.append(link)
+                closing.append((link, reason))
             case .lost(let generation):
                 logger.info("connection lost", metadata: ["generation": "\(generation)"])
                 for handler in lock.withLock({ $0.lossHandlers }) { handler(generation) }
@@ -533,13 +551,13 @@ public final class ReconnectingConnection: Sendable {
         let headers = lock.withLock { $0.headers }
         do {
             let transport = try await factory(headers)
-            await feed { $0.linkOpened(attempt: attempt) { Link(transport: transport, generation: $0) } }
+            feed { $0.linkOpened(attempt: attempt) { Link(transport: transport, generation: $0) } }
         } catch {
             // Cancelled: its timer or a close stopped it, and said so to the machine.
             if Task.isCancelled { return }
             logger.debug("connect failed", metadata: ["error": "\(error)"])
             let failure = Self.transportError(error)
-            await feed { $0.openFailed(attempt: attempt, error: failure, decide: self.decide) }
+            feed { $0.openFailed(attempt: attempt, error: failure, decide: self.decide) }
         }
     }
 
@@ -547,11 +565,11 @@ public final class ReconnectingConnection: Sendable {
     private func runHandshake(_ handshake: @Sendable (Link) async throws -> Void, on link: Link) async {
         do {
             try await handshake(link)
-            await feed { $0.handshakeFinished(generation: link.generation) }
+            feed { $0.handshakeFinished(generation: link.generation) }
         } catch {
             if Task.isCancelled { return }
             let failure = Self.transportError(error, code: .handshakeFailed)
-            await feed { $0.linkFailed(generation: link.generation, error: failure, decide: self.decide) }
+            feed { $0.linkFailed(generation: link.generation, error: failure, decide: self.decide) }
         }
     }
 
@@ -559,15 +577,15 @@ public final class ReconnectingConnection: Sendable {
     private func watch(_ link: Link) async {
         for await transportState in link.transport.stateUpdates() {
             guard case .closed(let closure) = transportState else { continue }
-            await feed {
+            feed {
                 $0.linkFailed(generation: link.generation, error: closure.asError, closure: closure, decide: self.decide)
             }
             return
         }
     }
 
-    private func timerFired(_ timer: Machine.Timer) async {
-        await feed { $0.timerFired(timer, decide: self.decide) }
+    private func timerFired(_ timer: Machine.Timer) {
+        feed { $0.timerFired(timer, decide: self.decide) }
     }
 
     /// The protocol's retry decision, or the default.

@@ -22,8 +22,10 @@ public struct ReconnectingConnectionConfiguration: Sendable {
     public var handshakeTimeout: Duration
     /// Liveness probes on the open transport; `nil` (the default) for none.
     public var keepalive: Keepalive?
-    /// How many messages (and waiting callers) are held while not connected; `nil` fails them
-    /// at once with ``TransportError/Code/notConnected``. Default 256.
+    /// How many messages plus ``ReconnectingConnection/link()`` callers are held while no link
+    /// is ready (they are released after the ready handshake); `nil` fails them at once with
+    /// ``TransportError/Code/notConnected``. The callers of `start()` and `reconnect()` do not
+    /// count. Default 256.
     public var offlineQueueLimit: Int?
     /// Headers passed to the factory on every (re)connect. Default none.
     public var headers: [String: String]
