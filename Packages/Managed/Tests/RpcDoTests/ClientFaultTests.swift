@@ -1,7 +1,7 @@
 import CapnWeb
 import Foundation
 @testable import RpcDo
-import RpcTransport
+@_spi(RpcImplementation) import RpcTransport
 import RpcTesting
 import Testing
 

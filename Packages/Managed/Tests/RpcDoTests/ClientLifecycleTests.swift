@@ -20,7 +20,7 @@ struct ClientLifecycleTests {
     @Test("a client dropped without disconnect closes its connection and stops reconnecting")
     func droppedClientCloses() async throws {
         let server = InMemoryServer()
-        weak var connection: ManagedConnection?
+        weak var connection: ReconnectingConnection?
         do {
             let client = RpcClient(configuration: InMemoryServer.configuration(), transportFactory: server.factory)
             connection = client.connection

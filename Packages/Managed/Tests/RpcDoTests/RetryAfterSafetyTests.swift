@@ -63,7 +63,7 @@ struct RetryAfterSafetyTests {
         configuration.keepaliveTimeout = 1e300
         configuration.reconnect = nil
         let client = RpcClient(configuration: configuration, transportFactory: InMemoryServer().factory)
-        #expect(client.core.settings.timeout == .seconds(ClampedSeconds.limit))
+        #expect(client.core.settings.requestTimeout == .seconds(ClampedSeconds.limit))
         #expect(client.core.settings.maxRetryDelay == .seconds(ClampedSeconds.limit))
         await client.disconnect()
     }

@@ -4,23 +4,15 @@ import RpcTransport
 import Synchronization
 
 /// What runs the calls of one client: where the root object comes from, and the timeout,
-/// retry and interceptor rules around each call. Shared by every ``RpcRef`` of the client.
+/// retry and interceptor rules around each call (the managed layer's one call path,
+/// ``ManagedChannel``). Shared by every ``RpcRef`` of the client.
 final class ClientCore: Sendable {
     /// Where the root object comes from.
     enum Source: Sendable {
-        /// The current session of a managed connection.
-        case managed(ManagedConnection)
+        /// The current session of a supervised connection, through its managed channel.
+        case managed(ManagedChannel<RpcError>)
         /// One fixed object (an HTTP batch).
         case fixed(Ref<Any>)
-    }
-
-    struct Settings: Sendable {
-        var timeout: Duration
-        var maxRetries: Int
-        var backoff: Backoff
-        var maxRetryDelay: Duration
-        var interceptors: [any ClientInterceptor]
-        var logger: Logger
     }
 
     private struct Current {
@@ -32,7 +24,9 @@ final class ClientCore: Sendable {
     /// timeouts, so the session's only has to outlast the longest of them.
     static let sessionTimeout: Duration = .seconds(7 * 24 * 3600)
 
-    let settings: Settings
+    /// The rules around each call.
+    let settings: ManagedChannel<RpcError>.Settings
+    private let logger: Logger
     private let source = Mutex<Source?>(nil)
     private let current = Mutex(Current())
     private let callIDs = Atomic<UInt64>(0)
@@ -41,17 +35,24 @@ final class ClientCore: Sendable {
     /// Holds new calls back while a header change reconnects.
     let gate = CallGate()
 
-    init(settings: Settings, source: Source? = nil) {
+    init(settings: ManagedChannel<RpcError>.Settings, logger: Logger, source: Source? = nil) {
         self.settings = settings
+        self.logger = logger
         self.source.withLock { $0 = source }
     }
 
-    func bind(_ source: Source) {
-        self.source.withLock { $0 = source }
+    /// Runs the calls through `channel`, on its connection's sessions.
+    func bind(_ channel: ManagedChannel<RpcError>) {
+        source.withLock { $0 = .managed(channel) }
     }
 
-    var connection: ManagedConnection? {
-        if case .managed(let connection)? = source.withLock({ $0 }) { return connection }
+    /// Runs the calls on one fixed object (an HTTP batch).
+    func bind(fixed root: Ref<Any>) {
+        source.withLock { $0 = .fixed(root) }
+    }
+
+    var connection: ReconnectingConnection? {
+        if case .managed(let channel)? = source.withLock({ $0 }) { return channel.connection }
         return nil
     }
 
@@ -92,35 +93,11 @@ final class ClientCore: Sendable {
         }
     }
 
-    /// The root object to build a call on, waiting for the connection per the offline policy.
-    private func root() async throws(RpcError) -> Ref<Any> {
-        switch source.withLock({ $0 }) {
-        case nil:
-            throw .connectionLost("the client is not connected")
-        case .fixed(let root)?:
-            return root
-        case .managed(let connection)?:
-            let link: ManagedConnection.Link
-            do {
-                link = try await connection.link()
-            } catch {
-                throw ErrorMapping.map(error)
-            }
-            let session = current.withLock { $0.generation == link.generation ? $0.session : nil }
-            guard let session else { throw .connectionLost("the session for the new connection is not ready") }
-            return session.api
-        }
-    }
-
-    /// The root object to build a call on, once the gate admits the call: a call that had to
-    /// wait for a reconnect asks for the root again, so it goes out on the new connection.
-    private func admittedRoot() async throws(RpcError) -> Ref<Any> {
-        while true {
-            let root = try await root()
-            if gate.tryEnter() { return root }
-            await gate.waitUntilOpen()
-            if Task.isCancelled { throw .cancelled }
-        }
+    /// The root object of the session on `link`.
+    private func root(on link: ReconnectingConnection.Link) throws(RpcError) -> Ref<Any> {
+        let session = current.withLock { $0.generation == link.generation ? $0.session : nil }
+        guard let session else { throw .connectionLost("the session for the new connection is not ready") }
+        return session.api
     }
 
     /// Reconnects so that the current headers apply, without cutting calls: new calls wait,
@@ -129,7 +106,7 @@ final class ClientCore: Sendable {
     func reconnectForHeaders() async {
         guard let connection, connection.isRunning else { return }
         await gate.pause()
-        await connection.reconnect()
+        try? await connection.reconnect(keepTryingOnFailure: true)
         gate.resume()
     }
 
@@ -137,7 +114,7 @@ final class ClientCore: Sendable {
         ClientCall(
             method: method,
             id: callIDs.wrappingAdd(1, ordering: .relaxed).newValue,
-            timeout: options.timeout ?? settings.timeout,
+            timeout: options.timeout ?? settings.requestTimeout,
             isIdempotent: options.isIdempotent,
             metadata: options.metadata)
     }
@@ -149,12 +126,65 @@ final class ClientCore: Sendable {
     func execute(_ expression: RefExpression, options: RefOptions) async throws(RpcError) -> RpcPayload {
         if let failure = expression.failure { throw failure }
         let call = newCall(expression.text(), options: options)
-        do {
-            return try await settings.interceptors.run(call) { call in
-                try await self.attempts(expression, call: call)
+        switch source.withLock({ $0 }) {
+        case nil:
+            throw .connectionLost("the client is not connected")
+        case .managed(let channel)?:
+            let prepared = try await expression.prepared()
+            if let failure = prepared.failure { throw failure }
+            let singleCall = prepared.callCount <= 1
+            let logger = self.logger
+            return try await channel.perform(
+                call,
+                isSafeToRetry: { error, sent, call in
+                    let offlineFailure = !sent && channel.settings.failsOffline
+                    let safe =
+                        channel.connection.isRunning && !offlineFailure
+                        && Self.isSafeToRepeat(error, sent: sent, idempotent: call.isIdempotent, singleCall: singleCall)
+                    if safe {
+                        logger.debug("retrying a call", metadata: ["call": "\(call.method)", "error": "\(error)"])
+                    }
+                    return safe
+                }
+            ) { (link, sent) async throws(RpcError) -> RpcPayload in
+                // A call that waited for a header change's reconnect goes out on the new link.
+                var link = link
+                while !self.gate.tryEnter() {
+                    await self.gate.waitUntilOpen()
+                    if Task.isCancelled { throw .cancelled }
+                    do throws(TransportError) {
+                        link = try await channel.connection.link()
+                    } catch {
+                        throw ErrorMapping.map(ManagedConnectionError(transport: error))
+                    }
+                }
+                defer { self.gate.leave() }
+                let root = try self.root(on: link)
+                sent.set()
+                return try await self.settled(prepared.materialize(root: root))
             }
-        } catch {
-            throw ErrorMapping.map(any: error)
+        case .fixed(let root)?:
+            // A batch: one attempt, no connection to wait for or retry on.
+            let prepared = try await expression.prepared()
+            if let failure = prepared.failure { throw failure }
+            do {
+                return try await settings.interceptors.run(call) { call in
+                    try await Self.withTimeout(call.timeout) { () async throws(RpcError) -> RpcPayload in
+                        try await self.settled(prepared.materialize(root: root))
+                    }
+                }
+            } catch {
+                throw ErrorMapping.map(any: error)
+            }
+        }
+    }
+
+    /// The value `ref` settles to, or its failure as an ``RpcError``.
+    private func settled(_ ref: Ref<Any>) async throws(RpcError) -> RpcPayload {
+        switch await settle(ref) {
+        case .resolved(let value): return value
+        case .rejected(let value): throw ErrorMapping.map(value)
+        case .failed(let error): throw ErrorMapping.map(error)
         }
     }
 
@@ -171,38 +201,6 @@ final class ClientCore: Sendable {
         return stream.decoded(as: Element.self)
     }
 
-    private func attempts(_ expression: RefExpression, call: ClientCall) async throws(RpcError) -> RpcPayload {
-        let prepared = try await expression.prepared()
-        if let failure = prepared.failure { throw failure }
-        let singleCall = prepared.callCount <= 1
-        return try await retries.run(
-            isSafeToRetry: { error, sent in
-                // With the fail policy, a call made while offline fails at once.
-                let offlineFailure = !sent && connection?.configuration.offlinePolicy == .fail
-                return connection?.isRunning ?? true && !offlineFailure
-                    && Self.isSafeToRepeat(error, sent: sent, idempotent: call.isIdempotent, singleCall: singleCall)
-            },
-            retryAfter: Self.retryAfter,
-            cancelled: { .cancelled },
-            onRetry: { error, retry in
-                settings.logger.debug(
-                    "retrying a call",
-                    metadata: ["call": "\(call.method)", "error": "\(error)", "attempt": "\(retry)"])
-            }
-        ) { (sent: SentFlag) async throws(RpcError) -> RpcPayload in
-            try await Self.withTimeout(call.timeout) { () async throws(RpcError) -> RpcPayload in
-                let root = try await self.admittedRoot()
-                defer { self.gate.leave() }
-                sent.set()
-                switch await self.settle(prepared.materialize(root: root)) {
-                case .resolved(let value): return value
-                case .rejected(let value): throw ErrorMapping.map(value)
-                case .failed(let error): throw ErrorMapping.map(error)
-                }
-            }
-        }
-    }
-
     /// The retry rule: transient errors only, and only for calls that are safe to repeat.
     static func isSafeToRepeat(_ error: RpcError, sent: Bool, idempotent: Bool, singleCall: Bool) -> Bool {
         guard error.isTransient else { return false }
@@ -211,7 +209,7 @@ final class ClientCore: Sendable {
         return false
     }
 
-    /// The one retry loop every call of this client runs in.
+    /// The retry loop the calls run in (the managed channel's, with these settings).
     private var retries: RetryLoop {
         RetryLoop(maxRetries: settings.maxRetries, backoff: settings.backoff, maxRetryDelay: settings.maxRetryDelay)
     }

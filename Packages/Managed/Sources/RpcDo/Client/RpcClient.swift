@@ -28,7 +28,10 @@ public actor RpcClient {
     /// The settings the client was made with.
     public let configuration: RpcClientConfiguration
     nonisolated let core: ClientCore
-    nonisolated let connection: ManagedConnection
+    /// The supervised connection the client's sessions run on.
+    nonisolated let connection: ReconnectingConnection
+    /// The observable snapshot of the connection's state.
+    private nonisolated let connectionStatus = ConnectionStatus()
     private let urlProblem: RpcError?
     /// The last header change's reconnect; the next one waits for it, so each one applies.
     private var headerRefresh: Task<Void, Never>?
@@ -63,20 +66,21 @@ public actor RpcClient {
     /// Creates a client whose connections come from `transportFactory` (an in-memory pair, a
     /// custom transport) instead of a WebSocket to ``RpcClientConfiguration/url``. The factory
     /// receives the current headers on every (re)connect.
-    public init(configuration: RpcClientConfiguration, transportFactory: @escaping ManagedConnection.TransportFactory) {
+    public init(configuration: RpcClientConfiguration, transportFactory: @escaping ReconnectingConnection.TransportFactory) {
         self.init(configuration: configuration, urlProblem: nil, factory: transportFactory)
     }
 
-    private init(configuration: RpcClientConfiguration, urlProblem: RpcError?, factory: @escaping ManagedConnection.TransportFactory) {
+    private init(configuration: RpcClientConfiguration, urlProblem: RpcError?, factory: @escaping ReconnectingConnection.TransportFactory) {
         self.configuration = configuration
         self.urlProblem = urlProblem
-        let core = ClientCore(settings: ClientCore.Settings(
-            timeout: configuration.callTimeout,
+        let settings = ManagedChannel<RpcError>.Settings(
+            requestTimeout: configuration.callTimeout,
             maxRetries: configuration.retries,
             backoff: configuration.retryBackoff,
             maxRetryDelay: configuration.maxRetryDelayDuration,
             interceptors: configuration.interceptors,
-            logger: configuration.logger))
+            failsOffline: configuration.offlinePolicy == .fail)
+        let core = ClientCore(settings: settings, logger: configuration.logger)
         let connectTimeout = RpcClientConfiguration.duration(configuration.connectTimeout, default: 10)
         let managed = ManagedConnectionConfiguration(
             reconnect: configuration.reconnectPolicy,
@@ -89,10 +93,14 @@ public actor RpcClient {
             headers: configuration.headers,
             interceptors: [],
             logger: configuration.logger)
-        let connection = ManagedConnection(configuration: managed, factory: factory, handler: .transports { [weak core] transport, generation in
-            core?.attach(transport, generation: generation)
-        })
-        core.bind(.managed(connection))
+        let connection = ReconnectingConnection(
+            configuration: managed.connectionConfiguration, factory: factory,
+            handler: .transports { [weak core] transport, generation in
+                core?.attach(transport, generation: generation)
+            })
+        let status = connectionStatus
+        connection.onStateChange { status.update($0) }
+        core.bind(ManagedChannel(connection: connection, settings: settings))
         self.core = core
         self.connection = connection
     }
@@ -150,7 +158,7 @@ public actor RpcClient {
         do {
             try await connection.start()
         } catch {
-            throw ErrorMapping.map(error)
+            throw ErrorMapping.map(ManagedConnectionError(.notConnected, "\(error)"))
         }
     }
 
@@ -169,7 +177,7 @@ public actor RpcClient {
 
     /// The connection's state as an observable snapshot.
     public nonisolated var status: ConnectionStatus {
-        connection.status
+        connectionStatus
     }
 
     /// Sets (or with `nil`, removes) a header of the WebSocket upgrade, and makes the next call
@@ -203,7 +211,7 @@ public actor RpcClient {
     /// loss; when the new connection cannot be opened the client
     /// goes on reconnecting with its backoff.
     public func reconnect() async {
-        await connection.reconnect()
+        try? await connection.reconnect(keepTryingOnFailure: true)
     }
 
     // MARK: Calls
@@ -310,9 +318,9 @@ public actor RpcClient {
                 configuration.timeout = callTimeout
             }) { root in
                 let core = ClientCore(
-                    settings: ClientCore.Settings(
-                        timeout: callTimeout, maxRetries: 0, backoff: Backoff(), maxRetryDelay: .zero,
-                        interceptors: [], logger: RpcClientConfiguration(url: parsed).logger),
+                    settings: ManagedChannel<RpcError>.Settings(
+                        requestTimeout: callTimeout, maxRetries: 0, backoff: Backoff(), maxRetryDelay: .zero),
+                    logger: RpcClientConfiguration(url: parsed).logger,
                     source: .fixed(root))
                 return try await execute(RpcRef<Any>(core: core, expression: .root))
             }

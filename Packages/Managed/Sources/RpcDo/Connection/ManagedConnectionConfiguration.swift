@@ -61,8 +61,10 @@ public struct ManagedConnectionConfiguration: Sendable {
         self.logger = logger
     }
 
-    /// The settings of the reconnecting connection underneath.
-    var connectionConfiguration: ReconnectingConnectionConfiguration {
+    /// The settings of the reconnecting connection underneath: the reconnect policy, connect
+    /// timeout, keepalive (or the heartbeat), the offline policy as its queue limit, headers and
+    /// logger.
+    public var connectionConfiguration: ReconnectingConnectionConfiguration {
         let probe = heartbeat.map { heartbeat in
             Keepalive(interval: heartbeat.interval, timeout: heartbeat.timeout, usesTransportPing: false, heartbeat: heartbeat.probe)
         }

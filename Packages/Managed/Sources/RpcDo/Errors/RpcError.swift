@@ -62,7 +62,7 @@ extension RpcError: CustomStringConvertible {
 
     /// Whether the retry rule considers this error transient: a timeout, a lost connection or a
     /// rate limit.
-    var isTransient: Bool {
+    public var isTransient: Bool {
         switch self {
         case .timeout, .connectionLost, .rateLimitExceeded: true
         default: false

@@ -2,19 +2,19 @@ import Synchronization
 
 /// Whether one attempt of a call reached the transport: an attempt that never did is always
 /// safe to make again; one that did is repeated only when the call is safe to repeat.
-final class SentFlag: Sendable {
+public final class SentFlag: Sendable {
     private let flag = Atomic(false)
 
     /// Creates a flag for a new attempt, not sent yet.
-    init() {}
+    public init() {}
 
     /// Marks the attempt as sent.
-    func set() {
+    public func set() {
         flag.store(true, ordering: .relaxed)
     }
 
     /// Whether the attempt was sent.
-    var value: Bool {
+    public var value: Bool {
         flag.load(ordering: .relaxed)
     }
 }
