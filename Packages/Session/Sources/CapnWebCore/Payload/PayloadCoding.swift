@@ -67,8 +67,8 @@ enum PayloadCoding {
     /// `Data` from a bytes marker or from base64 text.
     private static func decodeData(from decoder: any Decoder) throws -> Data {
         let value = try decoder.singleValueContainer().decode(JSONValue.self)
-        if case .string(let text) = value, let data = Data(base64Encoded: text) {
-            return data
+        if case .string(let text) = value, let bytes = Base64.decode(text) {
+            return Data(bytes)
         }
         if let table = PayloadCodingTable.current(in: decoder.userInfo),
            let index = PayloadCodingTable.markerIndex(in: value),

@@ -243,11 +243,11 @@ final class ValueDecoder: Decoder {
         switch options.dataStrategy {
         case .base64:
             let text = try unboxString(value, at: path.keys)
-            guard let data = Data(base64Encoded: text) else {
+            guard let bytes = Base64.decode(text) else {
                 throw DecodingError.dataCorrupted(
                     DecodingError.Context(codingPath: path.keys, debugDescription: "Expected base64 text but found \"\(text)\"."))
             }
-            return data
+            return Data(bytes)
         case .deferredToData:
             return try with(value, at: path) { try Data(from: self) }
         case .custom(let closure):

@@ -180,7 +180,7 @@ final class ValueEncoder: Encoder {
     private func encodeData(_ data: Data, at path: CodingPath) throws -> EncodedNode {
         switch options.dataStrategy {
         case .base64:
-            return .value(.string(data.base64EncodedString()))
+            return .value(.string(Base64.encode(Array(data), padded: true)))
         case .deferredToData:
             return try encodeWithEncoder(at: path) { try data.encode(to: $0) }
         case .custom(let closure):
