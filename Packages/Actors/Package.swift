@@ -70,6 +70,9 @@ let package = Package(
                 "RivetKitServer",
                 // Poisoning a store file the way another program could.
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The in-memory transport pair the client reaches the server through in
+                // process, and the waits for a condition.
+                .product(name: "RpcDoTesting", package: "Managed"),
             ],
             swiftSettings: strictSettings
         ),

@@ -1,6 +1,6 @@
-import Foundation
 import RivetKit
 import RivetKitServer
+import RpcDoTesting
 import Testing
 
 @Suite("ActorObservable, the platform-neutral core of @Actor")
@@ -27,23 +27,16 @@ struct ActorObservableTests {
         try await withServerAndClient { _, client in try await body(client) }
     }
 
-    static func withServerAndClient(_ body: @MainActor (ActorServer, RivetKitClient) async throws -> Void) async throws {
-        try await withActorServer(
-            registry: registry, store: try SQLiteActorStore.inMemory(), configuration: ServerHarness.configuration()
-        ) { (server: ActorServer) async throws -> Void in
-            let client = RivetKitClient(
-                ClientConfig(endpoint: server.endpoint, token: nil, namespace: nil, disableMetadataLookup: true))
+    static func withServerAndClient(_ body: @MainActor (InProcessServer, RivetKitClient) async throws -> Void) async throws {
+        try await InProcessServer.with(registry: registry) { server in
+            let client = server.client()
             try await body(server, client)
             await client.close()
         }
     }
 
-    static func waitUntil(_ condition: @MainActor () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !condition() {
-            guard ContinuousClock.now < deadline else { throw ServerHarness.Unexpected() }
-            try await Task.sleep(for: .milliseconds(10))
-        }
+    static func waitUntil(_ what: String = "the condition", _ condition: @MainActor () -> Bool) async throws {
+        try await RpcTesting.waitUntil(what) { condition() }
     }
 
     @Test("Two observables on the same key see each other's events; send is fire and forget; errors arrive typed")
@@ -119,7 +112,7 @@ struct ActorObservableTests {
             #expect(chat.handle == nil)
             try await Self.waitUntil { client.connectionUsers(hash: hash) == 0 }
             // No socket is left open: the server sees no connection at all.
-            try await Self.waitUntil { server.openConnectionCount == 0 }
+            try await Self.waitUntil { server.openCount == 0 }
             let disabled = await #expect(throws: ActorError.self) { let _: Bool = try await chat.action("send", "a", "b") }
             #expect(disabled?.code == "not_connected")
             chat.setEnabled(true)
@@ -131,7 +124,7 @@ struct ActorObservableTests {
             #expect(history == [DemoActors.ChatMessage(from: "ann", text: "hello")])
             chat.release()
             try await Self.waitUntil { client.connectionUsers(hash: hash) == 0 }
-            try await Self.waitUntil { server.openConnectionCount == 0 }
+            try await Self.waitUntil { server.openCount == 0 }
         }
     }
 

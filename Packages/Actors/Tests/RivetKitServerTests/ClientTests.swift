@@ -44,7 +44,7 @@ struct ClientConfigTests {
     }
 }
 
-@Suite("The client against the actor server over loopback")
+@Suite("The client against the actor server over loopback: HTTP, the socket's executor, an unreachable endpoint")
 struct ClientTests {
     static func withServer(
         token: String? = nil, path: String? = nil, port: Int = 0,
@@ -99,39 +99,6 @@ struct ClientTests {
         }
     }
 
-    @Test("A realtime connection: actions queued before Init, events of subscribed names, per-action errors, dispose")
-    func realtime() async throws {
-        try await Self.withServer { (server: ActorServer) async throws -> Void in
-            let client = RivetKitClient(ClientConfig(endpoint: server.endpoint, token: nil, namespace: nil))
-            let connection = client.getOrCreate("counter", key: ["rt"]).connect()
-            let events = connection.events("newCount")
-            async let first = connection.action("increment", args: [2])
-            connection.start()
-            #expect(try await first == 2)
-            #expect(connection.status == .connected)
-            #expect(connection.actorId != nil)
-            var iterator = events.makeAsyncIterator()
-            #expect(await iterator.next() == [2])
-            #expect(try await connection.action("increment", args: [3]) == 5)
-            #expect(await iterator.next() == [5])
-            let failure = await #expect(throws: ActorError.self) { try await connection.action("fail", args: []) }
-            #expect(failure?.group == "user")
-            #expect(connection.status == .connected)
-            await connection.dispose()
-            #expect(connection.status == .idle)
-            let afterDispose = await #expect(throws: ActorError.self) {
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask { _ = try await connection.action("getCount", args: []) }
-                    try await Task.sleep(for: .milliseconds(50))
-                    await connection.dispose()
-                    try await group.waitForAll()
-                }
-            }
-            #expect(afterDispose?.code == "disposed")
-            await client.close()
-        }
-    }
-
     @Test("A connection offers its socket's executor only while connected, and actions awaited from it answer in order")
     func executorWhileConnected() async throws {
         try await Self.withServer { (server: ActorServer) async throws -> Void in
@@ -153,26 +120,6 @@ struct ClientTests {
         }
     }
 
-    @Test("A listener that does not read keeps only the newest maxBufferedEvents events")
-    func slowConsumer() async throws {
-        try await Self.withServer { (server: ActorServer) async throws -> Void in
-            var config = ClientConfig(endpoint: server.endpoint, token: nil, namespace: nil)
-            config.maxBufferedEvents = 2
-            let client = RivetKitClient(config)
-            let connection = client.getOrCreate("counter", key: ["slow"]).connect()
-            let events = connection.events("newCount")
-            connection.start()
-            for _ in 0 ..< 5 { _ = try await connection.action("increment", args: [1]) }
-            // The events come before this answer on the same socket, so all five have arrived.
-            #expect(try await connection.action("getCount", args: []) == 5)
-            var iterator = events.makeAsyncIterator()
-            #expect(await iterator.next() == [4])
-            #expect(await iterator.next() == [5])
-            await connection.dispose()
-            await client.close()
-        }
-    }
-
     @Test("Opening against nothing goes to idle with client.connection_open_failed")
     func openFailure() async throws {
         let client = RivetKitClient(ClientConfig(endpoint: "http://127.0.0.1:1", token: nil, namespace: nil, disableMetadataLookup: true))
@@ -184,64 +131,6 @@ struct ClientTests {
         #expect(error?.code == "connection_open_failed")
         try await Self.waitFor(connection, .idle)
         await connection.dispose()
-        await client.close()
-    }
-
-    @Test("Users of one identity hash share one connection, released when the last one leaves")
-    func sharedConnections() async throws {
-        try await Self.withServer { (server: ActorServer) async throws -> Void in
-            let client = RivetKitClient(ClientConfig(endpoint: server.endpoint, token: nil, namespace: nil))
-            let options = ActorOptions(name: "counter", key: ["shared"], params: ["user": "a"])
-            let first = client.acquireConnection(options)
-            var withInput = options
-            withInput.createWithInput = 3
-            let second = client.acquireConnection(withInput)
-            #expect(first === second)
-            #expect(client.connectionUsers(hash: options.hash) == 2)
-            first.start()
-            try await Self.waitFor(first, .connected)
-            await client.releaseConnection(first)
-            #expect(first.status == .connected)
-            await client.releaseConnection(second)
-            #expect(first.status == .idle)
-            #expect(client.connectionUsers(hash: options.hash) == 0)
-            await client.close()
-        }
-    }
-
-    @Test("After a server restart the client reconnects, subscribes after the new Init, later events arrive and the count is kept")
-    func serverRestart() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("actors-\(UUID().uuidString).sqlite").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        var port = 0
-        let client = RivetKitClient(ClientConfig(endpoint: "http://127.0.0.1:1", token: nil, namespace: nil, disableMetadataLookup: true))
-        var connection: ActorConnection?
-        var restartClient: RivetKitClient?
-        try await Self.withServer(path: path) { (server: ActorServer) async throws -> Void in
-            port = server.port
-            let live = RivetKitClient(
-                ClientConfig(
-                    endpoint: server.endpoint, token: nil, namespace: nil, disableMetadataLookup: true,
-                    reconnectBackoff: Backoff(initialDelay: .milliseconds(50), maxDelay: .milliseconds(200))))
-            restartClient = live
-            let opened = live.getOrCreate("counter", key: ["restart"]).connect()
-            connection = opened
-            opened.start()
-            #expect(try await opened.action("increment", args: [4]) == 4)
-            try await Self.waitFor(opened, .connected)
-        }
-        let opened = try #require(connection)
-        try await ServerHarness.waitUntil { opened.status != .connected }
-        #expect(opened.status == .disconnected)
-        let events = opened.events("newCount")
-        try await Self.withServer(path: path, port: port) { (_: ActorServer) async throws -> Void in
-            try await Self.waitFor(opened, .connected)
-            #expect(try await opened.action("increment", args: [1]) == 5)
-            var iterator = events.makeAsyncIterator()
-            #expect(await iterator.next() == [5])
-            await opened.dispose()
-        }
-        await restartClient?.close()
         await client.close()
     }
 }

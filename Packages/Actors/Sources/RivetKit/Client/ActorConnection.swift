@@ -85,6 +85,10 @@ public final class ActorConnection: Sendable {
     /// The last connection-level error.
     public var lastError: ActorError? { state.withLock { $0.lastError } }
 
+    /// How many actions wait for their answer (sent or held until connected): lets tests see
+    /// that an action was made instead of guessing at its timing.
+    var pendingActionCount: Int { state.withLock { $0.waiting.count } }
+
     /// The executor of the event loop the current socket reads and writes on, once connected;
     /// `nil` before that and while reconnecting (a new socket may run on another loop).
     ///
@@ -303,13 +307,12 @@ public final class ActorConnection: Sendable {
     private static func open(client: RivetKitClient, options: ActorOptions) async throws -> any MessageTransport {
         let url = try connectURL(
             config: try await client.resolvedState().config, options: options, maxInputSize: client.config.maxInputSize)
-        var configuration = WebSocketClientConfiguration()
-        configuration.subprotocols = ["rivet", "rivet_encoding.json"]
+        var subprotocols = ["rivet", "rivet_encoding.json"]
         if let params = options.params {
-            configuration.subprotocols.append("rivet_conn_params." + HTTPQuery.percentEncode(params.description))
+            subprotocols.append("rivet_conn_params." + HTTPQuery.percentEncode(params.description))
         }
-        let transport = try await WebSocketClient.connect(to: url, configuration: configuration)
-        guard transport.subprotocol == "rivet" else {
+        let (transport, subprotocol) = try await client.transports.openSocket(url, subprotocols)
+        guard subprotocol == "rivet" else {
             await transport.close(code: .protocolError, reason: "")
             throw ActorError(group: "client", code: "connection_open_failed", message: "the server did not select rivet")
         }

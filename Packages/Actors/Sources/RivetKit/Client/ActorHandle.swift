@@ -77,7 +77,7 @@ public final class ActorHandle: Sendable {
     /// The id of the actor of `name` and `key` from `GET /actors`; `actor.not_found` when the
     /// list is empty.
     private static func find(
-        http: HTTPClient, config: ResolvedClientConfig, name: String, key: [String]
+        http: any ActorHTTPClient, config: ResolvedClientConfig, name: String, key: [String]
     ) async throws(ActorError) -> String {
         let path =
             "/actors?name=\(HTTPQuery.percentEncode(name))&key=\(HTTPQuery.percentEncode(ActorKey.serialize(key)))"
@@ -172,7 +172,7 @@ public final class ActorHandle: Sendable {
     }
 
     /// Sends a request and returns its JSON body; a non-2xx answer becomes its error.
-    private static func send(_ http: HTTPClient, _ request: HTTPClientRequest) async throws(ActorError) -> JSONValue {
+    private static func send(_ http: any ActorHTTPClient, _ request: HTTPClientRequest) async throws(ActorError) -> JSONValue {
         let response: HTTPClientResponse
         do {
             response = try await http.execute(request)

@@ -14,10 +14,12 @@ import Synchronization
 public final class RivetKitClient: Sendable {
     /// The configuration as given.
     public let config: ClientConfig
+    /// How the client reaches its server (``ClientTransports/network`` unless given).
+    public let transports: ClientTransports
 
     private struct State {
         var resolved: ResolvedClientConfig?
-        var http: HTTPClient?
+        var http: (any ActorHTTPClient)?
         var shared: [String: (connection: ActorConnection, users: Int)] = [:]
         var closed = false
     }
@@ -26,8 +28,13 @@ public final class RivetKitClient: Sendable {
     private let lookup = SerialLookup()
 
     /// Creates a client; nothing is sent until it is used.
-    public init(_ config: ClientConfig = ClientConfig()) {
+    ///
+    /// - Parameters:
+    ///   - config: The endpoint, credentials and limits.
+    ///   - transports: How sockets and HTTP clients are opened; the network by default.
+    public init(_ config: ClientConfig = ClientConfig(), transports: ClientTransports = .network) {
         self.config = config
+        self.transports = transports
     }
 
     /// Creates a client for an endpoint string.
@@ -85,12 +92,12 @@ public final class RivetKitClient: Sendable {
         try await resolvedState().config
     }
 
-    func resolvedState() async throws(ActorError) -> (config: ResolvedClientConfig, http: HTTPClient) {
+    func resolvedState() async throws(ActorError) -> (config: ResolvedClientConfig, http: any ActorHTTPClient) {
         if let ready = try currentState() { return ready }
-        return try await lookup.run { () async throws(ActorError) -> (ResolvedClientConfig, HTTPClient) in
+        return try await lookup.run { () async throws(ActorError) -> (ResolvedClientConfig, any ActorHTTPClient) in
             if let ready = try self.currentState() { return ready }
             var resolved = try self.config.resolved()
-            var http = try Self.httpClient(resolved)
+            var http = try self.httpClient(resolved)
             if !resolved.disableMetadataLookup {
                 let metadata = try await Self.fetchMetadata(http: http, config: resolved)
                 var overridden = resolved
@@ -101,7 +108,7 @@ public final class RivetKitClient: Sendable {
                 if case .string(let token)? = metadata["clientToken"] { overridden.token = token }
                 if overridden.endpoint != resolved.endpoint {
                     await http.close()
-                    http = try Self.httpClient(overridden)
+                    http = try self.httpClient(overridden)
                 }
                 resolved = overridden
             }
@@ -119,25 +126,23 @@ public final class RivetKitClient: Sendable {
         }
     }
 
-    private func currentState() throws(ActorError) -> (config: ResolvedClientConfig, http: HTTPClient)? {
-        try state.withLock { state throws(ActorError) -> (ResolvedClientConfig, HTTPClient)? in
+    private func currentState() throws(ActorError) -> (config: ResolvedClientConfig, http: any ActorHTTPClient)? {
+        try state.withLock { state throws(ActorError) -> (ResolvedClientConfig, any ActorHTTPClient)? in
             guard !state.closed else { throw ActorError(.clientClosed, "the client is closed") }
             guard let resolved = state.resolved, let http = state.http else { return nil }
             return (resolved, http)
         }
     }
 
-    private static func httpClient(_ config: ResolvedClientConfig) throws(ActorError) -> HTTPClient {
-        var configuration = HTTPClientConfiguration()
-        for (name, value) in config.headers { configuration.headers.add(name: name, value: value) }
+    private func httpClient(_ config: ResolvedClientConfig) throws(ActorError) -> any ActorHTTPClient {
         do {
-            return try HTTPClient(baseURL: config.endpoint, configuration: configuration)
+            return try transports.makeHTTPClient(config.endpoint, config.headers)
         } catch {
             throw ActorError(.clientConfigError, "the endpoint cannot be used: \(error.message)")
         }
     }
 
-    private static func fetchMetadata(http: HTTPClient, config: ResolvedClientConfig) async throws(ActorError) -> JSONValue {
+    private static func fetchMetadata(http: any ActorHTTPClient, config: ResolvedClientConfig) async throws(ActorError) -> JSONValue {
         let backoff = Backoff(initialDelay: .milliseconds(500), maxDelay: .seconds(15), jitter: .none)
         var attempt = 0
         while true {
@@ -198,7 +203,7 @@ public final class RivetKitClient: Sendable {
 
     /// Disposes every shared connection and closes the HTTP connections.
     public func close() async {
-        let (http, connections) = state.withLock { state -> (HTTPClient?, [ActorConnection]) in
+        let (http, connections) = state.withLock { state -> ((any ActorHTTPClient)?, [ActorConnection]) in
             state.closed = true
             defer { state.shared = [:] }
             return (state.http, state.shared.values.map(\.connection))

@@ -19,7 +19,10 @@ extension ActorServerCore {
     /// on that loop: one that does not suspend (a read of the state, say) answers before the
     /// loop reads on, so its reply is written with the others of the same read, without a hop
     /// to another thread and back.
-    func serve(_ transport: WebSocketTransport, request: WebSocketUpgradeRequest) async {
+    ///
+    /// Any message transport is served: the gateway's WebSocket, or one end of an in-process
+    /// pair (the upgrade request then describes the connection the client asked for).
+    func serve(_ transport: any MessageTransport, request: WebSocketUpgradeRequest) async {
         let instance: ActorInstance
         let connection: ActorConnectionInfo
         do throws(ActorError) {
@@ -52,7 +55,7 @@ extension ActorServerCore {
 
     /// Handles one inbound frame of a connection, on the thread that delivered it.
     private static func handle(
-        _ message: TransportMessage, transport: WebSocketTransport, instance: ActorInstance,
+        _ message: TransportMessage, transport: any MessageTransport, instance: ActorInstance,
         connection: ActorConnectionInfo, tracker: ConnectionTracker, executor: (any TaskExecutor)?, maxFrameSize: Int,
         budget: OutboundBudget
     ) {
@@ -127,12 +130,12 @@ extension ActorServerCore {
     }
 
     /// Stops reading a connection and closes it with `error`.
-    private static func stop(_ transport: WebSocketTransport, tracker: ConnectionTracker, with error: ActorError) {
+    private static func stop(_ transport: any MessageTransport, tracker: ConnectionTracker, with error: ActorError) {
         tracker.stopReading()
         Task { await close(transport, with: error) }
     }
 
-    private func open(_ transport: WebSocketTransport, request: WebSocketUpgradeRequest) async throws(ActorError)
+    private func open(_ transport: any MessageTransport, request: WebSocketUpgradeRequest) async throws(ActorError)
         -> (ActorInstance, ActorConnectionInfo)
     {
         guard let target = try GatewayTarget.parse(path: request.path, query: request.query) else {
@@ -162,7 +165,7 @@ extension ActorServerCore {
     }
 
     /// Closes a connection with RivetKit's reason text for `error`: `group.code`.
-    static func close(_ transport: WebSocketTransport, with error: ActorError) async {
+    static func close(_ transport: any MessageTransport, with error: ActorError) async {
         await transport.close(code: .internalError, reason: ActorCloseReason(group: error.group, code: error.code).description)
     }
 }

@@ -26,7 +26,7 @@ final class OutboundBudget: Sendable {
 
     /// Counts `bytes` more for the current burst; `false` when they would pass the limit (a
     /// first answer is always taken: it is within the message limit already).
-    func reserve(_ bytes: Int, on transport: WebSocketTransport) -> Bool {
+    func reserve(_ bytes: Int, on transport: any MessageTransport) -> Bool {
         let (admitted, schedule) = state.withLock { state -> (Bool, Bool) in
             let (total, overflow) = state.bytes.addingReportingOverflow(bytes)
             guard state.bytes == 0 || (!overflow && total <= limit) else { return (false, false) }
