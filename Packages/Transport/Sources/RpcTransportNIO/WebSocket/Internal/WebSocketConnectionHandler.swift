@@ -1,44 +1,35 @@
 import NIOCore
 import RpcTransport
 
-/// The event-loop side of one WebSocket connection, after the opening handshake.
+/// The event-loop side of one WebSocket connection, after the opening handshake: the I/O
+/// around a ``WebSocketStateMachine``.
 ///
-/// It reads frames straight from the socket's bytes (``WebSocketFrameReader``) and turns them
-/// into messages where they arrive:
-/// reassembly of fragments, control frames between fragments, limits, permessage-deflate,
-/// UTF-8 checks, automatic pongs, the close handshake and the pings ``WebSocketTransport/ping()``
-/// asks for (the keepalive's probes). Complete messages go
-/// to the transport's event handler synchronously, on the event loop.
+/// Inbound it hands the bytes of each socket read to the state machine, which reads the frames
+/// and decides what they mean, and performs the actions it returns: complete messages go to
+/// the transport's event handler synchronously, on the event loop; pongs, close frames and the
+/// pings ``WebSocketTransport/ping()`` asks for are written; the close and frame read timers are
+/// scheduled on the event loop; the channel is closed. It pauses reading while nobody has
+/// started the transport past a bounded backlog, or (on a server) while the client is not
+/// reading what it is owed, and aborts a peer that stopped reading altogether.
 ///
-/// Outbound it serialises whole frames itself (header, masking key and payload in one buffer)
-/// and coalesces flushes: one flush at the end of a read burst, or one per event-loop tick for
-/// writes made outside a read.
+/// Outbound it serialises whole frames itself (header, masking key and payload in one buffer),
+/// compresses them when permessage-deflate was agreed, and coalesces flushes: one flush at the
+/// end of a read burst, or one per event-loop tick for writes made outside a read.
 ///
-/// Every method runs on the channel's event loop.
+/// Every method runs on the channel's event loop. The state machine is never asked anything
+/// while one of its actions is being performed by a call it made: each action is performed
+/// after the input that returned it has finished.
 final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
-
-    /// Where the connection is in its life.
-    private enum Phase {
-        /// Messages flow both ways.
-        case open
-        /// This side sent a close frame and waits for the peer's.
-        case closeSent
-        /// The peer's close frame arrived; the connection is being torn down.
-        case closeReceived
-        /// The connection failed; the close frame (if any) is on its way and the channel closes.
-        case failed
-        /// The channel is closed and the final event delivered.
-        case finished
-    }
 
     private let settings: WebSocketConnectionSettings
     /// The state shared with the transport object.
     let shared: WebSocketSharedState
     private let codec: PerMessageDeflateCodec?
     private var context: ChannelHandlerContext?
-    private var reader: WebSocketFrameReader
+    /// The WebSocket protocol: frames, messages, the close handshake and how the connection ended.
+    private var machine: WebSocketStateMachine
     private var eventHandler: (@Sendable (TransportEvent) -> Void)?
     private var backlog: [TransportEvent] = []
     /// The bytes of the messages in ``backlog``; past ``WebSocketConnectionSettings/outboundBufferLimit``
@@ -46,18 +37,6 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     private var backlogBytes = 0
     /// Whether reading is paused because nobody has started the transport yet.
     private var pausedUntilStart = false
-    private var phase: Phase = .open
-    private var pendingClosure: TransportClosure?
-
-    // The message being reassembled.
-    private var partialKind: TransportMessage.Kind?
-    private var partialCompressed = false
-    private var partialBytes: [UInt8] = []
-    /// The bytes of the last single-frame message, reused for the next (see
-    /// ``deliverSingleFrame(_:kind:)``).
-    private var inboundBytes: [UInt8] = []
-    private var partialWireBytes = 0
-    private var inflated: ByteBuffer?
 
     // Flush coalescing.
     /// Small frames written since the last flush, in one buffer: one pipeline write and one
@@ -76,24 +55,20 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     private var burstEndActions: [BurstEndAction] = []
 
     // Timers.
+    /// Cuts the connection when the close handshake takes longer than the close timeout.
     private var closeTimer: Scheduled<Void>?
-    /// Fails the connection when a frame that has begun to arrive has not arrived whole within
-    /// the frame read timeout; armed while a partial frame is kept.
+    /// Runs while a frame that has begun to arrive has not arrived whole (see
+    /// ``WebSocketStateMachine/endRead(keeping:allocator:)``).
     private var frameTimer: Scheduled<Void>?
-    /// Numbers the pings this side sends (their payload).
-    private var pingCounter: UInt64 = 0
 
     init(settings: WebSocketConnectionSettings, shared: WebSocketSharedState, codec: PerMessageDeflateCodec?) {
         self.settings = settings
         self.shared = shared
         self.codec = codec
-        self.reader = WebSocketFrameReader(maxFrameSize: settings.readerMaxFrameSize)
+        self.machine = WebSocketStateMachine(settings: settings, codec: codec)
     }
 
     private var masksOutbound: Bool { settings.role == .client }
-
-    /// A message buffer larger than this is not kept for reuse once its message is delivered.
-    static let maxReusedInboundCapacity = 64 * 1024
 
     /// Frames up to this size are gathered in ``coalesced``; larger ones are written on their own.
     static let maxCoalescedFrameSize = 16 * 1024
@@ -103,19 +78,19 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         guard context.channel.isActive else {
-            finalize()
+            perform(machine.channelClosed())
             return
         }
         shared.setWritable(context.channel.isWritable)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        finalize()
+        perform(machine.channelClosed())
         self.context = nil
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        finalize()
+        perform(machine.channelClosed())
         context.fireChannelInactive()
     }
 
@@ -145,12 +120,13 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
             let pending = try? context.channel.syncOptions?.getOption(.bufferedWritableBytes),
             pending > settings.maxPendingOutboundBytes
         else { return }
-        abort(
-            TransportError(
-                code: .peerNotReading,
-                message: "the peer has not read \(pending) bytes sent to it (the limit is \(settings.maxPendingOutboundBytes))",
-                closeCode: .policyViolation),
-            initiatedLocally: true)
+        perform(
+            machine.abort(
+                TransportError(
+                    code: .peerNotReading,
+                    message: "the peer has not read \(pending) bytes sent to it (the limit is \(settings.maxPendingOutboundBytes))",
+                    closeCode: .policyViolation),
+                initiatedLocally: true))
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -169,7 +145,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     /// Runs `body` after the current read burst, once the writes it caused are flushed; at
     /// once outside a burst.
     func afterInboundBurst(_ body: @escaping () -> Void) {
-        guard inRead || flushScheduled, phase != .finished else {
+        guard inRead || flushScheduled, !machine.isFinished else {
             body()
             return
         }
@@ -192,259 +168,77 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        switch error {
-        case let error as TransportError:
-            abort(error, initiatedLocally: false)
-        default:
-            guard phase == .open || phase == .closeSent else {
-                // Errors after the close started (for example data after a close frame) change nothing.
-                context.close(promise: nil)
-                return
-            }
-            abort(
-                TransportError(
-                    code: .ioError,
-                    message: "connection failed: \(error)",
-                    closeCode: .abnormal,
-                    cause: error
-                ),
-                initiatedLocally: false
-            )
-        }
+        perform(machine.errorCaught(error))
     }
 
-    /// Reads the frames in the bytes of one read; the start of an incomplete frame is kept for
-    /// the next.
+    /// Hands the bytes of one read to the state machine and performs what each of its frames
+    /// asks for; the start of an incomplete frame is kept for the next read.
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         inRead = true
         var buffer = unwrapInboundIn(data)
-        reader.prepend(to: &buffer)
-        var completedFrame = false
-        while phase == .open || phase == .closeSent {
-            let frame: WebSocketFrameReader.Frame?
-            do {
-                frame = try reader.next(in: &buffer)
-            } catch {
-                fail(error)
-                return
+        machine.beginRead(&buffer)
+        while let action = machine.nextReadAction(in: &buffer) {
+            // Messages, by far the most frequent action, without the call.
+            if case .deliver(let message) = action {
+                emit(.message(message))
+            } else {
+                perform(action)
             }
-            guard let frame else {
-                let partial = buffer.readableBytes > 0
-                reader.keepRemainder(of: consume buffer, allocator: context.channel.allocator)
-                watchPartialFrame(partial, restarted: completedFrame)
-                return
-            }
-            completedFrame = true
-            receive(frame)
         }
+        perform(machine.endRead(keeping: consume buffer, allocator: context.channel.allocator))
     }
 
-    /// Arms the frame read timer when a frame has begun to arrive (`partial`), and disarms it
-    /// once none is pending. The timer runs from the start of the frame, not from each read, so
-    /// a peer trickling a frame byte by byte cannot hold the connection longer than the timeout;
-    /// it starts again when the pending frame is a new one (`restarted`: a frame completed in
-    /// this read).
-    private func watchPartialFrame(_ partial: Bool, restarted: Bool) {
-        if !partial || restarted {
+    // MARK: Actions
+
+    /// Does what the state machine asked for.
+    private func perform(_ action: WebSocketStateMachine.Action) {
+        switch action {
+        case .nothing:
+            break
+        case .deliver(let message):
+            emit(.message(message))
+        case .answerPings:
+            shared.pings.answerAll()
+        case .sendPong(let payload):
+            writeControlFrame(.pong, payload: payload)
+        case .sendPing(let payload):
+            writeControlFrame(.ping, payload: payload)
+        case .sendClose(let code, let reason, let thenCloseChannel):
+            shared.beginClosing()
+            writeCloseFrame(code: code, reason: reason, thenClose: thenCloseChannel)
+            armCloseTimer()
+        case .closeChannel:
+            shared.beginClosing()
+            context?.close(promise: nil)
+        case .startFrameTimer:
+            startFrameTimer()
+        case .cancelFrameTimer:
             frameTimer?.cancel()
             frameTimer = nil
-        }
-        guard partial, frameTimer == nil, let context else { return }
-        let timeout = settings.frameReadTimeout
-        frameTimer = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
-            self.frameTimer = nil
-            self.fail(
-                TransportError(
-                    code: .readTimeout,
-                    message: "a frame began to arrive and did not finish within \(timeout.nanoseconds / 1_000_000) ms",
-                    closeCode: .policyViolation))
+        case .finish(let closure):
+            finish(closure)
         }
     }
 
-    private func receive(_ frame: WebSocketFrameReader.Frame) {
-        switch settings.role {
-        case .server where frame.maskingKey == nil:
-            fail(protocolViolation("client frame is not masked"))
-            return
-        case .client where frame.maskingKey != nil:
-            fail(protocolViolation("server frame is masked"))
-            return
-        default:
-            break
-        }
-        if frame.otherReservedBits {
-            fail(protocolViolation("reserved bits set without a negotiated extension"))
-            return
-        }
-        if frame.isControl, frame.rsv1 {
-            fail(protocolViolation("RSV1 set on a control frame"))
-            return
-        }
-        switch frame.opcode {
-        case WebSocketFrameWriter.Opcode.text.rawValue:
-            receiveFirstFrame(frame, kind: .text)
-        case WebSocketFrameWriter.Opcode.binary.rawValue:
-            receiveFirstFrame(frame, kind: .binary)
-        case WebSocketFrameWriter.Opcode.continuation.rawValue:
-            receiveContinuation(frame)
-        case WebSocketFrameWriter.Opcode.ping.rawValue:
-            receivePing(frame)
-        case WebSocketFrameWriter.Opcode.pong.rawValue:
-            shared.pings.answerAll()
-        case WebSocketFrameWriter.Opcode.close.rawValue:
-            receiveClose(frame)
-        default:
-            fail(protocolViolation("frame with the reserved opcode \(frame.opcode)"))
-        }
-    }
-
-    // MARK: Inbound messages
-
-    private func receiveFirstFrame(_ frame: WebSocketFrameReader.Frame, kind: TransportMessage.Kind) {
-        guard partialKind == nil else {
-            fail(protocolViolation("new message started before the fragmented one ended"))
-            return
-        }
-        let length = frame.payload.readableBytes
-        guard length <= settings.maxMessageSize else {
-            fail(tooLarge())
-            return
-        }
-        if frame.rsv1 {
-            guard codec != nil else {
-                fail(protocolViolation("RSV1 set without permessage-deflate"))
-                return
-            }
-            partialKind = kind
-            partialCompressed = true
-            partialWireBytes = length
-            inflated = context?.channel.allocator.buffer(capacity: 0) ?? ByteBuffer()
-            inflate(frame)
-        } else if frame.fin {
-            deliverSingleFrame(frame, kind: kind)
-        } else {
-            partialKind = kind
-            partialCompressed = false
-            partialWireBytes = length
-            partialBytes = Self.unmaskedBytes(of: frame)
-        }
-    }
-
-    private func receiveContinuation(_ frame: WebSocketFrameReader.Frame) {
-        guard partialKind != nil else {
-            fail(protocolViolation("continuation frame without a message to continue"))
-            return
-        }
-        guard !frame.rsv1 else {
-            fail(protocolViolation("RSV1 set on a continuation frame"))
-            return
-        }
-        let length = frame.payload.readableBytes
-        partialWireBytes = partialWireBytes.saturatingAdding(length)
-        guard partialWireBytes < Int.max, partialWireBytes <= settings.maxMessageSize else {
-            fail(tooLarge())
-            return
-        }
-        if partialCompressed {
-            inflate(frame)
-        } else {
-            frame.payload.withUnsafeReadableBytes { raw in
-                WebSocketMasking.append(raw, to: &partialBytes, key: frame.maskingKey)
-            }
-            if frame.fin, let kind = partialKind {
-                let bytes = partialBytes
-                resetPartial()
-                deliver(kind: kind, bytes: bytes)
-            }
-        }
-    }
-
-    /// Feeds one frame of a compressed message to the decompressor; delivers on the last one.
-    private func inflate(_ frame: WebSocketFrameReader.Frame) {
-        guard let codec, var output = inflated else { return }
-        inflated = nil
-        let payload = Self.unmaskedBuffer(of: frame, allocator: context?.channel.allocator ?? ByteBufferAllocator())
-        do {
-            try codec.decompressFragment(payload, isFinal: frame.fin, into: &output)
-        } catch {
-            resetPartial()
-            fail(Self.withCloseCode(error))
-            return
-        }
-        guard frame.fin else {
-            inflated = output
-            return
-        }
-        let kind = partialKind ?? .binary
-        resetPartial()
-        let bytes = output.readBytes(length: output.readableBytes) ?? []
-        deliver(kind: kind, bytes: bytes)
-    }
-
-    private func resetPartial() {
-        partialKind = nil
-        partialCompressed = false
-        partialBytes = []
-        partialWireBytes = 0
-        inflated = nil
-    }
-
-    /// Delivers a message that came in one frame, unmasked into ``inboundBytes``.
-    ///
-    /// The buffer is reused for the next message when the event handler has let the message go
-    /// (a session decodes a message where it arrives); a handler that keeps it makes the next
-    /// message start a fresh buffer (copy on write), so a delivered message never changes.
-    private func deliverSingleFrame(_ frame: WebSocketFrameReader.Frame, kind: TransportMessage.Kind) {
-        inboundBytes.removeAll(keepingCapacity: true)
-        frame.payload.withUnsafeReadableBytes { raw in
-            WebSocketMasking.append(raw, to: &inboundBytes, key: frame.maskingKey)
-        }
-        deliver(kind: kind, bytes: inboundBytes)
-        if inboundBytes.capacity > Self.maxReusedInboundCapacity {
-            inboundBytes = []
-        }
-    }
-
-    private func deliver(kind: TransportMessage.Kind, bytes: [UInt8]) {
-        if kind == .text, !UTF8Validation.isValid(bytes) {
-            fail(
-                TransportError(code: .invalidUTF8, message: "text message is not valid UTF-8", closeCode: .invalidPayload)
-            )
-            return
-        }
-        emit(.message(TransportMessage(kind: kind, bytes: bytes)))
-    }
-
-    private func receivePing(_ frame: WebSocketFrameReader.Frame) {
-        guard phase == .open, let context else { return }
-        let payload = Self.unmaskedBytes(of: frame)
-        let pong = WebSocketFrameWriter.frame(
-            opcode: .pong, bytes: payload, masked: masksOutbound, allocator: context.channel.allocator)
+    /// Writes a ping or pong after the frames gathered so far; flushed at the end of the tick
+    /// or read burst.
+    private func writeControlFrame(_ opcode: WebSocketFrameWriter.Opcode, payload: [UInt8]) {
+        guard let context else { return }
+        let frame = WebSocketFrameWriter.frame(
+            opcode: opcode, bytes: payload, masked: masksOutbound, allocator: context.channel.allocator)
         writeCoalesced(context: context)
-        context.write(wrapOutboundOut(pong), promise: nil)
+        context.write(wrapOutboundOut(frame), promise: nil)
         markNeedsFlush()
     }
 
-    private func receiveClose(_ frame: WebSocketFrameReader.Frame) {
-        let received: WebSocketClosePayload.Received
-        do {
-            received = try WebSocketClosePayload.parse(Self.unmaskedBytes(of: frame))
-        } catch {
-            fail(error)
-            return
-        }
-        switch phase {
-        case .open:
-            phase = .closeReceived
-            pendingClosure = TransportClosure(code: received.code, reason: received.reason, initiatedLocally: false)
-            shared.beginClosing()
-            writeCloseFrame(code: received.code, reason: "", thenClose: true)
-            armCloseTimer()
-        case .closeSent:
-            phase = .closeReceived
-            context?.close(promise: nil)
-        case .closeReceived, .failed, .finished:
-            break
+    /// Starts the frame read timer afresh; when it fires the connection fails.
+    private func startFrameTimer() {
+        frameTimer?.cancel()
+        frameTimer = nil
+        guard let context else { return }
+        frameTimer = context.eventLoop.assumeIsolated().scheduleTask(in: settings.frameReadTimeout) {
+            self.frameTimer = nil
+            self.perform(self.machine.frameReadTimerFired())
         }
     }
 
@@ -455,7 +249,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     /// Messages enqueued earlier from other threads and not yet drained are written first, so
     /// that the peer receives messages in the order they were enqueued.
     func enqueueOnLoop(_ message: TransportMessage) throws(TransportError) {
-        guard phase == .open, context != nil else {
+        guard machine.isOpen, context != nil else {
             throw WebSocketSharedState.notOpenError(shared.lifecycle)
         }
         let earlier = shared.takeOffLoopMessages()
@@ -472,7 +266,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     /// Writes the messages enqueued away from the event loop and flushes them.
     func drainOffLoopMessages() {
         let messages = shared.takeOffLoopMessages()
-        if phase == .open, context != nil {
+        if machine.isOpen, context != nil {
             for message in messages {
                 writeMessage(message)
             }
@@ -494,10 +288,10 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
             do {
                 compressed = try codec.compress(input, allocator: context.channel.allocator)
             } catch {
-                fail(
-                    TransportError(
-                        code: error.code, message: error.message, closeCode: .internalError, cause: error.cause)
-                )
+                perform(
+                    machine.fail(
+                        TransportError(
+                            code: error.code, message: error.message, closeCode: .internalError, cause: error.cause)))
                 return
             }
             compressed.withUnsafeReadableBytes { raw in
@@ -600,13 +394,8 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
 
     /// Starts the close handshake with `code` and `reason`; does nothing once closing.
     func closeLocally(code: CloseCode, reason: String) {
-        guard phase == .open, context != nil else { return }
-        phase = .closeSent
-        let reason = WebSocketClosePayload.truncatedReason(reason)
-        pendingClosure = TransportClosure(code: code, reason: reason, initiatedLocally: true)
-        shared.beginClosing()
-        writeCloseFrame(code: code, reason: reason, thenClose: false)
-        armCloseTimer()
+        guard context != nil else { return }
+        perform(machine.closeRequested(code: code, reason: reason))
     }
 
     /// Writes and flushes a close frame; closes the channel once it is written if asked to.
@@ -628,68 +417,17 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     private func armCloseTimer() {
         guard closeTimer == nil, let context else { return }
         closeTimer = context.eventLoop.assumeIsolated().scheduleTask(in: settings.closeTimeout) {
-            self.context?.close(promise: nil)
+            self.perform(self.machine.closeTimerFired())
         }
-    }
-
-    /// Fails the connection: sends a close frame with the error's close code if none was sent
-    /// yet, then closes the channel.
-    private func fail(_ error: TransportError) {
-        switch phase {
-        case .open:
-            phase = .failed
-            resetPartial()
-            let code = error.closeCode ?? .protocolError
-            pendingClosure = TransportClosure(code: code, reason: "", initiatedLocally: true, error: error)
-            shared.beginClosing()
-            writeCloseFrame(code: code, reason: error.message, thenClose: true)
-            armCloseTimer()
-        case .closeSent, .closeReceived:
-            phase = .failed
-            context?.close(promise: nil)
-        case .failed, .finished:
-            break
-        }
-    }
-
-    /// Ends the connection at once, without a close frame.
-    private func abort(_ error: TransportError, initiatedLocally: Bool) {
-        switch phase {
-        case .finished:
-            return
-        case .open, .failed:
-            if pendingClosure == nil || phase == .open {
-                pendingClosure = TransportClosure(
-                    code: error.closeCode ?? .abnormal, reason: "", initiatedLocally: initiatedLocally, error: error)
-            }
-        case .closeSent, .closeReceived:
-            break
-        }
-        phase = .failed
-        shared.beginClosing()
-        context?.close(promise: nil)
     }
 
     /// Delivers the final event once the channel is gone.
-    private func finalize() {
-        guard phase != .finished else { return }
-        phase = .finished
+    private func finish(_ closure: TransportClosure) {
         closeTimer?.cancel()
         closeTimer = nil
         frameTimer?.cancel()
         frameTimer = nil
-        resetPartial()
-        reader.reset()
         recycled = nil
-        inboundBytes = []
-        let closure =
-            pendingClosure
-            ?? TransportClosure(
-                code: .abnormal,
-                reason: "",
-                initiatedLocally: false,
-                error: TransportError(code: .closed, message: "connection lost", closeCode: .abnormal)
-            )
         _ = shared.takeOffLoopMessages()
         shared.finish(closure)
         shared.pings.end(closure.asError)
@@ -708,7 +446,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         for event in earlier {
             handler(event)
         }
-        if phase != .finished {
+        if !machine.isFinished {
             eventHandler = handler
         }
         if pausedUntilStart {
@@ -735,73 +473,15 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
 
     // MARK: Ping
 
-    /// Sends a ping frame (its payload numbers it); the pong is matched in ``receive(_:)``.
+    /// Sends a ping frame (its payload numbers it); any pong answers the tasks waiting.
     func sendPing() {
-        guard phase == .open, let context else { return }
-        pingCounter &+= 1
-        var payload: [UInt8] = []
-        payload.reserveCapacity(8)
-        for shift in stride(from: 56, through: 0, by: -8) {
-            payload.append(UInt8(truncatingIfNeeded: pingCounter >> UInt64(shift)))
-        }
-        let ping = WebSocketFrameWriter.frame(
-            opcode: .ping, bytes: payload, masked: masksOutbound, allocator: context.channel.allocator)
-        writeCoalesced(context: context)
-        context.write(wrapOutboundOut(ping), promise: nil)
-        markNeedsFlush()
+        guard context != nil else { return }
+        perform(machine.pingRequested())
     }
 
     /// Ends the connection at once with `error`, without a close handshake (the keepalive
     /// found the peer silent).
     func abortLocally(_ error: TransportError) {
-        abort(error, initiatedLocally: true)
-    }
-
-    // MARK: Helpers
-
-    private func protocolViolation(_ message: String) -> TransportError {
-        TransportError(code: .protocolViolation, message: message, closeCode: .protocolError)
-    }
-
-    private func tooLarge() -> TransportError {
-        TransportError(
-            code: .messageTooLarge,
-            message: "message longer than the limit of \(settings.maxMessageSize) bytes",
-            closeCode: .messageTooBig
-        )
-    }
-
-    /// `error` with the close code that matches its code.
-    private static func withCloseCode(_ error: TransportError) -> TransportError {
-        var error = error
-        if error.closeCode == nil {
-            switch error.code {
-            case .messageTooLarge: error.closeCode = .messageTooBig
-            case .invalidUTF8: error.closeCode = .invalidPayload
-            case .protocolViolation: error.closeCode = .protocolError
-            default: error.closeCode = .internalError
-            }
-        }
-        return error
-    }
-
-    private static func unmaskedBytes(of frame: WebSocketFrameReader.Frame) -> [UInt8] {
-        let key = frame.maskingKey
-        return frame.payload.withUnsafeReadableBytes { raw in
-            WebSocketMasking.array(raw, key: key)
-        }
-    }
-
-    private static func unmaskedBuffer(of frame: WebSocketFrameReader.Frame, allocator: ByteBufferAllocator) -> ByteBuffer {
-        guard let key = frame.maskingKey else { return frame.payload }
-        let data = frame.payload
-        var buffer = allocator.buffer(capacity: data.readableBytes)
-        _ = data.withUnsafeReadableBytes { raw in
-            buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: raw.count) { destination in
-                WebSocketMasking.copy(raw, to: destination, key: key)
-                return raw.count
-            }
-        }
-        return buffer
+        perform(machine.abort(error, initiatedLocally: true))
     }
 }
