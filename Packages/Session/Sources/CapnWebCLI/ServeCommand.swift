@@ -1,4 +1,5 @@
 import ArgumentParser
+internal import CapnWeb
 
 #if canImport(Glibc)
 import Glibc
@@ -69,13 +70,11 @@ struct ServeCommand: AsyncParsableCommand {
     /// ``shutdownLimit``, or at once on a second `SIGINT` or `SIGTERM`; a handler that never
     /// returns (an HTTP batch waiting on `hang()`) must not keep the server alive.
     private static func startShutdownWatchdog() {
+        // Unowned on purpose: the watchdog outlives the command's other work by design, and it
+        // cannot outlive its owner, the process, which it ends (or which ends first).
         Task.detached {
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask { _ = await TerminationSignal.wait() }
-                group.addTask { try? await Task.sleep(for: shutdownLimit) }
-                await group.next()
-                group.cancelAll()
-            }
+            // Whichever comes first: a second signal, or the limit.
+            _ = try? await Deadline.race(shutdownLimit) { _ = await TerminationSignal.wait() }
             CommandOutput.process.standardError("error: the graceful shutdown did not finish; exiting\n")
             endProcess(1)
         }

@@ -206,6 +206,7 @@ public final class ManagedChannel<Failure: ManagedFailure>: Sendable {
     ) async throws(Failure) -> T {
         do {
             guard let value = try await Deadline.race(timeout, operation) else {
+                if Task.isCancelled { throw Failure.channel(ManagedConnectionError(.cancelled, "cancelled")) }
                 throw Failure.channel(ManagedConnectionError(.timeout, "no answer within \(timeout)"))
             }
             return value

@@ -7,6 +7,7 @@ extension Deadline {
     ) async throws(ManagedConnectionError) -> R {
         do {
             guard let value = try await race(duration, operation) else {
+                if Task.isCancelled { throw ManagedConnectionError(.cancelled, "cancelled") }
                 throw ManagedConnectionError(.timeout, "no answer within \(duration)")
             }
             return value

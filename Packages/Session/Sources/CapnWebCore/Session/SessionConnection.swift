@@ -305,19 +305,16 @@ final class SessionConnection: Sendable {
             await transport.abort(cut)
             return
         }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                await transport.close(code: .applicationError, reason: reason)
-            }
-            group.addTask {
-                // Woken early once the handshake has finished (the transport is closed then);
-                // a closer whose own task is cancelled cuts the connection at once.
-                try? await Task.sleep(for: limit)
+        // When the limit passes first (or the closer's own task is cancelled), the connection is
+        // cut, which ends the close at once.
+        _ = try? await Deadline.race(
+            limit,
+            onTimeout: {
                 guard !transport.state.isClosed else { return }
                 await transport.abort(cut)
             }
-            await group.next()
-            group.cancelAll()
+        ) {
+            await transport.close(code: .applicationError, reason: reason)
         }
     }
 }

@@ -212,16 +212,8 @@ public final class TransportServer: Sendable {
             transport.closeOnLoop(code: .goingAway, reason: "server shutting down")
         }
         let registry = core.registry
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                await registry.waitUntilIdle()
-            }
-            group.addTask {
-                try? await Task.sleep(until: deadline, clock: .continuous)
-            }
-            _ = await group.next()
-            group.cancelAll()
-        }
+        // Whichever ends first: every connection is idle, or the grace period is over.
+        _ = try? await Deadline.race(until: deadline) { await registry.waitUntilIdle() }
         let remaining = registry.openChannels
         for channel in remaining {
             channel.close(promise: nil)
