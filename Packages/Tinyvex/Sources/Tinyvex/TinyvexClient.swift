@@ -15,54 +15,52 @@ import TinyvexProtocol
 /// reconnecting WebSocket (docs/tinyvex-protocol.md).
 ///
 /// ```swift
-/// let client = TinyvexClient(endpoint: URL(string: "ws://127.0.0.1:9099/")!)
-/// let cancellable = client.subscribe("messages.list", params: ["channel": "general"], as: [Message].self)
-///     .sink(receiveCompletion: { _ in }, receiveValue: { print($0) })
-/// let id = try await client.mutation("messages.send", args: message, as: Int.self)
+/// try await TinyvexClient.withClient(endpoint: url) { client in
+///     let cancellable = client.subscribe("messages.list", params: ["channel": "general"], as: [Message].self)
+///         .sink(receiveCompletion: { _ in }, receiveValue: { print($0) })
+///     let id = try await client.mutation("messages.send", args: message, as: Int.self)
+/// }
 /// ```
 ///
 /// Identical subscriptions (same name, same params once canonicalised) share one upstream
-/// subscription; the last one cancelled unsubscribes. The connection opens with the first call,
-/// reconnects with backoff, probes the server with `tinyvex/ping`, and after a reconnect sets
-/// the token again and resubscribes every live query with its `lastSeq`. A mutation is resent
-/// after a reconnect with its `requestId`, which the server applies once; an action in flight
-/// when the connection drops fails with ``TinyvexError/transport(_:)`` unless it was marked
-/// idempotent. When reconnecting gives up, the next subscription or call starts the connection
-/// again. Call ``close()`` when done.
+/// subscription; the last one cancelled unsubscribes. The connection opens with the first call
+/// and is supervised by one ``RpcTransport/ReconnectingConnection``: it reconnects with backoff,
+/// probes the server with WebSocket pings, and runs a ready handshake on every new link
+/// (`tinyvex/connect` with the client's id and token, then every live query resubscribed with
+/// its `lastSeq`); calls wait for the handshake. A mutation is sent again after a lost
+/// connection with its `requestId`, which the server applies once; an action in flight when the
+/// connection drops fails with ``TinyvexError/transport(_:)`` unless it was marked idempotent.
+/// When reconnecting gives up, the next subscription or call starts the connection again. Use
+/// ``withClient(endpoint:configuration:transportFactory:isolation:_:)``, or call ``close()``
+/// when done.
 public final class TinyvexClient: Sendable {
     /// The server's WebSocket URL.
     public let endpoint: URL
     /// The settings.
     public let configuration: TinyvexClientConfiguration
 
-    private let channel: JSONRPCChannel
-    private let registry: SubscriptionRegistry
-    private let tasks = TaskSet()
-    private let gate = RestoreGate()
-    private let states: StateBroadcaster<ConnectionState>
-    private let lifecycle = Mutex(Lifecycle())
-    private let subscribeRequests = Atomic<Int>(0)
-    /// This client's id, random per instance and kept across reconnects: the server keeps the
-    /// results of its mutations under it, so a resend after a reconnect is answered once and no
-    /// other client's `requestId` can meet them.
-    let clientID = UUID().uuidString
-
-    private struct Lifecycle {
-        var starting: Task<Result<Void, TinyvexError>, Never>?
-        var token: String?
-        /// The last `auth.setToken` sent; later requests wait for it so they run with the token.
-        var tokenSend: Task<Void, Never>?
-        var closed = false
+    /// What the client's background tasks are known by.
+    private enum Job: Hashable, Sendable {
+        /// Sending the first `tinyvex/subscribe` of an upstream subscription.
+        case subscribe(String)
     }
+
+    private let core = TinyvexClientCore()
+    private let channel: JSONRPCChannel
+    private let tasks = OwnedTasks<Job>()
+    private let states: StateBroadcaster<ConnectionState>
+    private var registry: SubscriptionRegistry { core.registry }
+    /// This client's id (see ``TinyvexClientCore/clientID``).
+    var clientID: String { core.clientID }
+
+    /// Opens a transport to the server with the headers current at that moment; it must stop
+    /// when its task is cancelled.
+    public typealias TransportFactory = @Sendable (_ headers: [String: String]) async throws -> any MessageTransport
 
     /// Creates a client; nothing connects until the first subscription or call.
     public convenience init(endpoint: URL) {
         self.init(endpoint: endpoint, configuration: TinyvexClientConfiguration())
     }
-
-    /// Opens a transport to the server with the headers current at that moment; it must stop
-    /// when its task is cancelled.
-    public typealias TransportFactory = @Sendable (_ headers: [String: String]) async throws -> any MessageTransport
 
     /// Creates a client with explicit settings; nothing connects until the first subscription
     /// or call.
@@ -76,30 +74,27 @@ public final class TinyvexClient: Sendable {
     public init(endpoint: URL, configuration: TinyvexClientConfiguration, transportFactory: TransportFactory? = nil) {
         self.endpoint = endpoint
         self.configuration = configuration
-        let registry = SubscriptionRegistry()
-        self.registry = registry
+        let core = self.core
         let url = endpoint.absoluteString
-        channel = JSONRPCChannel(
+        let handshakeTimeout = configuration.handshakeTimeout
+        let channel = JSONRPCChannel(
             configuration: configuration.connectionConfiguration,
+            settings: configuration.channelSettings,
             factory: transportFactory ?? { _ in try await WebSocketClient.connect(to: url) },
-            pingMethod: TinyvexMethod.ping,
-            onNotification: { method, params in Self.notify(registry, method, params) })
+            handshake: { channel, link in try await core.handshake(channel, on: link, timeout: handshakeTimeout) },
+            ready: { channel, link in core.ready(channel, link: link) },
+            onNotification: { method, params in core.notify(method, params) })
+        self.channel = channel
         let states = StateBroadcaster(channel.connection.state)
         self.states = states
-        let gate = self.gate
-        channel.connection.connection.onStateChange { [weak self] state in
-            switch state {
-            case .connected:
-                self?.restore(epoch: gate.epoch)
-            case .disconnected:
-                // Given up or closed: waiting calls go on and fail with a transport error.
-                gate.close()
-                gate.open(epoch: nil)
-            default:
-                gate.close()
-            }
-            states.subject.send(state)
-        }
+        channel.connection.onStateChange { state in states.subject.send(state) }
+        channel.connection.onLoss { generation in core.lost(generation: generation) }
+    }
+
+    deinit {
+        // Dropped without close(): nothing the client started outlives it.
+        tasks.abandon()
+        channel.connection.abandon()
     }
 
     /// The connection's states, starting with the current one.
@@ -111,26 +106,24 @@ public final class TinyvexClient: Sendable {
     public var upstreamSubscriptionCount: Int { registry.upstreamCount }
 
     /// How many `tinyvex/subscribe` requests the client has sent (first ones and resumes).
-    public var subscribeRequestCount: Int { subscribeRequests.load(ordering: .relaxed) }
+    public var subscribeRequestCount: Int { core.subscribeRequestCount }
 
     /// Closes the connection, ends every subscription with a transport error and stops the
-    /// background work.
+    /// background work (cancelled and awaited). Calls and subscriptions made afterwards fail
+    /// with a transport error.
     public func close() async {
-        let (starting, tokenSend) = lifecycle.withLock { state in
-            state.closed = true
-            return (state.starting, state.tokenSend)
-        }
-        tokenSend?.cancel()
-        await tokenSend?.value
-        await tasks.cancelAll()
-        gate.open(epoch: nil)
-        // Closing first ends a start that waits for a reconnect; one that began just before
-        // `closed` was set may then have restarted the connection, so close it again once that
-        // start is over (no new one can begin).
+        core.close()
+        await tasks.close()
         await channel.connection.close()
-        _ = await starting?.value
-        await channel.connection.close()
-        registry.failAll(.transport(ManagedConnectionError(.closed, "the client was closed").rpcFailure))
+        registry.failAll(Self.closedError)
+    }
+
+    /// Whether ``close()`` was called.
+    private var isClosed: Bool { core.isClosed }
+
+    /// The failure of calls and subscriptions of a closed client.
+    private static var closedError: TinyvexError {
+        .transport(ManagedConnectionError(.closed, "the client was closed").rpcFailure)
     }
 
     // MARK: Subscriptions
@@ -203,80 +196,44 @@ public final class TinyvexClient: Sendable {
     }
 
     private func attach(key: String, name: String, params: JSONValue, listener: @escaping SubscriptionRegistry.Listener) -> UInt64 {
+        guard !isClosed else {
+            listener(.failure(Self.closedError))
+            return 0
+        }
         let added = registry.add(key: key, name: name, params: params, listener: listener)
         if let current = added.current {
             listener(.value(current))
         }
         if added.isNew {
-            // The query is registered before the state is read: either the connection is up and
-            // this sends it, or the next `connected` state (its restore reads the registry after
-            // the state changed) resubscribes every live query, this one included. `start()`
-            // makes sure there will be a next `connected` state: it starts the connection again
-            // when reconnecting gave up.
-            if channel.connection.state.isConnected {
-                tasks.run { [weak self] in await self?.sendSubscribe(subID: added.subID, name: name, params: params, lastSeq: nil) }
-            } else {
-                tasks.run { [weak self] in await self?.startOrFail(subID: added.subID) }
-            }
+            // Registered before it is sent: a handshake that begins from now on resubscribes it,
+            // and this sends it on the ready link unless that link's handshake already did.
+            tasks.spawn(.subscribe(added.subID)) { [weak self] in await self?.subscribeFirst(subID: added.subID) }
         }
         return added.listenerID
     }
 
     private func detach(key: String, listenerID: UInt64) {
         guard let subID = registry.remove(key: key, listenerID: listenerID) else { return }
-        guard channel.connection.state.isConnected else { return }
-        tasks.run { [weak self] in
-            // TVX001 (already gone) and a lost connection both leave nothing to undo.
-            _ = try? await self?.channel.request(TinyvexMethod.unsubscribe, params: .named(["subId": .string(subID)]))
-        }
+        tasks.cancel(.subscribe(subID))
+        core.unsubscribe(subID: subID, channel)
     }
 
-    private func sendSubscribe(subID: String, name: String, params: JSONValue, lastSeq: Int64?) async {
-        var members: JSONObject = ["subId": .string(subID), "name": .string(name), "params": params]
-        if let lastSeq { members.updateValue(.integer(lastSeq), forKey: "lastSeq") }
-        await tokenSent()
-        subscribeRequests.add(1, ordering: .relaxed)
+    /// Sends the first `tinyvex/subscribe` of a new upstream subscription: starts the connection
+    /// when it is not running (failing the subscription when it cannot be opened), then sends it
+    /// on the ready link unless that link's handshake already resubscribed it. A link lost
+    /// meanwhile leaves it to the next link's handshake.
+    private func subscribeFirst(subID: String) async {
         do {
-            _ = try await channel.request(TinyvexMethod.subscribe, params: .named(members))
+            try await channel.connection.start()
         } catch {
-            if error.code == .remote {
-                registry.fail(subID: subID, Self.tinyvexError(error))
-            } else if case .disconnected = channel.connection.state {
-                // Reconnecting gave up while this waited (giving up publishes `disconnected`
-                // before it fails the waiting requests): no `connected` state would ever
-                // resubscribe it, so start the connection again.
-                await startOrFail(subID: subID)
-            }
-            // A lost connection resubscribes on the next one.
+            if !Task.isCancelled { registry.fail(subID: subID, .transport(RpcFailure(error))) }
+            return
         }
-    }
-
-    /// Starts the connection (again, when reconnecting gave up) so that its `connected` state
-    /// resubscribes `subID`; fails the subscription when the connection cannot be opened.
-    private func startOrFail(subID: String) async {
-        if case .failure(let error) = await start() {
-            registry.fail(subID: subID, error)
-        }
-    }
-
-    /// After each (re)connect: `tinyvex/connect` with the client's id and token first, then
-    /// every live query with its `lastSeq`; then the gate opens for the calls waiting to be sent.
-    private func restore(epoch: UInt64) {
-        tasks.run { [weak self] in
-            guard let self else { return }
-            var members: JSONObject = ["clientId": .string(self.clientID)]
-            if let token = self.lifecycle.withLock({ $0.token }) {
-                members.updateValue(.string(token), forKey: "token")
-            }
-            _ = try? await self.channel.request(TinyvexMethod.connect, params: .named(members))
-            await withTaskGroup(of: Void.self) { group in
-                for upstream in self.registry.live {
-                    group.addTask { [weak self] in
-                        await self?.sendSubscribe(subID: upstream.subID, name: upstream.name, params: upstream.params, lastSeq: upstream.lastSeq)
-                    }
-                }
-            }
-            self.gate.open(epoch: epoch)
+        do {
+            let link = try await channel.connection.link()
+            try await core.subscribeFirst(subID: subID, channel, on: link, timeout: configuration.requestTimeout)
+        } catch {
+            // Closed, cancelled, gave up or lost: the next link's handshake resubscribes it.
         }
     }
 
@@ -304,47 +261,34 @@ public final class TinyvexClient: Sendable {
         return try await call(TinyvexMethod.action, params: params, idempotent: idempotent, as: type)
     }
 
-    /// Sets (or with `nil` clears) the token the server's auth hook checks; it is sent now when
-    /// connected and again after every reconnect. A refused token shows in the calls that need
-    /// an identity, which fail with `TVX006`.
+    /// Sets (or with `nil` clears) the token the server's auth hook checks: written at once on
+    /// the ready link (so every later call runs with it), and sent in `tinyvex/connect` after
+    /// every reconnect. A refused token shows in the calls that need an identity, which fail
+    /// with `TVX006`.
     public func setAuthToken(_ token: String?) {
-        let connected = channel.connection.state.isConnected
-        let channel = self.channel
-        lifecycle.withLock { state in
-            state.token = token
-            guard connected, !state.closed else { return }
-            let previous = state.tokenSend
-            state.tokenSend = Task {
-                await previous?.value
-                _ = try? await channel.request(TinyvexMethod.setToken, params: .named(["token": token.map(JSONValue.string) ?? .null]))
-            }
-        }
-    }
-
-    /// Waits for a token change in flight, so the next request runs with it.
-    private func tokenSent() async {
-        await lifecycle.withLock { $0.tokenSend }?.value
+        core.setToken(token, channel)
     }
 
     private func call<T: Decodable>(_ method: String, params: JSONObject, idempotent: Bool, as type: T.Type) async throws -> T {
-        if case .failure(let error) = await start() { throw error }
-        await tokenSent()
-        var resends = 0
+        guard !isClosed else { throw Self.closedError }
+        do {
+            // Connected: at once. Connecting or reconnecting: waits for the ready link. Never
+            // started, or gave up: starts again.
+            try await channel.connection.start()
+        } catch {
+            throw TinyvexError.transport(RpcFailure(error))
+        }
+        if isClosed {
+            // Closed while this started the connection again: close that one too.
+            await channel.connection.close()
+            throw Self.closedError
+        }
         let result: JSONValue
-        while true {
-            // Never overtake the resubscriptions of a new connection.
-            await gate.wait()
-            do {
-                result = try await channel.request(method, params: .named(params))
-                break
-            } catch {
-                let lost = error.code == .connectionLost || error.code == .notConnected
-                guard idempotent, lost, resends < configuration.maxMutationResends else {
-                    throw Self.tinyvexError(error)
-                }
-                // Sent again with the same requestId: the server applies a mutation once.
-                resends += 1
-            }
+        do {
+            // The channel's one retry loop sends an idempotent request again after a lost link.
+            result = try await channel.request(method, params: .named(params), idempotent: idempotent)
+        } catch {
+            throw Self.tinyvexError(error)
         }
         do {
             return try JSONValueDecoder().decode(T.self, from: result["value"] ?? .null)
@@ -353,65 +297,7 @@ public final class TinyvexClient: Sendable {
         }
     }
 
-    /// Opens the connection, or starts it again when reconnecting gave up; returns once it is
-    /// connected. Concurrent callers share one attempt; once it is over the next caller makes a
-    /// new one (which returns at once while connected), so a client whose reconnecting gave up
-    /// connects again on its next subscription or call instead of waiting forever.
-    private func start() async -> Result<Void, TinyvexError> {
-        let task = lifecycle.withLock { state -> Task<Result<Void, TinyvexError>, Never>? in
-            guard !state.closed else { return nil }
-            if let starting = state.starting { return starting }
-            let channel = self.channel
-            let starting = Task { () -> Result<Void, TinyvexError> in
-                do {
-                    // Race-free in the connection: connected returns at once, reconnecting waits
-                    // for the link (and fails if it gives up), given up or idle starts it.
-                    try await channel.connection.start()
-                    return .success(())
-                } catch {
-                    return .failure(.transport(RpcFailure(error)))
-                }
-            }
-            state.starting = starting
-            return starting
-        }
-        guard let task else { return .failure(.transport(ManagedConnectionError(.closed, "the client was closed").rpcFailure)) }
-        let outcome = await task.value
-        lifecycle.withLock { state in
-            if state.starting == task { state.starting = nil }
-        }
-        return outcome
-    }
-
     // MARK: Helpers
-
-    private static func notify(_ registry: SubscriptionRegistry, _ method: String, _ params: JSONRPCParams?) {
-        guard case .named(let members)? = params, case .string(let subID)? = members["subId"] else { return }
-        switch method {
-        case TinyvexMethod.data:
-            guard let seq = members["seq"]?.int64Value else { return }
-            registry.receive(subID: subID, seq: seq, value: members["value"] ?? .null)
-        case TinyvexMethod.transitionChunk:
-            guard let seq = members["seq"]?.int64Value, let transitionID = members["transitionId"]?.stringValue,
-                let part = members["part"]?.intValue, let total = members["total"]?.intValue,
-                let chunk = members["chunk"]?.stringValue
-            else { return }
-            registry.receiveChunk(subID: subID, seq: seq, transitionID: transitionID, part: part, total: total, chunk: chunk)
-        case TinyvexMethod.error:
-            let code = members["code"]?.stringValue ?? ""
-            // TVX004 (a fresh value follows, and this subscription's seqs start again from it)
-            // and TVX005 (newer values replaced older ones) are notices; anything else ends the
-            // subscription.
-            if code == TinyvexErrorCode.resumeFailed.rawValue {
-                registry.restartSeq(subID: subID)
-                return
-            }
-            guard code != TinyvexErrorCode.backpressureDrop.rawValue else { return }
-            registry.fail(subID: subID, .server(code: code, message: members["message"]?.stringValue ?? "", data: members["data"]))
-        default:
-            return
-        }
-    }
 
     /// The dedupe key (name and params encoded with sorted keys and unescaped slashes) and the
     /// params as a JSON value.
@@ -435,7 +321,9 @@ public final class TinyvexClient: Sendable {
         }
     }
 
-    private static func tinyvexError(_ error: ManagedConnectionError) -> TinyvexError {
+    /// A channel's failure as the client reports it: the server's error with its Tinyvex code,
+    /// or a transport failure keeping the channel's error as its cause.
+    static func tinyvexError(_ error: ManagedConnectionError) -> TinyvexError {
         guard error.code == .remote, let remote = error.remote else {
             return .transport(error.rpcFailure)
         }

@@ -5,20 +5,26 @@ public import RpcTransport
 public struct TinyvexClientConfiguration: Sendable {
     /// Backoff and attempts for reconnecting.
     public var reconnect: ReconnectPolicy
-    /// How often the client probes the server with `tinyvex/ping`.
+    /// How often the client probes the server with a WebSocket ping (the transport's own probe;
+    /// a transport without one is not probed).
     public var heartbeatInterval: Duration
     /// How long a probe may go unanswered before the connection counts as dead and is replaced.
     public var deadConnectionTimeout: Duration
-    /// How long a mutation or action may take, waiting for the connection included.
+    /// How long a mutation or action may take, waiting for the connection included, per attempt.
     public var requestTimeout: Duration
-    /// How many times a mutation is resent (with the same `requestId`) after connections are lost.
+    /// How many times a request is sent again after a lost connection or a timeout: a mutation
+    /// (with the same `requestId`) or an idempotent action after it was sent, any request that
+    /// never reached the server.
     public var maxMutationResends: Int
     /// Requests held while offline; more fail with a transport error.
     public var offlineQueueLimit: Int
-    /// How long the first connection attempt may take.
+    /// How long opening one connection may take.
     public var connectTimeout: Duration
+    /// How long the ready handshake of a new connection may take (`tinyvex/connect`, then every
+    /// live query resubscribed); past it the attempt fails and the client tries again.
+    public var handshakeTimeout: Duration
 
-    /// Creates a configuration: heartbeat every 15 s, dead after 120 s without an answer.
+    /// Creates a configuration: a ping every 15 s, dead after 120 s without an answer.
     public init(
         reconnect: ReconnectPolicy = ReconnectPolicy(maxAttempts: 100, backoff: .exponential(base: .milliseconds(100), max: .seconds(16))),
         heartbeatInterval: Duration = .seconds(15),
@@ -26,7 +32,8 @@ public struct TinyvexClientConfiguration: Sendable {
         requestTimeout: Duration = .seconds(30),
         maxMutationResends: Int = 5,
         offlineQueueLimit: Int = 256,
-        connectTimeout: Duration = .seconds(10)
+        connectTimeout: Duration = .seconds(10),
+        handshakeTimeout: Duration = .seconds(30)
     ) {
         self.reconnect = reconnect
         self.heartbeatInterval = heartbeatInterval
@@ -35,15 +42,23 @@ public struct TinyvexClientConfiguration: Sendable {
         self.maxMutationResends = maxMutationResends
         self.offlineQueueLimit = offlineQueueLimit
         self.connectTimeout = connectTimeout
+        self.handshakeTimeout = handshakeTimeout
     }
 
-    var connectionConfiguration: ManagedConnectionConfiguration {
-        ManagedConnectionConfiguration(
+    /// The supervised connection's settings: one liveness probe, the transport's ping.
+    var connectionConfiguration: ReconnectingConnectionConfiguration {
+        ReconnectingConnectionConfiguration(
             reconnect: reconnect,
-            heartbeat: Heartbeat(interval: heartbeatInterval, timeout: deadConnectionTimeout, probe: { _ in }),
             connectTimeout: connectTimeout,
-            offlinePolicy: .queue(limit: offlineQueueLimit),
-            requestTimeout: requestTimeout,
-            maxRequestRetries: maxMutationResends)
+            handshakeTimeout: handshakeTimeout,
+            keepalive: Keepalive(interval: heartbeatInterval, timeout: deadConnectionTimeout, usesTransportPing: true, heartbeat: nil),
+            offlineQueueLimit: offlineQueueLimit)
+    }
+
+    /// The rules around each request: its timeout, and the one retry loop's retries and backoff.
+    var channelSettings: ManagedChannel<ManagedConnectionError>.Settings {
+        ManagedChannel.Settings(
+            requestTimeout: requestTimeout, maxRetries: maxMutationResends, backoff: reconnect.backoff,
+            maxRetryDelay: reconnect.backoff.maxDelay)
     }
 }

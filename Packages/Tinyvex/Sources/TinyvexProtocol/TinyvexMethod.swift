@@ -13,14 +13,13 @@ public enum TinyvexMethod {
     public static let action = "tinyvex/action"
     /// Request: sets or clears the connection's auth token.
     public static let setToken = "tinyvex/auth.setToken"
-    /// Request: a liveness probe, answered with `{t}`.
+    /// Request: a no-op answered with `{t}`, kept for older clients that probed with it;
+    /// liveness is the WebSocket ping.
     public static let ping = "tinyvex/ping"
     /// Notification: a live query's new value with its `seq`.
     public static let data = "tinyvex/data"
     /// Notification: a subscription-level error.
     public static let error = "tinyvex/error"
-    /// Notification: the server's heartbeat.
-    public static let pong = "tinyvex/pong"
     /// Notification: one piece of a value too large for one `data` message.
     public static let transitionChunk = "tinyvex/transitionChunk"
 }

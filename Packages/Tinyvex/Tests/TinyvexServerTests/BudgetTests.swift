@@ -36,28 +36,6 @@ struct BudgetTests {
         }
     }
 
-    @Test("a ping is answered at once, ahead of the slow request before it")
-    func pingNotStuckBehindRequests() async throws {
-        var schema = TinyvexDemoSchema.schema()
-        struct None: Codable {}
-        schema.mutation("slow") { (_, _: None) -> Int in
-            let until = ContinuousClock.now + .milliseconds(300)
-            while ContinuousClock.now < until {}
-            return 1
-        }
-        try await withDemoServer(schema: schema) { server in
-            let peer = InMemoryPeer(serving: server)
-            let slow = try peer.request(TinyvexMethod.mutation, ["requestId": "s", "name": "slow"])
-            let ping = try peer.request(TinyvexMethod.ping, ["t": 5])
-            _ = try await peer.waitFor("both answers") { messages in
-                messages.contains { $0["id"] == slow } && messages.contains { $0["id"] == ping } ? true : nil
-            }
-            let order = peer.messages.compactMap { $0["id"] }
-            #expect(order.firstIndex(of: ping) ?? .max < order.firstIndex(of: slow) ?? .max)
-            await peer.close()
-        }
-    }
-
     @Test("past maxInboundBacklogBytes of requests waiting to be handled the connection is closed with 1008")
     func inboundBacklog() async throws {
         var schema = TinyvexDemoSchema.schema()

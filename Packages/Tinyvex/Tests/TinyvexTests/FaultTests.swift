@@ -182,6 +182,7 @@ struct FaultTests {
         let stateCancellable = client.connectionState.sink { states.record("\($0)") }
         let (first, firstCancellable) = record(client, channel: "general")
         try await waitUntil("the first value") { first.values == [[]] }
+        try await waitUntil("connected") { states.values.last == "connected" }
         try await server.stop()
         // No server runs: the two reconnect attempts fail and the client gives up.
         try await waitUntil("the client gave up") { states.values.last?.hasPrefix("disconnected") == true }
@@ -199,20 +200,49 @@ struct FaultTests {
         try await server.stop()
     }
 
-    @Test("a server that accepts and never answers is found dead by the heartbeat and the client reconnects")
-    func silentServer() async throws {
+    @Test("a server that stops answering WebSocket pings is found dead by the keepalive and the client reconnects; the client never sends tinyvex/ping")
+    func deadPeer() async throws {
         try await withInMemoryServer { server in
-            server.setSilent(true)
             let configuration = TinyvexClientConfiguration(
                 reconnect: .init(maxAttempts: 100, backoff: .exponential(base: .milliseconds(10), max: .milliseconds(50))),
                 heartbeatInterval: .milliseconds(50), deadConnectionTimeout: .milliseconds(150))
             let client = try makeClient(server, configuration: configuration)
             let states = ValueRecorder<String>()
             let cancellable = client.connectionState.sink { states.record("\($0)") }
-            let (_, subscription) = record(client, channel: "general")
-            try await waitUntil("the client reconnected twice") { server.connects >= 3 }
+            let (recorder, subscription) = record(client, channel: "general")
+            try await waitUntil("the first value") { recorder.values.count == 1 }
+            let first = try #require(server.ends.first)
+            try await waitUntil("the keepalive to ping") { first.pingsReceived > 0 }
+            // The server goes silent on this link: its pings go unanswered.
+            first.setAnswersPings(false)
+            try await waitUntil("the client to reconnect") { server.connects >= 2 && states.values.last == "connected" }
             #expect(states.values.contains { $0.hasPrefix("reconnecting") })
+            _ = try await client.mutation("messages.send", args: Send(channel: "general", author: "k", text: "alive"), as: Int64.self)
+            #expect(recorder.values.last?.map(\.text) == ["alive"])
+            #expect(!server.requestMethods.contains("tinyvex/ping"))
             _ = cancellable
+            _ = subscription
+            await client.close()
+        }
+    }
+
+    @Test("a server that accepts and never answers the handshake: the first connection fails after the handshake timeout, and the next call connects once it answers")
+    func silentServer() async throws {
+        try await withInMemoryServer { server in
+            server.setSilent(true)
+            var configuration = fastConfiguration
+            configuration.handshakeTimeout = .milliseconds(200)
+            let client = try makeClient(server, configuration: configuration)
+            let (recorder, subscription) = record(client, channel: "general")
+            try await waitUntil("the subscription to fail") { recorder.finished }
+            guard case .transport? = recorder.failure else {
+                Issue.record("expected a transport error, got \(String(describing: recorder.failure))")
+                return
+            }
+            #expect(server.requestMethods == ["tinyvex/connect"])
+            server.setSilent(false)
+            _ = try await client.mutation("messages.send", args: Send(channel: "general", author: "s", text: "late"), as: Int64.self)
+            #expect(server.connects == 2)
             _ = subscription
             await client.close()
         }

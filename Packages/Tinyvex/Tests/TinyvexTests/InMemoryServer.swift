@@ -29,7 +29,7 @@ final class InMemoryServer: Sendable {
         var silent = false
         var answersToHold = 0
         var heldAnswers = 0
-        var mutationRequests: [String] = []
+        var requests: [(method: String, params: JSONValue?)] = []
     }
 
     let schema: TinyvexSchema
@@ -96,8 +96,9 @@ final class InMemoryServer: Sendable {
         }
         end.inject(.drop { [self] message in holds(message) })
         client.inject(.drop { [self] message in
-            if let requestID = Self.mutationRequestID(message) {
-                state.withLock { $0.mutationRequests.append(requestID) }
+            // Watched, never dropped: the requests clients send.
+            if let value = try? JSONParser().parse(message.bytes), let method = value["method"]?.stringValue {
+                state.withLock { $0.requests.append((method, value["params"])) }
             }
             return false
         })
@@ -121,8 +122,15 @@ final class InMemoryServer: Sendable {
     /// How many links clients have opened.
     var connects: Int { state.withLock { $0.connects } }
 
+    /// The method of every request clients sent, in order.
+    var requestMethods: [String] { state.withLock { $0.requests.map(\.method) } }
+
     /// The `requestId` of every `tinyvex/mutation` request clients sent, in order.
-    var mutationRequests: [String] { state.withLock { $0.mutationRequests } }
+    var mutationRequests: [String] {
+        state.withLock { state in
+            state.requests.compactMap { $0.method == TinyvexMethod.mutation ? $0.params?["requestId"]?.stringValue : nil }
+        }
+    }
 
     /// How many mutation answers were held back so far.
     var heldAnswers: Int { state.withLock { $0.heldAnswers } }
@@ -156,12 +164,6 @@ final class InMemoryServer: Sendable {
             state.heldAnswers += 1
             return true
         }
-    }
-
-    /// The `requestId` of a `tinyvex/mutation` request, if `message` is one.
-    private static func mutationRequestID(_ message: TransportMessage) -> String? {
-        guard let value = try? JSONParser().parse(message.bytes), value["method"] == .string(TinyvexMethod.mutation) else { return nil }
-        return value["params"]?["requestId"]?.stringValue
     }
 }
 

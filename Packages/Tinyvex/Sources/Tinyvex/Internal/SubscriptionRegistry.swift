@@ -19,6 +19,8 @@ final class SubscriptionRegistry: Sendable {
         var lastValue: JSONValue?
         var listeners: [UInt64: Listener] = [:]
         var chunks: [String: [Int: String]] = [:]
+        /// The generation of the link its `tinyvex/subscribe` was last sent on.
+        var sentOn: UInt64?
     }
 
     /// What ``add(key:name:params:listener:)`` did.
@@ -74,6 +76,33 @@ final class SubscriptionRegistry: Sendable {
     /// Every live upstream subscription, with the `lastSeq` to resume from.
     var live: [Upstream] {
         state.withLock { Array($0.upstreams.values) }
+    }
+
+    /// Claims the upstream `subID` for sending on the link of `generation`: returns it (with the
+    /// `lastSeq` to resume from) unless it is gone or was already sent on that link, so each
+    /// live query is sent once per link whoever gets there first (the link's handshake, or the
+    /// subscriber that opened it).
+    func claim(subID: String, generation: UInt64) -> Upstream? {
+        state.withLock { state in
+            guard let key = state.keysBySubID[subID], var upstream = state.upstreams[key], upstream.sentOn != generation else { return nil }
+            upstream.sentOn = generation
+            state.upstreams[key] = upstream
+            return upstream
+        }
+    }
+
+    /// Claims every live upstream not yet sent on the link of `generation` (see
+    /// ``claim(subID:generation:)``): what a new link's handshake resubscribes.
+    func claimAll(generation: UInt64) -> [Upstream] {
+        state.withLock { state in
+            var claimed: [Upstream] = []
+            for (key, var upstream) in state.upstreams where upstream.sentOn != generation {
+                upstream.sentOn = generation
+                state.upstreams[key] = upstream
+                claimed.append(upstream)
+            }
+            return claimed
+        }
     }
 
     /// The number of upstream subscriptions (one per distinct query).

@@ -5,7 +5,8 @@ import Synchronization
 import TinyvexProtocol
 
 /// Serves one client connection: reads its requests in order, answers each, runs actions
-/// concurrently, writes the connection's send queue and sends the heartbeat.
+/// concurrently and writes the connection's send queue. Liveness is the transport's: the
+/// WebSocket server pings every connection.
 struct ConnectionHandler: Sendable {
     let engine: TinyvexEngine
     let serverVersion: String
@@ -39,30 +40,13 @@ struct ConnectionHandler: Sendable {
                     }
                 }
             }
-            group.addTask {
-                while !Task.isCancelled {
-                    do {
-                        try await Task.sleep(for: configuration.heartbeatInterval)
-                    } catch {
-                        return
-                    }
-                    let pong: JSONObject = ["t": .integer(Self.nowMilliseconds())]
-                    outbox.push(.init(kind: .control, messages: [Wire.encode(.notification(method: TinyvexMethod.pong, params: .named(pong)))]))
-                }
-            }
             let inbound = InboundQueue(maxBytes: configuration.maxInboundBacklogBytes) {
                 Task { await transport.close(code: .policyViolation, reason: Self.inboundOverflow) }
             }
             transport.start { event in
                 switch event {
                 case .message(let message):
-                    // A ping is answered here, on the transport's thread, straight into its
-                    // outbound buffer: it is never stuck behind slow requests, and a client that
-                    // does not read its pongs fills that buffer, which stops the transport from
-                    // reading more of its requests.
-                    if !Self.answerPing(message, on: transport) {
-                        inbound.push(message)
-                    }
+                    inbound.push(message)
                 case .closed:
                     inbound.finish()
                     // Nothing more can be sent either: a reader waiting for room goes on.
@@ -278,32 +262,10 @@ struct ConnectionHandler: Sendable {
         }
     }
 
-    /// The answer to `tinyvex/ping`: the caller's `t`, or the server's clock.
+    /// The answer to `tinyvex/ping`, a no-op kept for older clients: the caller's `t`, or the
+    /// server's clock.
     private static func pong(_ t: JSONValue?) -> JSONValue {
         ["t": t ?? .integer(nowMilliseconds())]
-    }
-
-    /// The longest message looked at as a possible ping on the transport's thread.
-    private static let maxInlinePingBytes = 512
-
-    /// Answers `message` at once when it is one `tinyvex/ping` request; returns whether it was.
-    private static func answerPing(_ message: TransportMessage, on transport: any MessageTransport) -> Bool {
-        guard message.bytes.count <= maxInlinePingBytes,
-            let value = try? JSONParser(configuration: Wire.codec.parserConfiguration).parse(message.bytes),
-            case .object = value, value["method"] == .string(TinyvexMethod.ping),
-            let elements = try? Wire.codec.decodeEach(value), elements.count == 1,
-            case .success(.request(let id, _, let params)) = elements[0]
-        else { return false }
-        let reply: JSONRPCMessage
-        do {
-            guard case .ping(let t) = try TinyvexRequest(method: TinyvexMethod.ping, params: params, maxIdentifierBytes: 0) else { return false }
-            reply = .success(id: id, result: pong(t))
-        } catch {
-            reply = .failure(id: id, error: error)
-        }
-        // A closed transport drops it, as it would any answer.
-        try? transport.enqueue(Wire.encode(reply))
-        return true
     }
 
     static func nowMilliseconds() -> Int64 {

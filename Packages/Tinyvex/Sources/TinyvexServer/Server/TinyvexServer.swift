@@ -58,6 +58,8 @@ public final class TinyvexServer: Sendable {
         // read whole within requestReadTimeout, however slowly it trickles.
         transportConfiguration.requestReadTimeout = configuration.requestReadTimeout
         transportConfiguration.shutdownGracePeriod = .seconds(2)
+        // The connection's one liveness probe: the WebSocket ping.
+        transportConfiguration.keepalive = WebSocketKeepalive(interval: configuration.heartbeatInterval)
         return try await withTransportServer(
             configuration: transportConfiguration,
             onConnection: { transport, _ in await handler.serve(transport) }

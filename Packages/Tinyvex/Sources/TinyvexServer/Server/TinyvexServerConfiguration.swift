@@ -43,7 +43,8 @@ public struct TinyvexServerConfiguration: Sendable {
     public var maxEvaluationTime: Duration
     /// How long an action may run before its caller gets `TVX007`.
     public var actionTimeout: Duration
-    /// How often the server sends `tinyvex/pong` on each connection.
+    /// How often the server pings each WebSocket connection (a WebSocket ping; one not answered
+    /// within 10 s closes the connection).
     public var heartbeatInterval: Duration
     /// How many mutation results are kept for answering resent `requestId`s.
     public var mutationResultRetention: Int
