@@ -91,6 +91,42 @@ public final class TinyvexClient: Sendable {
         channel.connection.onLoss { generation in core.lost(generation: generation) }
     }
 
+    /// Creates a client, runs `body` with it, and closes it when `body` returns or throws, so
+    /// that nothing the client started outlives the scope.
+    ///
+    /// ```swift
+    /// let id = try await TinyvexClient.withClient(endpoint: url) { client in
+    ///     try await client.mutation("messages.send", args: message, as: Int64.self)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - endpoint: The server's WebSocket URL.
+    ///   - configuration: The settings.
+    ///   - transportFactory: Opens each connection's transport; `nil` for a WebSocket to
+    ///     `endpoint` (see ``init(endpoint:configuration:transportFactory:)``).
+    ///   - isolation: The caller's isolation, which `body` runs on.
+    ///   - body: Uses the client.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws.
+    public static func withClient<T>(
+        endpoint: URL,
+        configuration: TinyvexClientConfiguration = TinyvexClientConfiguration(),
+        transportFactory: TransportFactory? = nil,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (TinyvexClient) async throws -> T
+    ) async throws -> T {
+        let client = TinyvexClient(endpoint: endpoint, configuration: configuration, transportFactory: transportFactory)
+        let outcome: Result<T, any Error>
+        do {
+            outcome = .success(try await body(client))
+        } catch {
+            outcome = .failure(error)
+        }
+        await client.close()
+        return try outcome.get()
+    }
+
     deinit {
         // Dropped without close(): nothing the client started outlives it.
         tasks.abandon()

@@ -66,9 +66,11 @@ struct TinyvexDemo {
         }
         print("4. the server stops; bob sends while it is down (the mutation waits for the connection)")
         let bobClient = clients[1]
+        // Owned here: awaited below, cancelled if the demo fails first.
         let sent = Task {
             try await bobClient.mutation("messages.send", args: Send(channel: "general", author: "bob", text: "sent while the server was down"), as: Int64.self)
         }
+        defer { sent.cancel() }
         try await Task.sleep(for: .milliseconds(300))
         print("5. the server restarts on the same port and file; both clients resume from their lastSeq")
         try await TinyvexServer.withServer(schema: schema, database: .file(path), port: port) { _ in

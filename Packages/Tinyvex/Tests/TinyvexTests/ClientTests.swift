@@ -176,6 +176,53 @@ struct ClientTests {
         }
     }
 
+    @Test("withClient closes the client when its body throws: its subscription ends with a transport error, the server drops the query, and the client refuses calls")
+    func scopedClientThrows() async throws {
+        struct Stop: Error {}
+        try await withInMemoryServer { server in
+            let recorder = ValueRecorder<[Message]>()
+            let endpoint = try #require(URL(string: "memory://tinyvex"))
+            var scoped: TinyvexClient?
+            var cancellable: AnyCancellable?
+            do {
+                try await TinyvexClient.withClient(endpoint: endpoint, configuration: fastConfiguration, transportFactory: server.factory) { client in
+                    scoped = client
+                    cancellable = client.subscribe("messages.list", params: Channel(channel: "general"), as: [Message].self)
+                        .sink(receiveCompletion: { completion in
+                            if case .failure(let error) = completion { recorder.finish(error) } else { recorder.finish(nil) }
+                        }, receiveValue: { recorder.record($0) })
+                    try await waitUntil("the first value") { recorder.values.count == 1 }
+                    #expect(await server.liveQueryCount == 1)
+                    throw Stop()
+                }
+                Issue.record("the body's error was not rethrown")
+            } catch is Stop {}
+            guard case .transport? = recorder.failure else {
+                Issue.record("expected a transport error, got \(String(describing: recorder.failure))")
+                return
+            }
+            try await waitUntil("the server to drop the query") { await server.liveQueryCount == 0 }
+            let client = try #require(scoped)
+            await #expect(throws: TinyvexError.self) {
+                _ = try await client.mutation("messages.send", args: Send(channel: "general", author: "z", text: "late"), as: Int64.self)
+            }
+            #expect(server.mutationRequests.isEmpty)
+            _ = cancellable
+        }
+    }
+
+    @Test("withClient returns what its body returns, and closes the client")
+    func scopedClientReturns() async throws {
+        try await withInMemoryServer { server in
+            let endpoint = try #require(URL(string: "memory://tinyvex"))
+            let id = try await TinyvexClient.withClient(endpoint: endpoint, configuration: fastConfiguration, transportFactory: server.factory) { client in
+                try await client.mutation("messages.send", args: Send(channel: "general", author: "y", text: "scoped"), as: Int64.self)
+            }
+            #expect(id > 0)
+            try await waitUntil("the link to close") { server.ends.allSatisfy { $0.state.isClosed } }
+        }
+    }
+
     @Test("over a WebSocket to a listening server (the default transport): a subscription gets its value and a mutation's result")
     func overWebSocket() async throws {
         try await TinyvexServer.withServer(schema: TinyvexDemoSchema.schema(), port: 0) { server in

@@ -13,18 +13,27 @@ struct ConnectionHandler: Sendable {
 
     func serve(_ transport: any MessageTransport) async {
         let configuration = engine.configuration
+        // A limit passed ends the connection with 1008 at once: the callbacks ask, a task of
+        // this connection's group closes.
+        let (closeRequests, requestClose) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingOldest(1))
         let outbox = Outbox(
             pauseItems: configuration.maxSendQueue, pauseBytes: configuration.sendQueuePauseBytes, maxBytes: configuration.maxSendQueueBytes,
             stats: engine.sendQueueStats,
             onOverflow: {
                 // The client does not read what it asked for: end the connection with a clear
                 // code rather than hold more for it.
-                Task { await transport.close(code: .policyViolation, reason: Self.sendQueueOverflow(configuration)) }
+                requestClose.yield(Self.sendQueueOverflow(configuration))
             })
         let actions = ActionCounter(limit: configuration.maxPendingActionsPerConnection)
         let connectionID = await engine.register(outbox: outbox)
         let inboundOverflowed = Atomic<Bool>(false)
         await withDiscardingTaskGroup { group in
+            group.addTask {
+                for await reason in closeRequests {
+                    await transport.close(code: .policyViolation, reason: reason)
+                    return
+                }
+            }
             group.addTask {
                 // One item at a time, so a value that waits is always the newest one.
                 var transitions: UInt64 = 0
@@ -41,7 +50,7 @@ struct ConnectionHandler: Sendable {
                 }
             }
             let inbound = InboundQueue(maxBytes: configuration.maxInboundBacklogBytes) {
-                Task { await transport.close(code: .policyViolation, reason: Self.inboundOverflow) }
+                requestClose.yield(Self.inboundOverflow)
             }
             transport.start { event in
                 switch event {
@@ -60,6 +69,7 @@ struct ConnectionHandler: Sendable {
                 guard await outbox.waitForRoom() else { break }
             }
             outbox.close()
+            requestClose.finish()
             group.cancelAll()
         }
         await engine.unregister(connectionID)

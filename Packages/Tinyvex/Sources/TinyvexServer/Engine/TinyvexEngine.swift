@@ -68,6 +68,8 @@ actor TinyvexEngine {
     /// Streams whose read set met a commit since they last ran.
     private var stale: Set<StreamKey> = []
     private var refreshing = false
+    /// The background pass over stale streams, while one runs.
+    private let refreshTasks = OwnedTasks<Int>()
     private var connections: [UInt64: Connection] = [:]
     private var nextConnectionID: UInt64 = 0
     /// Distinguishes this server's connection scopes from those of earlier runs on one file.
@@ -312,6 +314,12 @@ actor TinyvexEngine {
         return (outcome.value, outcome.seq)
     }
 
+    /// Stops the engine's background work (the pass over stale streams), cancelled and awaited;
+    /// none starts afterwards. The server calls it when it stops.
+    func close() async {
+        await refreshTasks.close()
+    }
+
     /// Marks the streams whose read set meets the writes, and starts the background pass.
     private func markStale(_ writes: [DocumentWrite]) {
         guard !writes.isEmpty else { return }
@@ -320,7 +328,8 @@ actor TinyvexEngine {
         }
         guard !stale.isEmpty, !refreshing else { return }
         refreshing = true
-        Task { await self.refreshStale() }
+        // Owned by the engine: close() cancels and awaits it.
+        refreshTasks.spawn { await self.refreshStale() }
     }
 
     /// Re-runs now the stale streams the connection subscribes to, so that what it sends next
@@ -336,7 +345,7 @@ actor TinyvexEngine {
     /// it ran before the next one, so that re-evaluation takes at most about half of the
     /// engine's time and mutations, subscriptions and other streams go on meanwhile.
     private func refreshStale() async {
-        while !stale.isEmpty {
+        while !stale.isEmpty, !Task.isCancelled {
             let started = ContinuousClock.now
             let keys = stale
             for key in keys where stale.contains(key) {

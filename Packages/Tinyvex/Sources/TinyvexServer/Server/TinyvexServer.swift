@@ -29,7 +29,7 @@ public final class TinyvexServer: Sendable {
     }
 
     /// Opens the store, listens on `host:port` (port 0 picks a free one), runs `body`, then
-    /// closes every connection and stops.
+    /// closes every connection and stops, its background work included.
     ///
     /// - Parameters:
     ///   - schema: The queries, mutations and actions.
@@ -60,14 +60,22 @@ public final class TinyvexServer: Sendable {
         transportConfiguration.shutdownGracePeriod = .seconds(2)
         // The connection's one liveness probe: the WebSocket ping.
         transportConfiguration.keepalive = WebSocketKeepalive(interval: configuration.heartbeatInterval)
-        return try await withTransportServer(
-            configuration: transportConfiguration,
-            onConnection: { transport, _ in await handler.serve(transport) }
-        ) { transportServer in
-            let bound = transportServer.port ?? port
-            let server = TinyvexServer(engine: engine, url: "ws://\(Self.urlHost(host)):\(bound)/", port: bound)
-            return try await body(server)
+        let outcome: Result<T, any Error>
+        do {
+            outcome = .success(
+                try await withTransportServer(
+                    configuration: transportConfiguration,
+                    onConnection: { transport, _ in await handler.serve(transport) }
+                ) { transportServer in
+                    let bound = transportServer.port ?? port
+                    let server = TinyvexServer(engine: engine, url: "ws://\(Self.urlHost(host)):\(bound)/", port: bound)
+                    return try await body(server)
+                })
+        } catch {
+            outcome = .failure(error)
         }
+        await engine.close()
+        return try outcome.get()
     }
 
     /// Opens the store and runs `body` with a server that listens on no socket: it serves only
@@ -89,7 +97,14 @@ public final class TinyvexServer: Sendable {
         _ body: (TinyvexServer) async throws -> T
     ) async throws -> T {
         let engine = try await TinyvexEngine.open(schema: schema, database: database, configuration: configuration)
-        return try await body(TinyvexServer(engine: engine, url: "", port: nil))
+        let outcome: Result<T, any Error>
+        do {
+            outcome = .success(try await body(TinyvexServer(engine: engine, url: "", port: nil)))
+        } catch {
+            outcome = .failure(error)
+        }
+        await engine.close()
+        return try outcome.get()
     }
 
     /// Serves one already open transport (an in-memory pair in tests, say) until it closes.
