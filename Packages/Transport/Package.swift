@@ -56,10 +56,12 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // `import RpcTransportTesting`: the in-memory transport and `RpcTesting`, re-exported.
+        // `import RpcTransportTesting`: the in-memory transport and `RpcTesting`, re-exported, and the
+        // tests' one time limit.
         .target(
             name: "RpcTransportTesting",
             dependencies: [
+                "RpcTransport",
                 "RpcTransportInMemory",
                 .product(name: "RpcTesting", package: "Wire"),
             ],
@@ -80,6 +82,7 @@ let package = Package(
             dependencies: [
                 "RpcTransport",
                 "RpcTransportInMemory",
+                "RpcTransportTesting",
                 .product(name: "RpcTesting", package: "Wire"),
             ],
             swiftSettings: strictSettings
@@ -95,6 +98,7 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
+                "RpcTransportTesting",
                 .product(name: "RpcTesting", package: "Wire"),
             ],
             swiftSettings: strictSettings

@@ -1,6 +1,7 @@
 import Foundation
 import RpcTransport
 import RpcTransportNIO
+import RpcTransportTesting
 import Testing
 
 @Suite("WebSocket round trips")

@@ -1,6 +1,7 @@
 @_spi(RpcImplementation) import RpcTransport
 import RpcTransportInMemory
 import Synchronization
+import RpcTesting
 import Testing
 
 @Suite("ReconnectingConnection (in-memory transport)")
@@ -19,20 +20,20 @@ struct ReconnectingConnectionTests {
             connection.onLoss { losses.append($0) }
             connection.onStateChange { states.append($0.description) }
             try await connection.send(.text("one"))
-            #expect(await eventually { inbox.all == ["one"] })
+            #expect(await waitUntil { inbox.all == ["one"] })
             // A call the server never answers, then the server dies.
             try await connection.send(.text("hold"))
-            #expect(await eventually { peer.received.contains("hold") })
+            #expect(await waitUntil { peer.received.contains("hold") })
             peer.setMode(.refuse)
             peer.cutAll()
-            #expect(await eventually { losses.all == [1] })
-            #expect(await eventually { states.all.contains("reconnecting(2)") })
+            #expect(await waitUntil { losses.all == [1] })
+            #expect(await waitUntil { states.all.contains("reconnecting(2)") })
             peer.setMode(.accept)
-            #expect(await eventually { connection.state.isConnected })
+            #expect(await waitUntil { connection.state.isConnected })
             let link = try await connection.link()
             #expect(link.generation == 2)
             try await connection.send(.text("two"))
-            #expect(await eventually { inbox.all == ["one", "two"] })
+            #expect(await waitUntil { inbox.all == ["one", "two"] })
         }
         #expect(states.all.first == "reconnecting(1)")
         #expect(states.all.last == "disconnected")
@@ -50,10 +51,10 @@ struct ReconnectingConnectionTests {
         ) { connection in
             let first = try #require(peer.ends.first)
             // The keepalive pings at the transport level, and the peer answers.
-            #expect(await eventually { first.pongsSent >= 2 })
+            #expect(await waitUntil { first.pongsSent >= 2 })
             peer.goSilent()
             let answered = first.pongsSent
-            #expect(await eventually { peer.connects >= 2 && connection.state.isConnected })
+            #expect(await waitUntil { peer.connects >= 2 && connection.state.isConnected })
             #expect(first.state.isClosed)
             #expect(first.pingsReceived > answered)
             #expect(first.pongsSent == answered)
@@ -77,7 +78,7 @@ struct ReconnectingConnectionTests {
                 watched.goSilent()
                 // Once the keepalive has replaced its connection, the control has had the same
                 // time and more to notice anything.
-                #expect(await eventually { watched.connects >= 2 && connection.state.isConnected })
+                #expect(await waitUntil { watched.connects >= 2 && connection.state.isConnected })
                 #expect(control.state.isConnected)
                 #expect(unwatched.connects == 1)
                 #expect(unwatched.ends.first?.pingsReceived == 0)
@@ -97,7 +98,7 @@ struct ReconnectingConnectionTests {
         ) { connection in
             peer.setMode(.refuse)
             peer.cutAll()
-            #expect(await eventually { !connection.state.isConnected })
+            #expect(await waitUntil { !connection.state.isConnected })
             for text in ["a", "b", "c"] {
                 try await connection.send(.text(text))
             }
@@ -108,7 +109,7 @@ struct ReconnectingConnectionTests {
                 #expect(error.code == .offlineQueueFull)
             }
             peer.setMode(.accept)
-            #expect(await eventually { inbox.all == ["a", "b", "c"] })
+            #expect(await waitUntil { inbox.all == ["a", "b", "c"] })
             #expect(peer.received == ["a", "b", "c"])
         }
     }
@@ -122,7 +123,7 @@ struct ReconnectingConnectionTests {
         ) { connection in
             peer.setMode(.refuse)
             peer.cutAll()
-            #expect(await eventually { !connection.state.isConnected })
+            #expect(await waitUntil { !connection.state.isConnected })
             do {
                 try await connection.send(.text("x"))
                 Issue.record("expected notConnected")
@@ -161,7 +162,7 @@ struct ReconnectingConnectionTests {
         try await connection.start()
         peer.setMode(.refuse)
         peer.cutAll()
-        #expect(await eventually { !connection.isRunning })
+        #expect(await waitUntil { !connection.isRunning })
         #expect(states.all.filter { $0.hasPrefix("reconnecting") } == ["reconnecting(1)", "reconnecting(2)", "reconnecting(3)"])
         #expect(states.all.last?.hasPrefix("disconnected(") == true)
         do {
@@ -191,7 +192,7 @@ struct ReconnectingConnectionTests {
         // The next connect hangs until it is cancelled.
         peer.setMode(.hang)
         peer.cutAll()
-        #expect(await eventually { connection.state.description.hasPrefix("reconnecting") })
+        #expect(await waitUntil { connection.state.description.hasPrefix("reconnecting") })
         let waiter = Task { () -> TransportError.Code? in
             do {
                 _ = try await connection.link()
@@ -245,11 +246,11 @@ struct ReconnectingConnectionTests {
         try await connection.reconnect()
         #expect(losses.all == [1])
         #expect(peer.connects == 2)
-        #expect(await eventually { peer.ends.first?.state.isClosed == true })
+        #expect(await waitUntil { peer.ends.first?.state.isClosed == true })
         let generation = try await connection.link().generation
         #expect(generation == 2)
         try await connection.send(.text("after"))
-        #expect(await eventually { inbox.all == ["after"] })
+        #expect(await waitUntil { inbox.all == ["after"] })
 
         peer.setMode(.refuse)
         do {
@@ -277,7 +278,7 @@ struct ReconnectingConnectionTests {
         await #expect(throws: TransportError.self) { try await connection.reconnect(keepTryingOnFailure: true) }
         #expect(connection.isRunning)
         peer.setMode(.accept)
-        #expect(await eventually { connection.state.isConnected })
+        #expect(await waitUntil { connection.state.isConnected })
         #expect(peer.connects == 2)
         await connection.close()
     }
@@ -309,7 +310,7 @@ struct ReconnectingConnectionTests {
             // A stale generation is ignored.
             connection.transportFailed(generation: 7, error: TransportError(code: .protocolViolation, message: "stale"))
             connection.transportFailed(generation: 1, error: TransportError(code: .protocolViolation, message: "engine failed"))
-            #expect(await eventually { losses.all == [1] && connection.state.isConnected })
+            #expect(await waitUntil { losses.all == [1] && connection.state.isConnected })
             if case .closed(let closure) = first.state {
                 #expect(closure.error?.message == "engine failed")
             } else {
@@ -330,7 +331,7 @@ struct ReconnectingConnectionTests {
             await transport.close(code: CloseCode(3000), reason: "engine shut down")
         }
         #expect(seen.all == [true])
-        #expect(await eventually { peer.ends.first?.state.isClosed == true })
+        #expect(await waitUntil { peer.ends.first?.state.isClosed == true })
         if case .closed(let closure)? = peer.ends.first?.state {
             #expect(closure.code == CloseCode(3000))
         }
@@ -356,10 +357,10 @@ struct ReconnectingConnectionTests {
             }))
         connection.onStateChange { states.append($0.description) }
         let starting = Task { try await connection.start() }
-        #expect(await eventually { handshakes.all == [1] })
+        #expect(await waitUntil { handshakes.all == [1] })
         try await connection.send(.text("early"))
         let caller = Task { try await connection.link().generation }
-        #expect(await eventually { connection.offlineWaitCount == 1 })
+        #expect(await waitUntil { connection.offlineWaitCount == 1 })
         // The transport is open, but nothing was written to it and nobody was given it.
         #expect(peer.connects == 1)
         #expect(log.all.isEmpty)
@@ -373,7 +374,7 @@ struct ReconnectingConnectionTests {
         #expect(connection.state.isConnected)
         #expect(log.all == ["wrote:early"])
         #expect(states.all == ["connected"])
-        #expect(await eventually { inbox.all == ["early"] })
+        #expect(await waitUntil { inbox.all == ["early"] })
         await connection.close()
     }
 
@@ -391,7 +392,7 @@ struct ReconnectingConnectionTests {
             #expect(error.code == .handshakeFailed)
             #expect(error.cause is NotReady)
         }
-        #expect(await eventually { peer.ends.first?.state.isClosed == true })
+        #expect(await waitUntil { peer.ends.first?.state.isClosed == true })
         // A first connection that fails is not retried by default.
         #expect(peer.connects == 1)
         #expect(!connection.isRunning)
@@ -423,8 +424,8 @@ struct ReconnectingConnectionTests {
             #expect(error.code == .handshakeTimeout)
         }
         #expect(clock.now - began >= .milliseconds(60))
-        #expect(await eventually { stopped.all == [true] })
-        #expect(await eventually { peer.ends.first?.state.isClosed == true })
+        #expect(await waitUntil { stopped.all == [true] })
+        #expect(await waitUntil { peer.ends.first?.state.isClosed == true })
         #expect(!connection.isRunning)
         await connection.close()
     }
@@ -441,7 +442,7 @@ struct ReconnectingConnectionTests {
             }))
         try await connection.start()
         peer.cutAll()
-        #expect(await eventually { !connection.isRunning })
+        #expect(await waitUntil { !connection.isRunning })
         #expect(contexts.all.map(\.stage) == [.connected])
         #expect(connection.state.description.hasPrefix("disconnected("))
         #expect(peer.connects == 1)
@@ -503,14 +504,14 @@ struct ReconnectingConnectionTests {
                 },
                 ready: { link in log.append("ready@\(link.generation)") }))
         let starting = Task { try await connection.start() }
-        #expect(await eventually { handshakes.all == [1] })
+        #expect(await waitUntil { handshakes.all == [1] })
         try await connection.send(.text("a"))
         try await connection.send(.text("b"))
         let caller = Task {
             let link = try await connection.link()
             log.append("resumed@\(link.generation)")
         }
-        #expect(await eventually { connection.offlineWaitCount == 1 })
+        #expect(await waitUntil { connection.offlineWaitCount == 1 })
         gate.open()
         try await starting.value
         try await caller.value

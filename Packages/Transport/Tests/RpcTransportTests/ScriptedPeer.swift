@@ -90,16 +90,6 @@ final class Collected<Value: Sendable>: Sendable {
     var all: [Value] { values.withLock { $0 } }
 }
 
-/// Waits until `condition` holds, checking every 10 ms; `false` when `timeout` passes first.
-func eventually(timeout: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
-}
-
 /// A configuration with short delays, for tests.
 func quickConfiguration(_ change: (inout ReconnectingConnectionConfiguration) -> Void = { _ in }) -> ReconnectingConnectionConfiguration {
     var configuration = ReconnectingConnectionConfiguration(
