@@ -142,14 +142,14 @@ enum Demo {
         }
         let port = server.port
         let restart = Task { try await server.restart(downtime: downtime) }
-        try await waitUntil(client, connected: false)
+        try await awaitConnection(client, connected: false)
         out.line("server stopped (port \(port)); it comes back in \(downtime.readable)")
         let clock = ContinuousClock()
         let started = clock.now
         let todos: [Todo] = try await client.api.todos.list()
         let waited = clock.now - started
         try await restart.value
-        try await waitUntil(client, connected: true)
+        try await awaitConnection(client, connected: true)
         watcher.cancel()
         let seen = await watcher.value
         out.line("connection states: \(seen.joined(separator: " -> "))")
@@ -196,14 +196,15 @@ enum Demo {
 
     // MARK: Helpers
 
-    /// Waits until the client's connection is (or is not) connected.
-    static func waitUntil(_ client: RpcClient, connected: Bool) async throws {
-        let deadline = ContinuousClock.now + reconnectDeadline
-        while client.status.isConnected != connected {
-            guard ContinuousClock.now < deadline else {
-                throw DemoFailure("the client did not become \(connected ? "connected" : "disconnected") in \(reconnectDeadline.readable)")
-            }
-            try await Task.sleep(for: .milliseconds(10))
+    /// Waits until the client's connection is (or is not) connected, from its state stream.
+    static func awaitConnection(_ client: RpcClient, connected: Bool) async throws {
+        let states = client.connectionStates
+        let reached = try await Deadline.race(reconnectDeadline) { () async -> Bool in
+            for await state in states where state.isConnected == connected { return true }
+            return false
+        }
+        guard reached == true else {
+            throw DemoFailure("the client did not become \(connected ? "connected" : "disconnected") in \(reconnectDeadline.readable)")
         }
     }
 }
