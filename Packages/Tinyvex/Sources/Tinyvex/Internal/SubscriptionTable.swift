@@ -1,0 +1,183 @@
+import RpcWire
+
+/// The client's live queries as a pure state machine: one upstream subscription per
+/// `(name, canonical params)`, each with its local listeners, the last value and `seq` it holds,
+/// the chunks being joined and the link it was last sent on.
+///
+/// It performs nothing itself. Each input (a listener added or removed, a value, a chunk, a
+/// notice, a failure, a link claiming queries to send) changes the table and returns what the
+/// shell (``SubscriptionRegistry``) must do: the ``Delivery`` of an event to listeners, which
+/// the shell runs outside its lock. Every transition is therefore testable as plain values.
+struct SubscriptionTable: Sendable {
+    /// What a listener is told.
+    enum Event: Sendable {
+        /// The query's new value.
+        case value(JSONValue)
+        /// The subscription ended with this error.
+        case failure(TinyvexError)
+    }
+
+    /// A local subscriber of a query.
+    typealias Listener = @Sendable (Event) -> Void
+
+    /// An event for some listeners: what the shell performs.
+    struct Delivery: Sendable {
+        /// Who is told.
+        var listeners: [Listener]
+        /// What they are told.
+        var event: Event
+    }
+
+    /// One upstream subscription.
+    struct Upstream: Sendable {
+        /// The client-chosen `subId`.
+        let subID: String
+        /// The query's name.
+        let name: String
+        /// Its params, canonicalised.
+        let params: JSONValue
+        /// The newest `seq` held, which a resubscription resumes from.
+        var lastSeq: Int64?
+        /// The newest value held, given at once to a new listener.
+        var lastValue: JSONValue?
+        var listeners: [UInt64: Listener] = [:]
+        /// The pieces of the transition being joined, by transition id and part.
+        var chunks: [String: [Int: String]] = [:]
+        /// The generation of the link its `tinyvex/subscribe` was last sent on.
+        var sentOn: UInt64?
+    }
+
+    /// What ``add(key:name:params:listener:)`` did.
+    struct Added: Sendable {
+        /// The new listener's id, for ``remove(key:listenerID:)``.
+        let listenerID: UInt64
+        /// The upstream's `subId`.
+        let subID: String
+        /// Whether this listener opened the upstream subscription (so it must be sent).
+        let isNew: Bool
+        /// The value the upstream already holds, delivered to the new listener at once.
+        let current: JSONValue?
+    }
+
+    private var upstreams: [String: Upstream] = [:]
+    private var keysBySubID: [String: String] = [:]
+    private var nextListenerID: UInt64 = 0
+    private var nextSubID: UInt64 = 0
+
+    /// Creates an empty table.
+    init() {}
+
+    /// Every live upstream subscription.
+    var live: [Upstream] { Array(upstreams.values) }
+
+    /// The number of upstream subscriptions (one per distinct query).
+    var upstreamCount: Int { upstreams.count }
+
+    /// Adds a listener of the query `key`, opening its upstream subscription when it is the
+    /// first one.
+    mutating func add(key: String, name: String, params: JSONValue, listener: @escaping Listener) -> Added {
+        nextListenerID += 1
+        let listenerID = nextListenerID
+        if var upstream = upstreams[key] {
+            upstream.listeners[listenerID] = listener
+            upstreams[key] = upstream
+            return Added(listenerID: listenerID, subID: upstream.subID, isNew: false, current: upstream.lastValue)
+        }
+        nextSubID += 1
+        let subID = "s\(nextSubID)"
+        upstreams[key] = Upstream(subID: subID, name: name, params: params, listeners: [listenerID: listener])
+        keysBySubID[subID] = key
+        return Added(listenerID: listenerID, subID: subID, isNew: true, current: nil)
+    }
+
+    /// Removes a listener; returns the `subId` to unsubscribe when it was the last one.
+    mutating func remove(key: String, listenerID: UInt64) -> String? {
+        guard var upstream = upstreams[key], upstream.listeners.removeValue(forKey: listenerID) != nil else { return nil }
+        if upstream.listeners.isEmpty {
+            upstreams[key] = nil
+            keysBySubID[upstream.subID] = nil
+            return upstream.subID
+        }
+        upstreams[key] = upstream
+        return nil
+    }
+
+    /// Claims the upstream `subID` for sending on the link of `generation`: returns it (with
+    /// the `lastSeq` to resume from) unless it is gone or was already sent on that link, so each
+    /// live query is sent once per link whoever gets there first (the link's handshake, or the
+    /// subscriber that opened it).
+    mutating func claim(subID: String, generation: UInt64) -> Upstream? {
+        guard let key = keysBySubID[subID], var upstream = upstreams[key], upstream.sentOn != generation else { return nil }
+        upstream.sentOn = generation
+        upstreams[key] = upstream
+        return upstream
+    }
+
+    /// Claims every live upstream not yet sent on the link of `generation` (see
+    /// ``claim(subID:generation:)``): what a new link's handshake resubscribes.
+    mutating func claimAll(generation: UInt64) -> [Upstream] {
+        var claimed: [Upstream] = []
+        for (key, var upstream) in upstreams where upstream.sentOn != generation {
+            upstream.sentOn = generation
+            upstreams[key] = upstream
+            claimed.append(upstream)
+        }
+        return claimed
+    }
+
+    /// A `tinyvex/data`: delivered when its `seq` is newer than the last one held.
+    mutating func receive(subID: String, seq: Int64, value: JSONValue) -> Delivery? {
+        guard let key = keysBySubID[subID], var upstream = upstreams[key] else { return nil }
+        if let lastSeq = upstream.lastSeq, seq <= lastSeq { return nil }
+        upstream.lastSeq = seq
+        upstream.lastValue = value
+        upstreams[key] = upstream
+        return Delivery(listeners: Array(upstream.listeners.values), event: .value(value))
+    }
+
+    /// A `TVX004` notice: the server does not know the `seq` this client resumed from, and the
+    /// value that follows starts the subscription's seqs again, so the next one is taken
+    /// whatever its `seq`.
+    mutating func restartSeq(subID: String) {
+        guard let key = keysBySubID[subID] else { return }
+        upstreams[key]?.lastSeq = nil
+    }
+
+    /// A `tinyvex/transitionChunk`: joined with its siblings, then delivered as one value (or,
+    /// when the pieces do not join to JSON, as a failure that ends the subscription).
+    mutating func receiveChunk(subID: String, seq: Int64, transitionID: String, part: Int, total: Int, chunk: String) -> Delivery? {
+        guard let key = keysBySubID[subID], var upstream = upstreams[key], total > 0, (1...total).contains(part) else { return nil }
+        // The pieces of one transition arrive together: pieces of an older one that never
+        // completed are dropped, so a subscription holds one partial value at most.
+        if upstream.chunks[transitionID] == nil { upstream.chunks.removeAll() }
+        var parts = upstream.chunks[transitionID] ?? [:]
+        parts[part] = chunk
+        guard parts.count == total else {
+            upstream.chunks[transitionID] = parts
+            upstreams[key] = upstream
+            return nil
+        }
+        upstream.chunks[transitionID] = nil
+        upstreams[key] = upstream
+        let joined = (1...total).compactMap { parts[$0] }.joined()
+        guard let value = try? JSONParser().parse(joined) else {
+            return fail(subID: subID, .decoding("the chunks of \(transitionID) do not join to JSON"))
+        }
+        return receive(subID: subID, seq: seq, value: value)
+    }
+
+    /// Ends an upstream subscription with an error for every listener.
+    mutating func fail(subID: String, _ error: TinyvexError) -> Delivery? {
+        guard let key = keysBySubID.removeValue(forKey: subID), let upstream = upstreams.removeValue(forKey: key) else { return nil }
+        return Delivery(listeners: Array(upstream.listeners.values), event: .failure(error))
+    }
+
+    /// Ends every subscription (the client closed).
+    mutating func failAll(_ error: TinyvexError) -> Delivery {
+        defer {
+            upstreams = [:]
+            keysBySubID = [:]
+        }
+        return Delivery(listeners: upstreams.values.flatMap { Array($0.listeners.values) }, event: .failure(error))
+    }
+}
