@@ -1,5 +1,7 @@
 @testable import RivetKit
 import RivetKitServer
+import NIOHTTP1
+import RpcTransportNIO
 import RpcDoTesting
 import Synchronization
 import Testing
@@ -137,5 +139,145 @@ struct RealtimeClientTests {
             await connection.dispose()
             await client.close()
         }
+    }
+}
+
+@Suite("The realtime client on the one connection supervisor")
+struct SupervisedConnectionTests {
+    /// A gate a server waits at until the test opens it.
+    final class Gate: Sendable {
+        private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+        /// Returns once the gate is open.
+        func pass() async {
+            await withCheckedContinuation { continuation in
+                let open = state.withLock { state -> Bool in
+                    if !state.open { state.waiters.append(continuation) }
+                    return state.open
+                }
+                if open { continuation.resume() }
+            }
+        }
+
+        /// How many wait at the gate.
+        var waiting: Int { state.withLock { $0.waiters.count } }
+
+        func open() {
+            let waiters = state.withLock { state in
+                state.open = true
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
+    }
+
+    @Test("Actions made before and after start, while the actor's Init is held back, are sent after it in the order they were made")
+    func heldAcrossStart() async throws {
+        let gate = Gate()
+        try await InProcessServer.with { (server: InProcessServer) async throws in
+            server.mode = .serveAfter { await gate.pass() }
+            let client = server.client()
+            let connection = client.getOrCreate("counter", key: ["held"]).connect()
+            let increment: @Sendable (Int) async throws -> JSONValue = { index in
+                try await connection.action("increment", args: [.integer(1 << Int64(index))])
+            }
+            var made = try await RealtimeClientTests.makeInOrder(connection, count: 3, increment)
+            connection.start()
+            try await waitUntil("the server to hold the socket") { gate.waiting == 1 }
+            #expect(connection.status == .connecting)
+            for index in 3 ..< 8 {
+                made.append(Task { try await increment(index) })
+                try await waitUntil("action \(index) to be made") { connection.pendingActionCount == index + 1 }
+            }
+            gate.open()
+            var answers: [JSONValue] = []
+            for task in made { answers.append(try await task.value) }
+            #expect(answers == (0 ..< 8).map { JSONValue.integer((1 << Int64($0 + 1)) - 1) })
+            #expect(connection.status == .connected)
+            await connection.dispose()
+            await client.close()
+        }
+    }
+
+    @Test("Past maxQueuedActions an action made while not connected is refused at once with client.not_connected")
+    func queueLimit() async throws {
+        try await InProcessServer.with { (server: InProcessServer) async throws in
+            let client = server.client { $0.maxQueuedActions = 2 }
+            let connection = client.getOrCreate("counter", key: ["limit"]).connect()
+            let made = try await RealtimeClientTests.makeInOrder(connection, count: 2) { _ in
+                try await connection.action("increment", args: [1])
+            }
+            let refused = await #expect(throws: ActorError.self) { try await connection.action("increment", args: [1]) }
+            #expect(refused?.code == "not_connected")
+            connection.start()
+            #expect(try await made[0].value == 1)
+            #expect(try await made[1].value == 2)
+            await connection.dispose()
+            await client.close()
+        }
+    }
+
+    @Test("dispose closes the socket with 1000 Disposed and rejects what waits with client.disposed")
+    func disposeCloses() async throws {
+        let closures = Mutex<[TransportClosure]>([])
+        try await InProcessServer.with { (server: InProcessServer) async throws in
+            server.mode = .handle { transport, attempt in
+                _ = try? transport.enqueue(.text(RivetMessageCodec.encode(ServerMessage.initialize(
+                    actorId: "actor", connectionId: "conn-\(attempt)"))))
+                let closure = await InProcessServer.closure(of: transport)
+                closures.withLock { $0.append(closure) }
+            }
+            let client = server.client()
+            let connection = client.getOrCreate("counter", key: ["dispose"]).connect()
+            connection.start()
+            try await ClientTests.waitFor(connection, .connected)
+            // This server never answers: the action waits until the dispose.
+            let waiting = Task { try await connection.action("getCount", args: []) }
+            try await waitUntil("the action to wait") { connection.pendingActionCount == 1 }
+            await connection.dispose()
+            let error = await #expect(throws: ActorError.self) { try await waiting.value }
+            #expect(error?.code == "disposed")
+            #expect(connection.status == .idle)
+            try await waitUntil("the server to see the close") { closures.withLock { $0.count } == 1 }
+            #expect(closures.withLock { $0.map(\.code) } == [.normal])
+            #expect(closures.withLock { $0.map(\.reason) } == ["Disposed"])
+        }
+    }
+
+    @Test("The metadata lookup gives up after metadataLookupAttempts with client.http_error")
+    func metadataLookupBounded() async throws {
+        let calls = Counter()
+        let transports = ClientTransports(
+            openSocket: { _, _ in throw TransportError(code: .connectFailed, message: "no sockets here") },
+            makeHTTPClient: { (_: String, _: [String: String]) throws(TransportError) -> any ActorHTTPClient in
+                FailingHTTPClient(calls: calls)
+            })
+        var config = ClientConfig(endpoint: "http://in-process", token: nil, namespace: nil)
+        config.metadataLookupAttempts = 2
+        let client = RivetKitClient(config, transports: transports)
+        let error = await #expect(throws: ActorError.self) { try await client.resolvedConfig() }
+        #expect(error?.code == "http_error")
+        #expect(calls.value == 2)
+        await client.close()
+    }
+
+    /// A count shared with a stub.
+    final class Counter: Sendable {
+        private let count = Mutex(0)
+        var value: Int { count.withLock { $0 } }
+        func increment() { count.withLock { $0 += 1 } }
+    }
+
+    /// Answers every request with 503, counting them.
+    struct FailingHTTPClient: ActorHTTPClient {
+        let calls: Counter
+
+        func execute(_ request: HTTPClientRequest) async throws(TransportError) -> HTTPClientResponse {
+            calls.increment()
+            return HTTPClientResponse(status: 503, headers: [:], body: [])
+        }
+
+        func close() async {}
     }
 }

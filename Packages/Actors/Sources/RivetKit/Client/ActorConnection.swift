@@ -5,19 +5,23 @@ import RpcWire
 /// A realtime connection to one actor over RivetKit's gateway WebSocket, kept alive by the
 /// shared ``RpcTransport/ReconnectingConnection``.
 ///
-/// "Connected" means the actor's `Init` arrived. Actions made before that are queued and sent
-/// after it; every active event subscription is sent again after each `Init`, before the
-/// queued actions. A lost connection rejects the actions in flight (with the close reason's
-/// structured error when it has one), reports the error, and reconnects with the configured
-/// backoff (250 ms to 30 s).
+/// "Connected" means the actor's `Init` arrived: it is the supervising connection's ready
+/// handshake, so a socket on which `Init` does not arrive within
+/// ``ClientConfig/connectTimeout`` fails its attempt. Every active event subscription is sent
+/// again after each `Init`. Actions made while not connected are held (up to
+/// ``ClientConfig/maxQueuedActions``) and sent after the next `Init`, after the subscriptions,
+/// in the order they were made. A lost connection rejects the actions in flight (with the close
+/// reason's structured error when it has one; an action made just as the connection was lost
+/// may have run), reports the error, and reconnects for ever with
+/// ``ClientConfig/reconnectBackoff``.
 ///
 /// Before the first `Init`, a failure to open is retried with the same backoff (growing across
 /// attempts) only when it says the actor is stale (``ActorCloseReason/isStaleActor``: not
 /// found yet, starting, stopping, destroyed; for an id handle only the passing states, as an
-/// id that is not found stays so); any other (a refused token, an unreachable server, a creation input
-/// over ``ClientConfig/maxInputSize``) rejects the waiting actions, is reported once (as
-/// `client.connection_open_failed` unless it is already structured) and goes back to
-/// ``ActorConnStatus/idle`` without retrying.
+/// id that is not found stays so); any other (a refused token, an unreachable server, a
+/// creation input over ``ClientConfig/maxInputSize``, no `Init` in time) rejects the waiting
+/// actions, is reported once (as `client.connection_open_failed` unless it is already
+/// structured) and goes back to ``ActorConnStatus/idle`` without retrying.
 ///
 /// ```swift
 /// let connection = client.getOrCreate("counter", key: ["a"]).connect()
@@ -29,65 +33,54 @@ public final class ActorConnection: Sendable {
     public let options: ActorOptions
     let client: RivetKitClient
 
-    private struct Waiting {
-        var continuation: CheckedContinuation<JSONValue, any Error>
-        var frame: [UInt8]
-        var sent: Bool
-    }
+    private typealias Waiter = CheckedContinuation<JSONValue, any Error>
+    private typealias Core = ActorConnectionCore<any MessageTransport, Waiter>
 
     private struct State {
-        var status: ActorConnStatus = .idle
-        var actorId: String?
-        var connectionId: String?
-        var transport: (any MessageTransport)?
-        var waiting: [UInt64: Waiting] = [:]
-        var queue: [UInt64] = []
-        var subscriptions: [String: [UInt64: AsyncStream<[JSONValue]>.Continuation]] = [:]
+        var core: Core
+        /// The supervising connection of the current start, if any.
+        var supervisor: ReconnectingConnection?
+        /// The ready handshakes waiting for `Init`, by generation.
+        var initWaiters: [UInt64: CheckedContinuation<Void, any Error>] = [:]
+        /// Generations on which `Init` arrived before their handshake waited.
+        var initArrived: Set<UInt64> = []
+        var eventListeners: [String: [UInt64: AsyncStream<[JSONValue]>.Continuation]] = [:]
         var errorListeners: [UInt64: AsyncStream<ActorError>.Continuation] = [:]
         var statusListeners: [UInt64: AsyncStream<ActorConnStatus>.Continuation] = [:]
         var nextListener: UInt64 = 0
-        var reconnecting: ReconnectingConnection?
-        var runner: Task<Void, Never>?
-        var lastError: ActorError?
-        /// Until the first `Init` after ``start()``: where the open's outcome goes (the
-        /// transport it concerns, and `nil` for `Init` or the close's error).
-        var opening: AsyncStream<OpenOutcome>.Continuation?
-        /// Closes the newest socket if the actor's `Init` does not arrive on it in time.
-        var initWatchdog: Task<Void, Never>?
-        /// Before the first `Init`: whether the attempt start()'s loop began may still open a
-        /// socket (one socket per attempt; the reconnecting connection's own retries wait
-        /// until the loop hands over).
-        var mayOpen = false
     }
 
-    /// How one open attempt ended: the actor's `Init` (`failure` `nil`) or a close before it.
-    private struct OpenOutcome: Sendable {
-        var transport: ObjectIdentifier?
-        var failure: ActorError?
-    }
-
-    private let state = Mutex(State())
+    private let state: Mutex<State>
+    /// Why the open failed for good, as the retry decision saw it (it runs under the supervising
+    /// connection's lock, so it keeps it here rather than in ``state``).
+    private let openFailure = Mutex<ActorError?>(nil)
     private let nextActionId = Atomic<UInt64>(0)
+    /// Whether an `Init` arrived since the last start (read by the retry decision: a link
+    /// whose `Init` arrived and that closed before it was made ready was connected all the same).
+    private let initSeen = Atomic<Bool>(false)
+    /// The task that waits for each start's first connection.
+    private let tasks = OwnedTasks<String>()
 
     init(client: RivetKitClient, options: ActorOptions) {
         self.client = client
         self.options = options
+        self.state = Mutex(State(core: Core(queueLimit: client.config.maxQueuedActions)))
     }
 
     // MARK: Observing
 
     /// The current status.
-    public var status: ActorConnStatus { state.withLock { $0.status } }
+    public var status: ActorConnStatus { state.withLock { $0.core.status } }
     /// The actor's id, once an `Init` arrived.
-    public var actorId: String? { state.withLock { $0.actorId } }
+    public var actorId: String? { state.withLock { $0.core.actorId } }
     /// This connection's id at the actor, once an `Init` arrived.
-    public var connectionId: String? { state.withLock { $0.connectionId } }
+    public var connectionId: String? { state.withLock { $0.core.connectionId } }
     /// The last connection-level error.
-    public var lastError: ActorError? { state.withLock { $0.lastError } }
+    public var lastError: ActorError? { state.withLock { $0.core.lastError } }
 
     /// How many actions wait for their answer (sent or held until connected): lets tests see
     /// that an action was made instead of guessing at its timing.
-    var pendingActionCount: Int { state.withLock { $0.waiting.count } }
+    var pendingActionCount: Int { state.withLock { $0.core.pendingCount } }
 
     /// The executor of the event loop the current socket reads and writes on, once connected;
     /// `nil` before that and while reconnecting (a new socket may run on another loop).
@@ -104,7 +97,7 @@ public final class ActorConnection: Sendable {
     /// Code running there shares the thread with the socket's I/O: move blocking or long
     /// computations off it (`withTaskExecutorPreference(globalConcurrentExecutor) { … }`).
     public var executor: (any TaskExecutor)? {
-        state.withLock { $0.status == .connected ? $0.transport?.executor : nil }
+        state.withLock { $0.core.status == .connected ? $0.core.ready?.link.executor : nil }
     }
 
     /// The statuses from now on, starting with the current one.
@@ -113,7 +106,7 @@ public final class ActorConnection: Sendable {
         let id = state.withLock { state -> UInt64 in
             state.nextListener += 1
             state.statusListeners[state.nextListener] = continuation
-            continuation.yield(state.status)
+            continuation.yield(state.core.status)
             return state.nextListener
         }
         continuation.onTermination = { [weak self] _ in
@@ -143,24 +136,20 @@ public final class ActorConnection: Sendable {
     public func events(_ name: String) -> AsyncStream<[JSONValue]> {
         let (stream, continuation) = AsyncStream<[JSONValue]>.makeStream(
             bufferingPolicy: .bufferingNewest(max(client.config.maxBufferedEvents, 1)))
-        let id = state.withLock { state -> UInt64 in
+        let (id, effects) = state.withLock { state -> (UInt64, [Core.Effect]) in
             state.nextListener += 1
-            let first = state.subscriptions[name]?.isEmpty ?? true
-            state.subscriptions[name, default: [:]][state.nextListener] = continuation
-            if first, state.status == .connected, let transport = state.transport {
-                Self.send(.subscriptionRequest(eventName: name, subscribe: true), on: transport)
-            }
-            return state.nextListener
+            state.eventListeners[name, default: [:]][state.nextListener] = continuation
+            return (state.nextListener, state.core.listenerAdded(name))
         }
+        perform(effects)
         continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { state in
-                state.subscriptions[name]?[id] = nil
-                guard state.subscriptions[name]?.isEmpty == true else { return }
-                state.subscriptions[name] = nil
-                if state.status == .connected, let transport = state.transport {
-                    Self.send(.subscriptionRequest(eventName: name, subscribe: false), on: transport)
-                }
+            guard let self else { return }
+            let effects = self.state.withLock { state -> [Core.Effect] in
+                guard state.eventListeners[name]?.removeValue(forKey: id) != nil else { return [] }
+                if state.eventListeners[name]?.isEmpty == true { state.eventListeners[name] = nil }
+                return state.core.listenerRemoved(name)
             }
+            self.perform(effects)
         }
         return stream
     }
@@ -169,140 +158,230 @@ public final class ActorConnection: Sendable {
 
     /// Starts connecting (from ``ActorConnStatus/idle``; otherwise does nothing).
     public func start() {
-        let (outcomes, sink) = AsyncStream<OpenOutcome>.makeStream()
-        let started = state.withLock { state -> ReconnectingConnection? in
-            guard state.status == .idle, state.reconnecting == nil else { return nil }
-            let connection = ReconnectingConnection(
-                configuration: ReconnectingConnectionConfiguration(
-                    reconnect: ReconnectPolicy(maxAttempts: nil, backoff: client.config.reconnectBackoff),
-                    connectTimeout: client.config.connectTimeout,
-                    offlineQueueLimit: 0),
-                factory: { [weak self, client, options] _ in
-                    guard self?.takeOpenPermit() ?? false else {
-                        // Waits for the loop to stop this connection, which cancels the wait,
-                        // rather than failing at once and being retried in a tight loop.
-                        try await Task.sleep(for: client.config.connectTimeout)
-                        throw ActorError(
-                            group: "client", code: "connection_open_failed",
-                            message: "an attempt to open is under way before the actor's first Init")
-                    }
-                    return try await Self.open(client: client, options: options)
-                },
-                handler: .transports { [weak self] transport, _ in self?.attach(transport) })
-            state.reconnecting = connection
-            state.status = .connecting
-            state.opening = sink
-            return connection
+        let started = state.withLock { state -> (ReconnectingConnection, [Core.Effect])? in
+            guard state.supervisor == nil, let effects = state.core.start() else { return nil }
+            let supervisor = makeSupervisor()
+            state.supervisor = supervisor
+            return (supervisor, effects)
         }
-        guard let started else {
-            sink.finish()
-            return
-        }
-        publishStatus()
-        let backoff = client.config.reconnectBackoff
-        let lookup = options.lookup
-        let runner = Task { [weak self] in
-            // Until the first `Init`, this loop owns the retries, with a backoff that grows
-            // across attempts: a stale actor is tried again, anything else ends the connection.
-            // After it, the reconnecting connection keeps the connection alive.
-            var outcomes = outcomes.makeAsyncIterator()
-            var attempt = 0
-            while !Task.isCancelled {
-                let failure: ActorError
-                do {
-                    self?.state.withLock { $0.mayOpen = true }
-                    try await started.start()
-                    let current = started.currentTransport.map(ObjectIdentifier.init)
-                    var outcome: OpenOutcome?
-                    // A close of an earlier attempt's transport is not this attempt's outcome.
-                    repeat {
-                        outcome = await outcomes.next()
-                    } while outcome.map({ current != nil && $0.transport != current && $0.failure != nil }) ?? false
-                    guard let outcome else { return }  // disposed
-                    guard let closed = outcome.failure else {
-                        self?.endOpening()
-                        return
-                    }
-                    failure = closed
-                    // Stops its own reconnecting: the next attempt is this loop's.
-                    await started.close()
-                } catch {
-                    failure = Self.openError(error)
-                }
-                guard Self.isRetryable(failure, lookup: lookup), !Task.isCancelled else {
-                    await self?.openFailed(failure, on: started)
-                    return
-                }
-                attempt += 1
-                do {
-                    try await Task.sleep(for: backoff.delay(forAttempt: attempt))
-                } catch {
-                    return
-                }
+        guard let (supervisor, effects) = started else { return }
+        openFailure.withLock { $0 = nil }
+        initSeen.store(false, ordering: .sequentiallyConsistent)
+        perform(effects)
+        tasks.spawn("start") { [weak self] in
+            do throws(TransportError) {
+                try await supervisor.start()
+            } catch {
+                await self?.openFailed(error, on: supervisor)
             }
         }
-        state.withLock { $0.runner = runner }
     }
 
     /// Closes the connection with 1000 `Disposed`, rejects every waiting action with
     /// `client.disposed` and returns to ``ActorConnStatus/idle``; ``start()`` connects again.
     public func dispose() async {
-        let (reconnecting, runner, waiting) = state.withLock { state in
-            defer {
-                state.opening?.finish()
-                state.opening = nil
-                state.initWatchdog?.cancel()
-                state.initWatchdog = nil
-                state.reconnecting = nil
-                state.runner = nil
-                state.waiting = [:]
-                state.queue = []
-                state.transport = nil
-                state.status = .idle
-            }
-            return (state.reconnecting, state.runner, state.waiting)
+        let (supervisor, effects) = state.withLock { state in
+            defer { state.supervisor = nil }
+            return (state.supervisor, state.core.dispose(ActorError(.clientDisposed, "the connection was disposed")))
         }
-        let disposed = ActorError(group: "client", code: "disposed", message: "the connection was disposed")
-        for (_, entry) in waiting { entry.continuation.resume(throwing: disposed) }
-        await reconnecting?.close(ending: { transport in await transport.close(code: .normal, reason: "Disposed") })
-        runner?.cancel()
-        await runner?.value
-        publishStatus()
+        perform(effects)
+        await supervisor?.close(ending: { transport in await transport.close(code: .normal, reason: "Disposed") })
+        await tasks.cancelAll()
     }
 
     // MARK: Actions
 
-    /// Calls action `name` with positional JSON arguments and returns its output; queued
-    /// until connected.
+    /// Calls action `name` with positional JSON arguments and returns its output; held until
+    /// connected.
     ///
     /// - Throws: ``ActorError``: the action's error, the connection's when it is lost or
-    ///   closed with a reason, `client.connection_lost`, or `client.disposed`.
+    ///   closed with a reason, `client.connection_lost`, `client.not_connected` when
+    ///   ``ClientConfig/maxQueuedActions`` actions wait already, or `client.disposed`.
     public func action(_ name: String, args: [JSONValue]) async throws(ActorError) -> JSONValue {
-        do {
-            return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<JSONValue, any Error>) in
-                // The frame is written outside the lock; the send happens outside it too, once the
-                // action is registered as sent (a transport lost meanwhile rejects it).
-                let id = nextActionId.add(1, ordering: .relaxed).oldValue
-                let frame = RivetMessageCodec.frame(ClientMessage.actionRequest(id: id, name: name, args: args))
-                let transport = state.withLock { state -> (any MessageTransport)? in
-                    if state.status == .connected, let transport = state.transport {
-                        state.waiting[id] = Waiting(continuation: continuation, frame: frame, sent: true)
-                        return transport
-                    }
-                    state.waiting[id] = Waiting(continuation: continuation, frame: frame, sent: false)
-                    state.queue.append(id)
-                    return nil
+        let id = nextActionId.add(1, ordering: .relaxed).oldValue
+        let frame = RivetMessageCodec.frame(ClientMessage.actionRequest(id: id, name: name, args: args))
+        let (decision, supervisor) = state.withLock { state in
+            // Read under this lock: the first Init takes what is held here under it too.
+            let running = state.supervisor?.isRunning ?? false
+            return (state.core.makeAction(id, frame: frame, supervisorRunning: running), state.supervisor)
+        }
+        switch decision {
+        case .refused(let error):
+            throw error
+        case .held:
+            break
+        case .send:
+            if let supervisor {
+                do {
+                    try await supervisor.send(.text(utf8: frame))
+                    perform(state.withLock { $0.core.sendReturned(id) })
+                } catch {
+                    perform(state.withLock { $0.core.sendFailed(id, error: Self.sendError(error)) })
                 }
-                if let transport { Self.send(frame, on: transport) }
+            }
+        }
+        do {
+            return try await withCheckedThrowingContinuation { (continuation: Waiter) in
+                perform(state.withLock { $0.core.wait(id, waiter: continuation) })
             }
         } catch let error as ActorError {
             throw error
         } catch {
-            throw ActorError(group: "client", code: "internal_error", message: "\(error)")
+            throw ActorError(.clientInternalError, "\(error)")
         }
     }
 
-    // MARK: Internals
+    // MARK: The supervising connection
+
+    private func makeSupervisor() -> ReconnectingConnection {
+        let config = client.config
+        let lookup = options.lookup
+        return ReconnectingConnection(
+            configuration: ReconnectingConnectionConfiguration(
+                reconnect: ReconnectPolicy(maxAttempts: nil, backoff: config.reconnectBackoff),
+                connectTimeout: config.connectTimeout,
+                handshakeTimeout: config.connectTimeout,
+                offlineQueueLimit: config.maxQueuedActions),
+            factory: { [client, options] _ in try await Self.open(client: client, options: options) },
+            handler: .transports { [weak self] transport, generation in self?.attach(transport, generation: generation) },
+            hooks: ReconnectingConnection.Hooks(
+                handshake: { [weak self] link in try await self?.awaitInit(on: link.generation) },
+                decideRetry: { [weak self] error, context in
+                    // After the first Init: always again. Before it: only for a stale actor.
+                    if context.everConnected || self?.initSeen.load(ordering: .sequentiallyConsistent) == true {
+                        return .retry
+                    }
+                    let failure = Self.openError(error, closure: context.closure)
+                    if Self.isRetryable(failure, lookup: lookup) { return .retry }
+                    self?.openFailure.withLock { $0 = failure }
+                    return .goIdle
+                },
+                ready: { [weak self] link in self?.linkReady(link) }))
+    }
+
+    /// The first connection of `supervisor` could not be made: unless it was disposed (or
+    /// started again) meanwhile, the waiting actions are rejected, the error is reported once,
+    /// and the status goes back to idle.
+    private func openFailed(_ error: TransportError, on supervisor: ReconnectingConnection) async {
+        let failure = openFailure.withLock { $0 } ?? Self.openError(error, closure: nil)
+        let effects = state.withLock { state -> [Core.Effect]? in
+            guard state.supervisor === supervisor else { return nil }
+            state.supervisor = nil
+            return state.core.openFailed(failure)
+        }
+        guard let effects else { return }
+        perform(effects)
+        await supervisor.close()
+    }
+
+    private func attach(_ transport: any MessageTransport, generation: UInt64) {
+        transport.start { [weak self] event in
+            switch event {
+            case .message(let message):
+                self?.receive(message, from: transport, generation: generation)
+            case .closed(let closure):
+                self?.closed(closure, generation: generation)
+            }
+        }
+    }
+
+    /// The ready handshake: returns once the actor's `Init` arrived on the link of
+    /// `generation` (and the subscriptions and the actions held here were written on it).
+    private func awaitInit(on generation: UInt64) async throws {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let arrived = state.withLock { state -> Bool? in
+                    if Task.isCancelled { return nil }
+                    if state.initArrived.remove(generation) != nil { return true }
+                    state.initWaiters[generation] = continuation
+                    return false
+                }
+                switch arrived {
+                case nil: continuation.resume(throwing: CancellationError())
+                case true?: continuation.resume()
+                case false?: break
+                }
+            }
+        } onCancel: {
+            let waiter = state.withLock { $0.initWaiters.removeValue(forKey: generation) }
+            waiter?.resume(throwing: CancellationError())
+        }
+    }
+
+    private func linkReady(_ link: ReconnectingConnection.Link) {
+        perform(state.withLock { $0.core.linkReady(link.transport, generation: link.generation) })
+    }
+
+    private func receive(_ frame: TransportMessage, from transport: any MessageTransport, generation: UInt64) {
+        let message: ServerMessage
+        do {
+            guard frame.kind == .text else { return }
+            message = try RivetMessageCodec.decodeServerMessage(utf8: frame.bytes)
+        } catch {
+            return  // RivetKit's client drops frames it cannot read.
+        }
+        switch message {
+        case .initialize(let actorId, let connectionId):
+            initSeen.store(true, ordering: .sequentiallyConsistent)
+            let (frames, waiter) = state.withLock { state in
+                let frames = state.core.initReceived(generation: generation, actorId: actorId, connectionId: connectionId)
+                let waiter = state.initWaiters.removeValue(forKey: generation)
+                if waiter == nil { state.initArrived.insert(generation) }
+                return (frames, waiter)
+            }
+            // Written before the handshake returns, so before what the supervisor held.
+            for frame in frames { Self.write(frame, on: transport) }
+            waiter?.resume()
+        case .actionResponse(let id, let output):
+            perform(state.withLock { $0.core.answered(id, .success(output)) })
+        case .error(let error, let actionId?):
+            perform(state.withLock { $0.core.answered(actionId, .failure(error)) })
+        case .error(let error, nil):
+            perform(state.withLock { $0.core.connectionError(error) })
+        case .event(let name, let args):
+            let listeners = state.withLock { Array(($0.eventListeners[name] ?? [:]).values) }
+            for listener in listeners { listener.yield(args) }
+        }
+    }
+
+    private func closed(_ closure: TransportClosure, generation: UInt64) {
+        let effects = state.withLock { state in
+            state.initArrived.remove(generation)
+            return state.core.linkClosed(generation: generation, reason: closure.reason, description: "\(closure)")
+        }
+        perform(effects)
+    }
+
+    // MARK: Effects
+
+    private func perform(_ effects: [Core.Effect]) {
+        for effect in effects {
+            switch effect {
+            case .answer(let waiter, .success(let output)):
+                waiter.resume(returning: output)
+            case .answer(let waiter, .failure(let error)):
+                waiter.resume(throwing: error)
+            case .write(let frames, let transport):
+                for frame in frames { Self.write(frame, on: transport) }
+            case .report(let error):
+                let listeners = state.withLock { Array($0.errorListeners.values) }
+                for listener in listeners { listener.yield(error) }
+            case .publishStatus:
+                let (status, listeners) = state.withLock { ($0.core.status, Array($0.statusListeners.values)) }
+                for listener in listeners { listener.yield(status) }
+            }
+        }
+    }
+
+    private static func write(_ frame: [UInt8], on transport: any MessageTransport) {
+        do {
+            try transport.enqueue(.text(utf8: frame))
+        } catch {
+            // The loss of the transport is reported through its closure.
+        }
+    }
+
+    // MARK: Opening
 
     private static func open(client: RivetKitClient, options: ActorOptions) async throws -> any MessageTransport {
         let url = try connectURL(
@@ -314,10 +393,50 @@ public final class ActorConnection: Sendable {
         let (transport, subprotocol) = try await client.transports.openSocket(url, subprotocols)
         guard subprotocol == "rivet" else {
             await transport.close(code: .protocolError, reason: "")
-            throw ActorError(group: "client", code: "connection_open_failed", message: "the server did not select rivet")
+            throw ActorError(.clientConnectionOpenFailed, "the server did not select rivet")
         }
         return transport
     }
+
+    /// The structured error an open failure carries (the factory's own under the transport's
+    /// wrapping, or the close reason of a socket closed before `Init`), or
+    /// `client.connection_open_failed`.
+    private static func openError(_ failure: TransportError, closure: TransportClosure?) -> ActorError {
+        if let reason = closure?.reason, let parsed = ActorCloseReason(parsing: reason)?.error() { return parsed }
+        var current: (any Error)? = failure
+        while let error = current {
+            if let actorError = error as? ActorError { return actorError }
+            current = (error as? TransportError)?.cause
+        }
+        if let closure {
+            return ActorError(.clientConnectionOpenFailed, "the connection closed before the actor's Init: \(closure)")
+        }
+        return ActorError(.clientConnectionOpenFailed, "the connection could not be opened: \(failure.message)")
+    }
+
+    /// Whether an open failure is tried again: a stale actor, which may exist or be ready on
+    /// the next attempt; for an id, only while it starts or stops (an id that is not found or
+    /// destroyed stays so).
+    private static func isRetryable(_ error: ActorError, lookup: ActorLookup) -> Bool {
+        let reason = ActorCloseReason(group: error.group, code: error.code)
+        guard reason.isStaleActor else { return false }
+        guard lookup.isId else { return true }
+        return error.code != "not_found" && !error.code.hasPrefix("destroyed_")
+    }
+
+    /// The error an action gets when the supervising connection refuses it.
+    private static func sendError(_ error: TransportError) -> ActorError {
+        if let cause = error.cause as? ActorError { return cause }
+        switch error.code {
+        case .offlineQueueFull:
+            return ActorError(.clientNotConnected, "not connected, and the actions held offline reached maxQueuedActions")
+        case .notConnected, .closed:
+            return ActorError(.clientNotConnected, "not connected: \(error.message)")
+        default:
+            return ActorError(.clientConnectionLost, "the action could not be sent: \(error.message)")
+        }
+    }
+
 
     /// The WebSocket URL of `options`' actor: `/gateway/{id}[@token]/connect` for an id, the
     /// query gateway for a key.
@@ -346,9 +465,8 @@ public final class ActorConnection: Sendable {
                 let encoded = Base64.encode(RivetCBOR.encode(input), urlSafe: true)
                 guard encoded.utf8.count <= maxInputSize else {
                     throw ActorError(
-                        group: "client", code: "config_error",
-                        message:
-                            "the creation input is \(encoded.utf8.count) bytes in rvt-input, "
+                        .clientConfigError,
+                        "the creation input is \(encoded.utf8.count) bytes in rvt-input, "
                             + "over the limit of \(maxInputSize) (maxInputSize)")
                 }
                 query.append("rvt-input=\(encoded)")
@@ -356,214 +474,6 @@ public final class ActorConnection: Sendable {
             if let region = options.createInRegion { query.append("rvt-region=\(ActorKey.formEncode(region))") }
         }
         return "\(base)/gateway/\(HTTPQuery.percentEncode(options.name))/connect?\(query.joined(separator: "&"))"
-    }
-
-    private func attach(_ transport: any MessageTransport) {
-        transport.start { [weak self] event in
-            switch event {
-            case .message(let message):
-                self?.receive(message, from: transport)
-            case .closed(let closure):
-                self?.lost(closure, transport: transport)
-            }
-        }
-        watchForInit(on: transport)
-    }
-
-    /// Closes `transport` when the actor's `Init` has not arrived on it within
-    /// ``ClientConfig/connectTimeout``: opening lasts until `Init`, so a server that accepts the
-    /// socket and then says nothing fails the open (before the first `Init`) or is connected to
-    /// again (after it), instead of leaving the connection in ``ActorConnStatus/connecting``.
-    private func watchForInit(on transport: any MessageTransport) {
-        let timeout = client.config.connectTimeout
-        let watchdog = Task { [weak self] in
-            do {
-                try await Task.sleep(for: timeout)
-            } catch {
-                return  // `Init` arrived, or the connection was disposed.
-            }
-            guard let self, self.state.withLock({ $0.transport !== transport }) else { return }
-            await transport.close(code: .policyViolation, reason: "no Init within \(timeout)")
-        }
-        let previous = state.withLock { state in
-            defer { state.initWatchdog = watchdog }
-            return state.initWatchdog
-        }
-        previous?.cancel()
-    }
-
-    private func receive(_ frame: TransportMessage, from transport: any MessageTransport) {
-        let message: ServerMessage
-        do {
-            guard frame.kind == .text else { return }
-            message = try RivetMessageCodec.decodeServerMessage(utf8: frame.bytes)
-        } catch {
-            return  // RivetKit's client drops frames it cannot read.
-        }
-        switch message {
-        case .initialize(let actorId, let connectionId):
-            let opening = state.withLock { state -> AsyncStream<OpenOutcome>.Continuation? in
-                state.actorId = actorId
-                state.connectionId = connectionId
-                state.transport = transport
-                state.status = .connected
-                state.initWatchdog?.cancel()
-                state.initWatchdog = nil
-                for name in state.subscriptions.keys where !(state.subscriptions[name]?.isEmpty ?? true) {
-                    Self.send(.subscriptionRequest(eventName: name, subscribe: true), on: transport)
-                }
-                for id in state.queue {
-                    guard let entry = state.waiting[id] else { continue }
-                    Self.send(entry.frame, on: transport)
-                    state.waiting[id]?.sent = true
-                }
-                state.queue = []
-                return state.opening
-            }
-            // The first `Init` after start(): the open is over, for start()'s loop.
-            opening?.yield(OpenOutcome(transport: nil, failure: nil))
-            publishStatus()
-        case .actionResponse(let id, let output):
-            state.withLock { $0.waiting.removeValue(forKey: id) }?.continuation.resume(returning: output)
-        case .error(let error, let actionId?):
-            state.withLock { $0.waiting.removeValue(forKey: actionId) }?.continuation.resume(throwing: error)
-        case .error(let error, nil):
-            rejectSent(with: error)
-            report(error)
-        case .event(let name, let args):
-            let listeners = state.withLock { Array(($0.subscriptions[name] ?? [:]).values) }
-            for listener in listeners { listener.yield(args) }
-        }
-    }
-
-    private func lost(_ closure: TransportClosure, transport: any MessageTransport) {
-        let (wasConnected, opening) = state.withLock { state -> (Bool, AsyncStream<OpenOutcome>.Continuation?) in
-            guard state.transport.map({ $0 === transport }) ?? true else { return (false, nil) }
-            let connected = state.status == .connected
-            state.transport = nil
-            if state.reconnecting != nil {
-                state.status = connected ? .disconnected : state.status
-            }
-            return (connected, connected ? nil : state.opening)
-        }
-        if let opening {
-            // Closed before the first `Init`: an open failure, for the loop of start().
-            let failure =
-                ActorCloseReason(parsing: closure.reason)?.error()
-                ?? ActorError(
-                    group: "client", code: "connection_open_failed",
-                    message: "the connection closed before the actor's Init: \(closure)")
-            opening.yield(OpenOutcome(transport: ObjectIdentifier(transport), failure: failure))
-            return
-        }
-        let error =
-            ActorCloseReason(parsing: closure.reason)?.error()
-            ?? ActorError(group: "client", code: "connection_lost", message: "the connection was lost: \(closure)")
-        rejectSent(with: error)
-        if wasConnected || ActorCloseReason(parsing: closure.reason) != nil {
-            report(error)
-        }
-        publishStatus()
-    }
-
-    /// Whether the factory may open a socket now: always after the first `Init` (reconnects);
-    /// before it, once per attempt of start()'s loop, so that the reconnecting connection does
-    /// not retry on its own after a close before `Init` while the loop decides what to do.
-    private func takeOpenPermit() -> Bool {
-        state.withLock { state in
-            guard state.opening != nil else { return true }
-            defer { state.mayOpen = false }
-            return state.mayOpen
-        }
-    }
-
-    /// The first `Init` arrived: the open is over.
-    private func endOpening() {
-        let opening = state.withLock { state in
-            defer { state.opening = nil }
-            return state.opening
-        }
-        opening?.finish()
-    }
-
-    /// Ends an open that failed for good: rejects the waiting actions with `error`, stops
-    /// `connection`, reports the error once and goes back to ``ActorConnStatus/idle``. Does
-    /// nothing when `connection` is no longer this one's (disposed or started again).
-    private func openFailed(_ error: ActorError, on connection: ReconnectingConnection) async {
-        let waiting = state.withLock { state -> [UInt64: Waiting]? in
-            guard state.reconnecting === connection else { return nil }
-            defer {
-                state.opening?.finish()
-                state.opening = nil
-                state.waiting = [:]
-                state.queue = []
-                state.status = .idle
-                state.reconnecting = nil
-                state.runner = nil
-            }
-            return state.waiting
-        }
-        guard let waiting else { return }
-        for (_, entry) in waiting { entry.continuation.resume(throwing: error) }
-        await connection.close()
-        report(error)
-        publishStatus()
-    }
-
-    /// The structured error an open failure carries (the factory's own, under the transport's
-    /// wrapping), or `client.connection_open_failed`.
-    private static func openError(_ failure: any Error) -> ActorError {
-        var current: (any Error)? = failure
-        while let error = current {
-            if let actorError = error as? ActorError { return actorError }
-            current = (error as? TransportError)?.cause
-        }
-        return ActorError(
-            group: "client", code: "connection_open_failed", message: "the connection could not be opened: \(failure)")
-    }
-
-    /// Whether an open failure is tried again: a stale actor, which may exist or be ready on
-    /// the next attempt; for an id, only while it starts or stops (an id that is not found or
-    /// destroyed stays so).
-    private static func isRetryable(_ error: ActorError, lookup: ActorLookup) -> Bool {
-        let reason = ActorCloseReason(group: error.group, code: error.code)
-        guard reason.isStaleActor else { return false }
-        guard lookup.isId else { return true }
-        return error.code != "not_found" && !error.code.hasPrefix("destroyed_")
-    }
-
-    private func rejectSent(with error: ActorError) {
-        let rejected = state.withLock { state -> [Waiting] in
-            let sent = state.waiting.filter { $0.value.sent }
-            for id in sent.keys { state.waiting[id] = nil }
-            return Array(sent.values)
-        }
-        for entry in rejected { entry.continuation.resume(throwing: error) }
-    }
-
-    private func report(_ error: ActorError) {
-        let listeners = state.withLock { state in
-            state.lastError = error
-            return Array(state.errorListeners.values)
-        }
-        for listener in listeners { listener.yield(error) }
-    }
-
-    private func publishStatus() {
-        let (status, listeners) = state.withLock { ($0.status, Array($0.statusListeners.values)) }
-        for listener in listeners { listener.yield(status) }
-    }
-
-    private static func send(_ message: ClientMessage, on transport: any MessageTransport) {
-        send(RivetMessageCodec.frame(message), on: transport)
-    }
-
-    private static func send(_ frame: [UInt8], on transport: any MessageTransport) {
-        do {
-            try transport.enqueue(.text(utf8: frame))
-        } catch {
-            // The loss of the transport is reported through its closure.
-        }
     }
 }
 

@@ -29,8 +29,8 @@ public struct ClientConfig: Sendable, Hashable {
     /// The wait between reconnect attempts of realtime connections. Default 250 ms doubling
     /// to 30 s, with jitter, retried for ever.
     public var reconnectBackoff: Backoff
-    /// How long opening a realtime connection may take, from the request until the actor's
-    /// `Init` arrives, before the attempt counts as failed. Default 10 seconds.
+    /// How long opening a realtime connection may take before the attempt counts as failed:
+    /// the socket within it, then the actor's `Init` within it again. Default 10 seconds.
     public var connectTimeout: Duration
     /// How many events one listener may have waiting; past it the oldest are dropped, so a
     /// slow consumer cannot make the client hold more. Default 1,024.
@@ -42,8 +42,21 @@ public struct ClientConfig: Sendable, Hashable {
     /// Default ``ClientConfig/defaultMaxInputSize`` (4 KiB).
     public var maxInputSize: Int
 
+    /// How many actions a realtime connection holds while it is not connected (they are sent
+    /// after the next `Init`); one more is refused at once with ``ActorError``
+    /// `client.not_connected`. Default ``ClientConfig/defaultMaxQueuedActions`` (1,024).
+    public var maxQueuedActions: Int
+    /// How many times the `GET /metadata` lookup is tried (with a backoff of 500 ms doubling
+    /// to 15 s between attempts) before it gives up with ``ActorError`` `client.http_error`.
+    /// Default ``ClientConfig/defaultMetadataLookupAttempts`` (5, about 7.5 s of waiting).
+    public var metadataLookupAttempts: Int
+
     /// RivetKit's limit on `rvt-input`: 4 KiB.
     public static let defaultMaxInputSize = 4 * 1024
+    /// The default of ``maxQueuedActions``: 1,024.
+    public static let defaultMaxQueuedActions = 1024
+    /// The default of ``metadataLookupAttempts``: 5.
+    public static let defaultMetadataLookupAttempts = 5
 
     /// Creates a configuration. Without an endpoint, `RIVET_ENDPOINT` or
     /// `http://127.0.0.1:6420` is used; without a token or namespace, `RIVET_TOKEN` and
@@ -58,7 +71,9 @@ public struct ClientConfig: Sendable, Hashable {
         reconnectBackoff: Backoff = Backoff(initialDelay: .milliseconds(250), maxDelay: .seconds(30)),
         connectTimeout: Duration = .seconds(10),
         maxBufferedEvents: Int = 1024,
-        maxInputSize: Int = ClientConfig.defaultMaxInputSize
+        maxInputSize: Int = ClientConfig.defaultMaxInputSize,
+        maxQueuedActions: Int = ClientConfig.defaultMaxQueuedActions,
+        metadataLookupAttempts: Int = ClientConfig.defaultMetadataLookupAttempts
     ) {
         let environment = ProcessInfo.processInfo.environment
         self.endpoint = endpoint ?? environment["RIVET_ENDPOINT"] ?? "http://127.0.0.1:6420"
@@ -71,6 +86,8 @@ public struct ClientConfig: Sendable, Hashable {
         self.connectTimeout = connectTimeout
         self.maxBufferedEvents = maxBufferedEvents
         self.maxInputSize = maxInputSize
+        self.maxQueuedActions = maxQueuedActions
+        self.metadataLookupAttempts = metadataLookupAttempts
     }
 
     /// The endpoint taken apart: the URL without credentials, the namespace (default

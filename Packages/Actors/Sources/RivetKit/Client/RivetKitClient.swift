@@ -85,9 +85,11 @@ public final class RivetKitClient: Sendable {
 
     /// The effective configuration: the endpoint's rules applied, then the server's metadata
     /// overrides (`clientEndpoint`, `clientNamespace`, `clientToken`) unless the lookup is
-    /// disabled. The lookup runs once, retried with backoff (500 ms to 15 s) until it succeeds.
+    /// disabled. The lookup is made until it succeeds once: each use that needs it tries it up to
+    /// ``ClientConfig/metadataLookupAttempts`` times with backoff (500 ms to 15 s), then fails.
     ///
-    /// - Throws: ``ActorError`` `client.config_error`, or `client.closed` after ``close()``.
+    /// - Throws: ``ActorError`` `client.config_error`, `client.http_error` when the lookup gave
+    ///   up, or `client.closed` after ``close()``.
     public func resolvedConfig() async throws(ActorError) -> ResolvedClientConfig {
         try await resolvedState().config
     }
@@ -99,7 +101,14 @@ public final class RivetKitClient: Sendable {
             var resolved = try self.config.resolved()
             var http = try self.httpClient(resolved)
             if !resolved.disableMetadataLookup {
-                let metadata = try await Self.fetchMetadata(http: http, config: resolved)
+                let metadata: JSONValue
+                do throws(ActorError) {
+                    metadata = try await Self.fetchMetadata(
+                        http: http, config: resolved, attempts: self.config.metadataLookupAttempts)
+                } catch {
+                    await http.close()
+                    throw error
+                }
                 var overridden = resolved
                 if case .string(let endpoint)? = metadata["clientEndpoint"] {
                     overridden.endpoint = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
@@ -142,26 +151,39 @@ public final class RivetKitClient: Sendable {
         }
     }
 
-    private static func fetchMetadata(http: any ActorHTTPClient, config: ResolvedClientConfig) async throws(ActorError) -> JSONValue {
+    private static func fetchMetadata(
+        http: any ActorHTTPClient, config: ResolvedClientConfig, attempts: Int
+    ) async throws(ActorError) -> JSONValue {
         let backoff = Backoff(initialDelay: .milliseconds(500), maxDelay: .seconds(15), jitter: .none)
-        var attempt = 0
-        while true {
-            var headers = HTTPHeaders()
-            if let token = config.token { headers.add(name: "authorization", value: "Bearer \(token)") }
-            let path = "/metadata?namespace=\(HTTPQuery.percentEncode(config.namespace))"
-            if let response = try? await http.execute(HTTPClientRequest(method: .GET, path: path, headers: headers)),
-                (200 ..< 300).contains(response.status), let body = try? JSONValue(parsing: response.body),
-                case .object = body
-            {
-                return body
+        var headers = HTTPHeaders()
+        if let token = config.token { headers.add(name: "authorization", value: "Bearer \(token)") }
+        let path = "/metadata?namespace=\(HTTPQuery.percentEncode(config.namespace))"
+        var failure = "no attempt was made"
+        for attempt in 1 ... max(attempts, 1) {
+            if attempt > 1 {
+                do {
+                    try await Task.sleep(for: backoff.delay(forAttempt: attempt - 1))
+                } catch {
+                    throw ActorError(.clientCancelled, "the metadata lookup was cancelled")
+                }
             }
-            attempt += 1
             do {
-                try await Task.sleep(for: backoff.delay(forAttempt: attempt))
+                let response = try await http.execute(HTTPClientRequest(method: .GET, path: path, headers: headers))
+                guard (200 ..< 300).contains(response.status) else {
+                    failure = "GET /metadata answered \(response.status)"
+                    continue
+                }
+                guard let body = try? JSONValue(parsing: response.body), case .object = body else {
+                    failure = "GET /metadata answered with no JSON object"
+                    continue
+                }
+                return body
             } catch {
-                throw ActorError(.clientCancelled, "the metadata lookup was cancelled")
+                failure = "GET /metadata: \(error.message)"
             }
         }
+        throw ActorError(
+            .clientHTTPError, "the metadata lookup failed \(max(attempts, 1)) times (metadataLookupAttempts): \(failure)")
     }
 
     // MARK: Shared connections

@@ -26,6 +26,8 @@ final class InProcessServer: Sendable {
         case hanging
         /// Hand the server end to a closure, with the connection's number (from 1).
         case handle(@Sendable (any MessageTransport, Int) async -> Void)
+        /// Serve it once the closure returns (the actor's `Init` waits until then).
+        case serveAfter(@Sendable () async -> Void)
     }
 
     private struct State {
@@ -157,6 +159,9 @@ final class InProcessServer: Sendable {
                 state.withLock { $0.closures.append(closure) }
             case .handle(let handler):
                 await handler(server, key)
+            case .serveAfter(let wait):
+                await wait()
+                await core.serve(server, request: request)
             }
             state.withLock { _ = $0.open.removeValue(forKey: ObjectIdentifier(server)) }
         }

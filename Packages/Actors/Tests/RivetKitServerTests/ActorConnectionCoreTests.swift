@@ -1,0 +1,100 @@
+@testable import RivetKit
+import Testing
+
+@Suite("ActorConnectionCore, the pure state of a realtime connection")
+struct ActorConnectionCoreTests {
+    /// Links are generation numbers, waiters names.
+    typealias Core = ActorConnectionCore<Int, String>
+
+    /// The answers among `effects`, as (waiter, error code or output).
+    static func answers(_ effects: [Core.Effect]) -> [String] {
+        effects.compactMap { effect in
+            guard case .answer(let waiter, let outcome) = effect else { return nil }
+            switch outcome {
+            case .success(let output): return "\(waiter)=\(output)"
+            case .failure(let error): return "\(waiter)!\(error.code)"
+            }
+        }
+    }
+
+    static let frame: [UInt8] = Array("{}".utf8)
+
+    @Test("An action held offline counts as sent on the link that becomes ready, and is rejected when that link closes")
+    func heldThenSentThenLost() {
+        var core = Core(queueLimit: 4)
+        _ = core.start()
+        #expect(core.makeAction(1, frame: Self.frame, supervisorRunning: true) == .send)
+        #expect(core.sendReturned(1).isEmpty)
+        #expect(core.wait(1, waiter: "a").isEmpty)
+        _ = core.linkReady(7, generation: 1)
+        #expect(core.status == .connected)
+        let effects = core.linkClosed(generation: 1, reason: nil, description: "1006")
+        #expect(Self.answers(effects) == ["a!connection_lost"])
+        #expect(core.status == .disconnected)
+        #expect(core.pendingCount == 0)
+    }
+
+    @Test("An action being handed over when the ready link closes is rejected once the hand-over returns")
+    func racedWithLoss() {
+        var core = Core(queueLimit: 4)
+        _ = core.start()
+        _ = core.linkReady(7, generation: 1)
+        #expect(core.makeAction(1, frame: Self.frame, supervisorRunning: true) == .send)
+        _ = core.wait(1, waiter: "a")
+        #expect(Self.answers(core.linkClosed(generation: 1, reason: nil, description: "1006")).isEmpty)
+        #expect(Self.answers(core.sendReturned(1)) == ["a!connection_lost"])
+    }
+
+    @Test("A newer link ready before the older one's close was seen rejects what was sent on the older one; a close reason's error is the rejection")
+    func newerLinkAndCloseReason() {
+        var core = Core(queueLimit: 4)
+        _ = core.start()
+        _ = core.linkReady(7, generation: 1)
+        _ = core.makeAction(1, frame: Self.frame, supervisorRunning: true)
+        _ = core.sendReturned(1)
+        _ = core.wait(1, waiter: "a")
+        #expect(Self.answers(core.linkReady(8, generation: 2)) == ["a!connection_lost"])
+        _ = core.makeAction(2, frame: Self.frame, supervisorRunning: true)
+        _ = core.sendReturned(2)
+        _ = core.wait(2, waiter: "b")
+        let effects = core.linkClosed(generation: 2, reason: "actor.destroyed_while_connected", description: "1011")
+        #expect(Self.answers(effects) == ["b!destroyed_while_connected"])
+    }
+
+    @Test("Actions made before the supervisor runs are written after Init, after the subscriptions, in order; past the limit one is refused")
+    func unsentOrder() {
+        var core = Core(queueLimit: 2)
+        _ = core.listenerAdded("tick")
+        #expect(core.makeAction(1, frame: Array("one".utf8), supervisorRunning: false) == .held)
+        #expect(core.makeAction(2, frame: Array("two".utf8), supervisorRunning: false) == .held)
+        guard case .refused(let error) = core.makeAction(3, frame: Self.frame, supervisorRunning: false) else {
+            Issue.record("expected the third action to be refused")
+            return
+        }
+        #expect(error.code == "not_connected")
+        _ = core.start()
+        let frames = core.initReceived(generation: 1, actorId: "a", connectionId: "c").map { String(decoding: $0, as: UTF8.self) }
+        #expect(frames.count == 3)
+        #expect(frames.first?.contains("tick") == true)
+        #expect(Array(frames.dropFirst()) == ["one", "two"])
+    }
+
+    @Test("An answer that comes before its caller waits is kept for it; an open failure rejects every action and goes idle")
+    func answerBeforeWaitAndOpenFailure() {
+        var core = Core(queueLimit: 4)
+        _ = core.start()
+        _ = core.linkReady(7, generation: 1)
+        _ = core.makeAction(1, frame: Self.frame, supervisorRunning: true)
+        _ = core.sendReturned(1)
+        #expect(core.answered(1, .success(5)).isEmpty)
+        #expect(Self.answers(core.wait(1, waiter: "a")) == ["a=5"])
+        var fresh = Core(queueLimit: 4)
+        _ = fresh.start()
+        _ = fresh.makeAction(1, frame: Self.frame, supervisorRunning: true)
+        _ = fresh.wait(1, waiter: "b")
+        let effects = fresh.openFailed(ActorError(.authUnauthorized, "no"))
+        #expect(Self.answers(effects) == ["b!unauthorized"])
+        #expect(fresh.status == .idle)
+        #expect(fresh.lastError?.code == "unauthorized")
+    }
+}
