@@ -196,7 +196,7 @@ struct ConnectionHandler: Sendable {
                 let identity = try await authenticate(token, connectionID: connectionID)
                 return .success(["ok": true, "identity": identity.map(JSONValue.string) ?? .null])
             case .ping(let t):
-                return .success(Self.pong(t))
+                return .success(Self.pingAnswer(t))
             }
         } catch {
             return .failure(error)
@@ -274,7 +274,7 @@ struct ConnectionHandler: Sendable {
 
     /// The answer to `tinyvex/ping`, a no-op kept for older clients: the caller's `t`, or the
     /// server's clock.
-    private static func pong(_ t: JSONValue?) -> JSONValue {
+    private static func pingAnswer(_ t: JSONValue?) -> JSONValue {
         ["t": t ?? .integer(nowMilliseconds())]
     }
 

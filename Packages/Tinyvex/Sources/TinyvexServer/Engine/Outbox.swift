@@ -5,7 +5,7 @@ import TinyvexProtocol
 
 /// One connection's send queue, bounded in bytes.
 ///
-/// - Answers, errors and pongs (control) are never dropped.
+/// - Answers and errors (control) are never dropped.
 /// - A subscription has at most one value waiting: a newer value replaces the waiting one in
 ///   place (values are full snapshots), and one `TVX005` notice is queued per episode (until
 ///   the queue next runs empty). Values are ``EncodedValue``s shared with every other queue
