@@ -36,11 +36,11 @@ struct ClientLifecycleTests {
         #expect(server.connects == 1)
     }
 
-    @Test("ManagedConnection.withConnection closes its transport and finishes its state stream when the scope ends")
+    @Test("a scoped supervised connection closes its transport and finishes its state stream when the scope ends")
     func scopeClosesTransport() async throws {
         let peer = JSONPeer()
-        let (transport, states) = try await ManagedConnection.withConnection(
-            configuration: fastConfiguration(), factory: peer.factory, handler: .messages { _ in }
+        let (transport, states) = try await ReconnectingConnection.withReconnectingConnection(
+            configuration: fastConfiguration().connectionConfiguration, factory: peer.factory, handler: .messages { _ in }
         ) { connection in
             (try #require(connection.currentTransport), connection.stateUpdates())
         }

@@ -39,7 +39,7 @@ final class InMemoryServer: Sendable {
     }
 
     /// The factory a client uses.
-    var factory: ManagedConnection.TransportFactory {
+    var factory: ReconnectingConnection.TransportFactory {
         { [self] headers in
             let refusing = lock.withLock { state in
                 state.headers.append(headers)

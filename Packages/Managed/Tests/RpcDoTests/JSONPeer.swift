@@ -29,7 +29,7 @@ final class JSONPeer: Sendable {
         for end in ends { end.disconnect() }
     }
 
-    var factory: ManagedConnection.TransportFactory {
+    var factory: ReconnectingConnection.TransportFactory {
         { [self] _ in
             if lock.withLock({ $0.refusing }) { throw TransportError(code: .connectFailed, message: "refused") }
             let (client, server) = InMemoryTransport.makePair()

@@ -5,13 +5,13 @@ import RpcWire
 import Synchronization
 import Testing
 
-@Suite("ManagedConnection (in-memory transport)")
+@Suite("A managed connection's settings on the supervised connection (in-memory transport)")
 struct ManagedConnectionTests {
     @Test("messages sent while offline are queued up to the limit and flushed in order on reconnect")
     func offlineQueue() async throws {
         let peer = JSONPeer()
         let configuration = fastConfiguration { $0.offlinePolicy = .queue(limit: 2) }
-        try await ManagedConnection.withConnection(configuration: configuration, factory: peer.factory, handler: .messages { _ in }) { connection in
+        try await ReconnectingConnection.withReconnectingConnection(configuration: configuration.connectionConfiguration, factory: peer.factory, handler: .messages { _ in }) { connection in
             peer.setRefusing(true)
             peer.cutAll()
             #expect(await waitUntil { !connection.state.isConnected })
@@ -21,7 +21,7 @@ struct ManagedConnectionTests {
             do {
                 try await connection.send(third)
                 Issue.record("expected the queue to be full")
-            } catch let error as ManagedConnectionError {
+            } catch let error as TransportError {
                 #expect(error.code == .offlineQueueFull)
             }
             peer.setRefusing(false)
@@ -33,7 +33,7 @@ struct ManagedConnectionTests {
     func failPolicy() async throws {
         let peer = JSONPeer()
         let configuration = fastConfiguration { $0.offlinePolicy = .fail }
-        try await ManagedConnection.withConnection(configuration: configuration, factory: peer.factory, handler: .messages { _ in }) { connection in
+        try await ReconnectingConnection.withReconnectingConnection(configuration: configuration.connectionConfiguration, factory: peer.factory, handler: .messages { _ in }) { connection in
             peer.setRefusing(true)
             peer.cutAll()
             #expect(await waitUntil { !connection.state.isConnected })
@@ -41,13 +41,13 @@ struct ManagedConnectionTests {
             do {
                 try await connection.send(lost)
                 Issue.record("expected notConnected")
-            } catch let error as ManagedConnectionError {
+            } catch let error as TransportError {
                 #expect(error.code == .notConnected)
             }
             do {
                 try await connection.waitUntilConnected()
                 Issue.record("expected notConnected")
-            } catch let error as ManagedConnectionError {
+            } catch let error as TransportError {
                 #expect(error.code == .notConnected)
             }
         }
@@ -57,7 +57,7 @@ struct ManagedConnectionTests {
     func givesUp() async throws {
         let peer = JSONPeer()
         let configuration = fastConfiguration { $0.reconnect = .exponentialBackoff(maxAttempts: 2, baseDelay: .milliseconds(5), maxDelay: .milliseconds(10)) }
-        let connection = ManagedConnection(configuration: configuration, factory: peer.factory, handler: .messages { _ in })
+        let connection = ReconnectingConnection(configuration: configuration.connectionConfiguration, factory: peer.factory, handler: .messages { _ in })
         let log = StateLog()
         let states = connection.stateUpdates()
         let watcher = Task { for await state in states { log.append(state) } }
@@ -89,7 +89,7 @@ struct ManagedConnectionTests {
                 try await Task.sleep(for: .seconds(60))
             }
         }
-        try await ManagedConnection.withConnection(configuration: configuration, factory: peer.factory, handler: .messages { _ in }) { connection in
+        try await ReconnectingConnection.withReconnectingConnection(configuration: configuration.connectionConfiguration, factory: peer.factory, handler: .messages { _ in }) { connection in
             #expect(await waitUntil { peer.connects >= 2 })
             answering.withLock { $0 = true }
             try await connection.waitUntilConnected()
@@ -97,39 +97,39 @@ struct ManagedConnectionTests {
         }
     }
 
-    @Test("the first connection failing makes start throw notConnected")
+    @Test("the first connection failing makes start throw the factory's error")
     func firstConnectFails() async throws {
         let peer = JSONPeer()
         peer.setRefusing(true)
-        let connection = ManagedConnection(configuration: fastConfiguration(), factory: peer.factory, handler: .messages { _ in })
+        let connection = ReconnectingConnection(configuration: fastConfiguration().connectionConfiguration, factory: peer.factory, handler: .messages { _ in })
         do {
             try await connection.start()
             Issue.record("expected start to fail")
         } catch {
-            #expect(error.code == .notConnected)
+            #expect(error.code == .connectFailed)
         }
         await connection.close()
     }
 
-    @Test("headers changed at runtime reach the factory on the next connect; the status snapshot follows the state")
+    @Test("headers changed at runtime reach the factory on the next connect")
     func headersAndStatus() async throws {
         let seen = Mutex<[[String: String]]>([])
         let ends = Mutex<[InMemoryTransport]>([])
-        let factory: ManagedConnection.TransportFactory = { headers in
+        let factory: ReconnectingConnection.TransportFactory = { headers in
             seen.withLock { $0.append(headers) }
             let (client, server) = InMemoryTransport.makePair()
             ends.withLock { $0.append(server) }
             return client
         }
         let configuration = fastConfiguration { $0.headers = ["Auth": "a"] }
-        try await ManagedConnection.withConnection(configuration: configuration, factory: factory, handler: .messages { _ in }) { connection in
-            #expect(connection.status.isConnected)
+        try await ReconnectingConnection.withReconnectingConnection(configuration: configuration.connectionConfiguration, factory: factory, handler: .messages { _ in }) { connection in
+            #expect(connection.state.isConnected)
             connection.updateHeader("Auth", value: "b")
             connection.updateHeader("Extra", value: "x")
             for end in ends.withLock({ $0 }) { end.disconnect() }
             #expect(await waitUntil { seen.withLock { $0.count } == 2 })
             #expect(seen.withLock { $0 } == [["Auth": "a"], ["Auth": "b", "Extra": "x"]])
-            #expect(await waitUntil { connection.status.isConnected })
+            #expect(await waitUntil { connection.state.isConnected })
         }
     }
 }

@@ -1,6 +1,6 @@
 public import RpcTransport
 
-/// A liveness check for a ``ManagedConnection``: every ``interval`` the ``probe`` runs on the
+/// A liveness check for a managed connection (``ManagedConnectionConfiguration``): every ``interval`` the ``probe`` runs on the
 /// open transport; when it throws or takes longer than ``timeout`` the transport is closed
 /// and the connection reconnects.
 ///

@@ -1,4 +1,4 @@
-/// What a ``ManagedConnection`` does with work that arrives while it is not connected
+/// What a managed connection (``ManagedConnectionConfiguration``) does with work that arrives while it is not connected
 /// (connecting or reconnecting).
 public enum OfflinePolicy: Sendable, Hashable {
     /// Hold up to `limit` messages or waiting calls until the connection is back, then send them
