@@ -28,6 +28,14 @@ import RpcWire
 /// connection.start()
 /// for await args in connection.events("newCount") { print(args) }
 /// ```
+///
+/// Or scoped, disposed when the body returns or throws:
+///
+/// ```swift
+/// let count = try await client.getOrCreate("counter", key: ["a"]).withConnection { connection in
+///     try await connection.action("increment", args: [1])
+/// }
+/// ```
 public final class ActorConnection: Sendable {
     /// The actor's identity and options.
     public let options: ActorOptions
@@ -187,6 +195,26 @@ public final class ActorConnection: Sendable {
         perform(effects)
         await supervisor?.close(ending: { transport in await transport.close(code: .normal, reason: "Disposed") })
         await tasks.cancelAll()
+    }
+
+    /// Starts the connection, runs `body` with it, and disposes it when `body` returns or
+    /// throws.
+    ///
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws.
+    public func withConnection<T>(
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (ActorConnection) async throws -> T
+    ) async throws -> T {
+        start()
+        let outcome: Result<T, any Error>
+        do {
+            outcome = .success(try await body(self))
+        } catch {
+            outcome = .failure(error)
+        }
+        await dispose()
+        return try outcome.get()
     }
 
     // MARK: Actions

@@ -150,6 +150,24 @@ public final class ActorHandle: Sendable {
         ActorConnection(client: client, options: options)
     }
 
+    /// Opens a new realtime connection to this actor (as ``connect()``), runs `body` with it,
+    /// and disposes it when `body` returns or throws.
+    ///
+    /// ```swift
+    /// let count = try await handle.withConnection { connection in
+    ///     try await connection.action("increment", args: [1])
+    /// }
+    /// ```
+    ///
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws.
+    public func withConnection<T>(
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (ActorConnection) async throws -> T
+    ) async throws -> T {
+        try await connect().withConnection(body)
+    }
+
     private func actionOnce(_ name: String, args: [JSONValue]) async throws(ActorError) -> JSONValue {
         let id = try await resolve()
         let (config, http) = try await client.resolvedState()

@@ -11,6 +11,9 @@ import Synchronization
 /// let count = try await counter.action("increment", args: [1])
 /// await client.close()
 /// ```
+///
+/// Or scoped with ``withClient(_:transports:isolation:_:)``, closed when the body returns or
+/// throws.
 public final class RivetKitClient: Sendable {
     /// The configuration as given.
     public let config: ClientConfig
@@ -35,6 +38,38 @@ public final class RivetKitClient: Sendable {
     public init(_ config: ClientConfig = ClientConfig(), transports: ClientTransports = .network) {
         self.config = config
         self.transports = transports
+    }
+
+    /// Creates a client, runs `body` with it, and closes it (every shared connection disposed,
+    /// the HTTP connections closed) when `body` returns or throws.
+    ///
+    /// ```swift
+    /// let count = try await RivetKitClient.withClient(ClientConfig(endpoint: "http://127.0.0.1:6420")) { client in
+    ///     try await client.getOrCreate("counter", key: ["a"]).action("increment", args: [1])
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - config: The endpoint, credentials and limits.
+    ///   - transports: How sockets and HTTP clients are opened; the network by default.
+    ///   - body: What to do with the client.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws.
+    public static func withClient<T>(
+        _ config: ClientConfig = ClientConfig(),
+        transports: ClientTransports = .network,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (RivetKitClient) async throws -> T
+    ) async throws -> T {
+        let client = RivetKitClient(config, transports: transports)
+        let outcome: Result<T, any Error>
+        do {
+            outcome = .success(try await body(client))
+        } catch {
+            outcome = .failure(error)
+        }
+        await client.close()
+        return try outcome.get()
     }
 
     /// Creates a client for an endpoint string.

@@ -39,8 +39,13 @@ public final class ActorObservable: ObservableObject {
     /// The client the actor is reached through.
     public let client: RivetKitClient
     private var shared: ActorConnection?
-    private var watchers: [Task<Void, Never>] = []
-    private var forwarders: [String: Task<Void, Never>] = [:]
+    /// Which use of the connection the watchers and forwarders serve (one more per attach).
+    private var attachment: UInt64 = 0
+    private var forwarding: Set<String> = []
+    /// Every task of the observable: the status and error watchers and the event forwarders of
+    /// the current attachment, fire-and-forget sends, releases of the connection; ``close()``
+    /// cancels and awaits them.
+    private let tasks = OwnedTasks<TaskKey>()
     private var listeners: [String: [UInt64: ([JSONValue]) -> Void]] = [:]
     private var nextListener: UInt64 = 0
 
@@ -75,6 +80,13 @@ public final class ActorObservable: ObservableObject {
     /// Releases the connection, as disabling does; call it when the owner goes away.
     public func release() {
         detach()
+    }
+
+    /// Releases the connection and cancels and awaits the observable's background work (the
+    /// release itself, sends in flight, watchers); nothing starts afterwards.
+    public func close() async {
+        detach()
+        await tasks.close()
     }
 
     /// Reports a configuration error (what `.rivetKit(_:)` does with an unusable endpoint).
@@ -139,7 +151,7 @@ public final class ActorObservable: ObservableObject {
     /// Calls an action and ignores its result and errors, which do not reach ``error``.
     public func send(_ name: String, args: [any Encodable]) {
         guard let shared, let values = try? ActorValues.encode(args) else { return }
-        Task { _ = try? await shared.action(name, args: values) }
+        tasks.spawn { _ = try? await shared.action(name, args: values) }
     }
 
     // MARK: Events
@@ -186,7 +198,7 @@ public final class ActorObservable: ObservableObject {
     public func addListener(_ name: String, _ handler: @escaping ([JSONValue]) -> Void) -> UInt64 {
         nextListener += 1
         listeners[name, default: [:]][nextListener] = handler
-        if forwarders[name] == nil, let shared {
+        if !forwarding.contains(name), let shared {
             forward(name, from: shared)
         }
         return nextListener
@@ -198,7 +210,7 @@ public final class ActorObservable: ObservableObject {
             listeners[name]?[token] = nil
             if listeners[name]?.isEmpty == true {
                 listeners[name] = nil
-                forwarders.removeValue(forKey: name)?.cancel()
+                if forwarding.remove(name) != nil { tasks.cancel(.forward(name, attachment)) }
             }
         }
     }
@@ -230,8 +242,8 @@ public final class ActorObservable: ObservableObject {
             guard let self, let value = self.decodeEvent(name, args, arity: arity, decode) else { return }
             continuation.yield(value)
         }
-        continuation.onTermination = { [weak self] _ in
-            Task { @MainActor in self?.removeListener(token) }
+        continuation.onTermination = { [weak self, tasks] _ in
+            tasks.spawn { @MainActor in self?.removeListener(token) }
         }
         return stream
     }
@@ -239,8 +251,8 @@ public final class ActorObservable: ObservableObject {
     private func rawEvents(_ name: String) -> AsyncStream<[JSONValue]> {
         let (stream, continuation) = AsyncStream<[JSONValue]>.makeStream(bufferingPolicy: bufferingPolicy())
         let token = addListener(name) { args in continuation.yield(args) }
-        continuation.onTermination = { [weak self] _ in
-            Task { @MainActor in self?.removeListener(token) }
+        continuation.onTermination = { [weak self, tasks] _ in
+            tasks.spawn { @MainActor in self?.removeListener(token) }
         }
         return stream
     }
@@ -269,43 +281,50 @@ public final class ActorObservable: ObservableObject {
         }
         let statuses = connection.statusUpdates()
         let errors = connection.errors()
-        watchers.append(
-            Task { [weak self] in
-                for await status in statuses {
-                    guard let self else { return }
-                    self.connStatus = status
-                    self.connection = status == .connected ? connection : (status == .idle ? nil : self.connection)
-                }
-            })
-        watchers.append(
-            Task { [weak self] in
-                for await error in errors { self?.error = error }
-            })
+        attachment += 1
+        tasks.spawn(.statuses(attachment)) { @MainActor [weak self] in
+            for await status in statuses {
+                guard let self else { return }
+                self.connStatus = status
+                self.connection = status == .connected ? connection : (status == .idle ? nil : self.connection)
+            }
+        }
+        tasks.spawn(.errors(attachment)) { @MainActor [weak self] in
+            for await error in errors { self?.error = error }
+        }
         for name in listeners.keys { forward(name, from: connection) }
         connection.start()
     }
 
     private func detach() {
-        for watcher in watchers { watcher.cancel() }
-        watchers = []
-        for forwarder in forwarders.values { forwarder.cancel() }
-        forwarders = [:]
+        tasks.cancel(.statuses(attachment))
+        tasks.cancel(.errors(attachment))
+        for name in forwarding { tasks.cancel(.forward(name, attachment)) }
+        forwarding = []
         connStatus = .idle
         connection = nil
         handle = nil
         guard let shared else { return }
         self.shared = nil
         let client = self.client
-        Task { await client.releaseConnection(shared) }
+        tasks.spawn { await client.releaseConnection(shared) }
     }
 
     private func forward(_ name: String, from connection: ActorConnection) {
         let stream = connection.events(name)
-        forwarders[name] = Task { [weak self] in
+        forwarding.insert(name)
+        tasks.spawn(.forward(name, attachment)) { @MainActor [weak self] in
             for await args in stream {
                 guard let self else { return }
                 for handler in (self.listeners[name] ?? [:]).values { handler(args) }
             }
         }
+    }
+
+    /// What the observable's tasks are known by.
+    private enum TaskKey: Hashable, Sendable {
+        case statuses(UInt64)
+        case errors(UInt64)
+        case forward(String, UInt64)
     }
 }

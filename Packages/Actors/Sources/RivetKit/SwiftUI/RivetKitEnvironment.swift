@@ -41,11 +41,13 @@ private struct RivetKitClientModifier: ViewModifier {
 @MainActor
 private final class RivetKitClientHolder {
     private var current: RivetKitClient?
+    /// The closes of replaced clients, owned by the holder.
+    private let closing = OwnedTasks<Int>()
 
     func client(for config: ClientConfig) -> RivetKitClient {
         if let current, current.config == config { return current }
         if let previous = current {
-            Task { await previous.close() }
+            closing.spawn { await previous.close() }
         }
         let client = RivetKitClient(config)
         current = client
