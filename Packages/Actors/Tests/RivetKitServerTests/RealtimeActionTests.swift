@@ -1,5 +1,6 @@
 import RivetKit
 import RivetKitServer
+import RpcDoTesting
 import RpcTransportNIO
 import Synchronization
 import Testing
@@ -13,8 +14,8 @@ struct RealtimeActionTests {
         var all: [String] { entries.withLock { $0 } }
 
         /// Returns once `count` entries were written.
-        func wait(for count: Int) async {
-            while entries.withLock({ $0.count }) < count { try? await Task.sleep(for: .milliseconds(5)) }
+        func wait(for count: Int) async throws {
+            try await waitUntil("\(count) log entries") { entries.withLock { $0.count } >= count }
         }
     }
 
@@ -74,10 +75,10 @@ struct RealtimeActionTests {
             let socket = try await ServerHarness.connect(server, "/gateway/gated/connect?rvt-method=getOrCreate&rvt-key=d")
             _ = try await socket.nextMessage()
             try await socket.send(.actionRequest(id: 0, name: "gate", args: []))
-            while gate.waiting == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            try await waitUntil("the action to wait at the gate") { gate.waiting > 0 }
             await socket.transport.close(code: .normal, reason: "Disposed")
             gate.open()
-            await log.wait(for: 2)
+            try await log.wait(for: 2)
             #expect(log.all == ["action answered", "disconnected"])
         }
     }

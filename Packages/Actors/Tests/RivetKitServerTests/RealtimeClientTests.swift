@@ -144,37 +144,9 @@ struct RealtimeClientTests {
 
 @Suite("The realtime client on the one connection supervisor")
 struct SupervisedConnectionTests {
-    /// A gate a server waits at until the test opens it.
-    final class Gate: Sendable {
-        private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-
-        /// Returns once the gate is open.
-        func pass() async {
-            await withCheckedContinuation { continuation in
-                let open = state.withLock { state -> Bool in
-                    if !state.open { state.waiters.append(continuation) }
-                    return state.open
-                }
-                if open { continuation.resume() }
-            }
-        }
-
-        /// How many wait at the gate.
-        var waiting: Int { state.withLock { $0.waiters.count } }
-
-        func open() {
-            let waiters = state.withLock { state in
-                state.open = true
-                defer { state.waiters = [] }
-                return state.waiters
-            }
-            for waiter in waiters { waiter.resume() }
-        }
-    }
-
     @Test("Actions made before and after start, while the actor's Init is held back, are sent after it in the order they were made")
     func heldAcrossStart() async throws {
-        let gate = Gate()
+        let gate = ServerLimitTests.Gate()
         try await InProcessServer.with { (server: InProcessServer) async throws in
             server.mode = .serveAfter { await gate.pass() }
             let client = server.client()

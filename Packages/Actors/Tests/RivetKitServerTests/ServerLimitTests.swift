@@ -8,14 +8,32 @@ import Testing
 
 @Suite("The actor server's limits are settings that hold")
 struct ServerLimitTests {
-    /// A registry whose `gate` action waits until `open` is called.
+    /// A gate that actions (or a server) wait at until ``open()`` is called.
     final class Gate: Sendable {
-        private let state = Mutex<(open: Bool, waiting: Int)>((false, 0))
-        func open() { state.withLock { $0.open = true } }
-        var waiting: Int { state.withLock { $0.waiting } }
+        private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+        /// How many wait at the gate now.
+        var waiting: Int { state.withLock { $0.waiters.count } }
+
+        /// Returns once the gate is open.
         func pass() async {
-            state.withLock { $0.waiting += 1 }
-            while !state.withLock({ $0.open }) { try? await Task.sleep(for: .milliseconds(5)) }
+            await withCheckedContinuation { continuation in
+                let open = state.withLock { state -> Bool in
+                    if !state.open { state.waiters.append(continuation) }
+                    return state.open
+                }
+                if open { continuation.resume() }
+            }
+        }
+
+        /// Opens the gate: every waiter goes on, later ones pass at once.
+        func open() {
+            let waiters = state.withLock { state in
+                state.open = true
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume() }
         }
     }
 

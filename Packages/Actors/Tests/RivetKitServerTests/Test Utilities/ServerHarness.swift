@@ -2,6 +2,7 @@ import Foundation
 import NIOHTTP1
 import RivetKit
 import RivetKitServer
+import RpcDoTesting
 import RpcTransportNIO
 import RpcWire
 
@@ -63,10 +64,6 @@ enum ServerHarness {
 
     /// Waits until `condition` holds, checking every few milliseconds, for at most `limit`.
     static func waitUntil(within limit: Duration = .seconds(10), _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + limit
-        while try await !condition() {
-            guard ContinuousClock.now < deadline else { throw Unexpected() }
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        try await RpcTesting.waitUntil("the condition", timeout: limit) { try await condition() }
     }
 }
