@@ -176,6 +176,26 @@ struct ClientTests {
         }
     }
 
+    @Test("a token set while the handshake waits for tinyvex/connect's answer is sent before the resubscriptions, so a query that needs an identity sees it")
+    func tokenDuringHandshake() async throws {
+        var schema = TinyvexDemoSchema.schema()
+        struct None: Codable {}
+        schema.query("whoami", requiresIdentity: true) { (context, _: None) in context.identity ?? "" }
+        let configuration = TinyvexServerConfiguration(authenticate: { $0 == "good" ? "alice" : nil })
+        try await withInMemoryServer(schema: schema, configuration: configuration) { server in
+            server.holdConnectAnswers(1)
+            let client = try makeClient(server)
+            let stream: AsyncThrowingStream<String, any Error> = client.subscribe("whoami", params: None(), as: String.self)
+            try await waitUntil("the connect answer to be held") { server.heldConnectAnswerCount == 1 }
+            client.setAuthToken("good")
+            server.releaseConnectAnswers()
+            var iterator = stream.makeAsyncIterator()
+            #expect(try await iterator.next() == "alice")
+            #expect(Array(server.requestMethods.prefix(3)) == ["tinyvex/connect", "tinyvex/auth.setToken", "tinyvex/subscribe"])
+            await client.close()
+        }
+    }
+
     @Test("withClient closes the client when its body throws: its subscription ends with a transport error, the server drops the query, and the client refuses calls")
     func scopedClientThrows() async throws {
         struct Stop: Error {}

@@ -30,6 +30,8 @@ final class InMemoryServer: Sendable {
         var answersToHold = 0
         var heldAnswers = 0
         var requests: [(method: String, params: JSONValue?)] = []
+        var connectAnswersToHold = 0
+        var heldConnectAnswers: [(end: InMemoryTransport, message: TransportMessage)] = []
     }
 
     let schema: TinyvexSchema
@@ -94,7 +96,10 @@ final class InMemoryServer: Sendable {
             state.connects += 1
             return (running, state.silent)
         }
-        end.inject(.drop { [self] message in holds(message) })
+        end.inject(.drop { [self, weak end] message in
+            guard let end else { return false }
+            return holds(message) || holdsConnectAnswer(message, on: end)
+        })
         client.inject(.drop { [self] message in
             // Watched, never dropped: the requests clients send.
             if let value = try? JSONParser().parse(message.bytes), let method = value["method"]?.stringValue {
@@ -140,6 +145,24 @@ final class InMemoryServer: Sendable {
         state.withLock { $0.answersToHold += count }
     }
 
+    /// Holds back the answers to the next `count` `tinyvex/connect` requests until
+    /// ``releaseConnectAnswers()``: the clients' handshakes wait meanwhile.
+    func holdConnectAnswers(_ count: Int) {
+        state.withLock { $0.connectAnswersToHold += count }
+    }
+
+    /// How many `tinyvex/connect` answers are held back now.
+    var heldConnectAnswerCount: Int { state.withLock { $0.heldConnectAnswers.count } }
+
+    /// Delivers the held `tinyvex/connect` answers.
+    func releaseConnectAnswers() {
+        let held = state.withLock { state in
+            defer { state.heldConnectAnswers = [] }
+            return state.heldConnectAnswers
+        }
+        for (end, message) in held { try? end.enqueue(message) }
+    }
+
     /// New links are accepted but never served (a server that hangs); `false` serves them again.
     func setSilent(_ silent: Bool) {
         state.withLock { $0.silent = silent }
@@ -152,6 +175,18 @@ final class InMemoryServer: Sendable {
 
     /// The server's ends of the links, newest last.
     var ends: [InMemoryTransport] { state.withLock { $0.ends } }
+
+    /// Whether `message` (from the server, on `end`) is a `tinyvex/connect` answer to hold back
+    /// now; it is kept for ``releaseConnectAnswers()``.
+    private func holdsConnectAnswer(_ message: TransportMessage, on end: InMemoryTransport) -> Bool {
+        guard let value = try? JSONParser().parse(message.bytes), value["result"]?["serverVersion"] != nil else { return false }
+        return state.withLock { state in
+            guard state.connectAnswersToHold > 0 else { return false }
+            state.connectAnswersToHold -= 1
+            state.heldConnectAnswers.append((end, message))
+            return true
+        }
+    }
 
     /// Whether `message` (from the server) is a mutation's answer to hold back now.
     private func holds(_ message: TransportMessage) -> Bool {

@@ -48,7 +48,8 @@ final class TinyvexClientCore: Sendable {
 
     /// The ready handshake of a new link: `tinyvex/connect` with the client's id and token (a
     /// refused token is no reason to drop the link: calls that need an identity fail with
-    /// `TVX006`), then every live query not yet sent on this link resubscribed with its
+    /// `TVX006`), the token again if it changed meanwhile, then every live query not yet sent
+    /// on this link resubscribed with its
     /// `lastSeq`, sent on the link directly; it returns once all are answered.
     ///
     /// - Throws: The connection's error when the link fails or a step times out.
@@ -64,6 +65,18 @@ final class TinyvexClientCore: Sendable {
         } catch {
             // An error answer still shows that the link works.
             guard error.code == .remote else { throw error }
+        }
+        // A token set while `connect` was on its way is written before the resubscriptions
+        // (the server handles them in order), so queries that need an identity run with it.
+        let changed = session.withLock { state -> (Bool, String?) in
+            guard let sent = state.handshakeToken, sent.generation == link.generation, sent.version != state.tokenVersion else {
+                return (false, nil)
+            }
+            state.handshakeToken = (link.generation, state.tokenVersion)
+            return (true, state.token)
+        }
+        if changed.0 {
+            try channel.send(on: link, TinyvexMethod.setToken, params: .named(["token": changed.1.map(JSONValue.string) ?? .null]))
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for upstream in registry.claimAll(generation: link.generation) {
