@@ -1,7 +1,7 @@
 import RpcTransport
 
-/// The one call-retry rule of RpcDo, used by ``RpcClient`` calls and ``JSONRPCChannel``
-/// requests: up to ``maxRetries`` more attempts, each after the backoff delay (or the peer's
+/// The stack's one call-retry loop, run by ``ManagedChannel`` for every call of the RpcDo,
+/// RivetKit and Tinyvex clients: up to ``maxRetries`` more attempts, each after the backoff delay (or the peer's
 /// `retryAfter` hint, capped at ``maxRetryDelay``), and only while the caller's per-error rule
 /// says the failed attempt is safe to repeat.
 struct RetryLoop: Sendable {
