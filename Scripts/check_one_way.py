@@ -93,9 +93,9 @@ RULES = [
     ),
     Rule(
         "one certificate fixture",
-        "Packages/Wire/Sources/RpcTesting/CertificateFixture.swift",
+        "Packages/Transport/Sources/RpcTransportTesting/CertificateFixture.swift",
         r"-----BEGIN (CERTIFICATE|PRIVATE KEY|EC PRIVATE KEY|RSA PRIVATE KEY)-----|\"genpkey\"|\"req\"",
-        ["Packages/Wire/Sources/RpcTesting/CertificateFixture.swift"],
+        ["Packages/Transport/Sources/RpcTransportTesting/CertificateFixture.swift"],
     ),
 ]
 

@@ -15,7 +15,8 @@ let package = Package(
         .library(name: "RpcTransport", targets: ["RpcTransport"]),
         .library(name: "RpcTransportInMemory", targets: ["RpcTransportInMemory"]),
         .library(name: "RpcTransportNIO", targets: ["RpcTransportNIO"]),
-        // For tests of code built on the transports: the in-memory pair and the waiting helpers.
+        // For tests of code built on the transports: the in-memory pair, the waiting helpers and
+        // the certificate fixture.
         .library(name: "RpcTransportTesting", targets: ["RpcTransportTesting"]),
     ],
     dependencies: [
@@ -56,8 +57,8 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // `import RpcTransportTesting`: the in-memory transport and `RpcTesting`, re-exported, and the
-        // tests' one time limit.
+        // `import RpcTransportTesting`: the in-memory transport and `RpcTesting`, re-exported, the
+        // tests' one time limit and the repository's one certificate fixture (a test PKI).
         .target(
             name: "RpcTransportTesting",
             dependencies: [

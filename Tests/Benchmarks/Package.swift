@@ -58,7 +58,8 @@ let package = Package(
                 "LoopbackSupport",
                 .product(name: "RpcTransport", package: "Transport"),
                 .product(name: "RpcTransportNIO", package: "Transport"),
-                .product(name: "RpcTesting", package: "Wire"),
+                // The repository's certificate fixture, for the TLS variants.
+                .product(name: "RpcTransportTesting", package: "Transport"),
             ],
             swiftSettings: strictSettings
         ),

@@ -23,6 +23,8 @@ let package = Package(
             dependencies: [
                 .product(name: "RpcTransport", package: "Transport"),
                 .product(name: "RpcTransportNIO", package: "Transport"),
+                // The repository's one certificate fixture, for the TLS tests.
+                .product(name: "RpcTransportTesting", package: "Transport"),
                 .product(name: "RpcTesting", package: "Wire"),
             ],
             swiftSettings: strictSettings

@@ -1,8 +1,8 @@
 import CapnWeb
+import CapnWebTesting
 import Foundation
 import RpcDo
 import RpcTransport
-import RpcTesting
 import Synchronization
 import Testing
 
@@ -28,21 +28,6 @@ final class TokenEcho: RpcTarget {
             throw RpcErrorValue.notAFunction(method)
         }
     }
-}
-
-/// A self-signed certificate for `127.0.0.1` and its key, made with the `openssl` command line
-/// in a temporary directory that `body` may use.
-func withSelfSignedCertificate<T>(
-    isolation: isolated (any Actor)? = #isolation,
-    _ body: (_ certificate: String, _ key: String) async throws -> T
-) async throws -> T {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rpcdo-tls-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let certificate = directory.appendingPathComponent("server.pem").path
-    let key = directory.appendingPathComponent("server.key").path
-    try SelfSignedCertificate.write(certificatePath: certificate, keyPath: key)
-    return try await body(certificate, key)
 }
 
 @Suite("RpcClient settings: headers, TLS, metadata and error descriptions")
@@ -98,33 +83,32 @@ struct ClientSettingsTests {
 
     @Test("a wss:// client with the test CA as its trust roots talks to a TLS server; without it the handshake fails")
     func tlsTrustRoots() async throws {
-        try await withSelfSignedCertificate { certificate, key in
-            let tls = TLSServerConfiguration(certificateChain: [.file(path: certificate)], privateKey: .file(path: key))
-            let state = ServiceState()
-            try await withRpcServer(tls: tls, main: { _ in TokenEcho(token: "over TLS", state: state) }) { server in
-                #expect(server.webSocketURL.scheme == "wss")
-                var configuration = Self.configuration(server.webSocketURL)
-                // Seed 004's pattern, with our types.
-                configuration.tls = .init(
-                    certificateChain: [],     // Empty for client-only auth
-                    privateKey: nil,          // Nil for client-only auth
-                    serverCertificateVerification: .fullVerification,
-                    trustRoots: .certificates([.file(path: certificate)])
-                )
-                let client = RpcClient(configuration: configuration)
-                try await client.connect()
-                let answer: String = try await client.api.token()
-                #expect(answer == "over TLS")
-                await client.disconnect()
+        let certificates = try await CertificateFixture.shared()
+        let tls = certificates.serverConfiguration(.server)
+        let state = ServiceState()
+        try await withRpcServer(tls: tls, main: { _ in TokenEcho(token: "over TLS", state: state) }) { server in
+            #expect(server.webSocketURL.scheme == "wss")
+            var configuration = Self.configuration(server.webSocketURL)
+            // Seed 004's pattern, with our types.
+            configuration.tls = .init(
+                certificateChain: [],     // Empty for client-only auth
+                privateKey: nil,          // Nil for client-only auth
+                serverCertificateVerification: .fullVerification,
+                trustRoots: certificates.trustTestCA
+            )
+            let client = RpcClient(configuration: configuration)
+            try await client.connect()
+            let answer: String = try await client.api.token()
+            #expect(answer == "over TLS")
+            await client.disconnect()
 
-                // The system's roots do not know the test certificate.
-                var untrusted = Self.configuration(server.webSocketURL)
-                untrusted.reconnect = .exponentialBackoff(maxAttempts: 1, baseDelay: .milliseconds(20), maxDelay: .milliseconds(20))
-                let refused = RpcClient(configuration: untrusted)
-                await #expect(throws: RpcError.self) { try await refused.connect() }
-                await refused.disconnect()
-                #expect(state.calls("token") == 1)
-            }
+            // The system's roots do not know the test certificate.
+            var untrusted = Self.configuration(server.webSocketURL)
+            untrusted.reconnect = .exponentialBackoff(maxAttempts: 1, baseDelay: .milliseconds(20), maxDelay: .milliseconds(20))
+            let refused = RpcClient(configuration: untrusted)
+            await #expect(throws: RpcError.self) { try await refused.connect() }
+            await refused.disconnect()
+            #expect(state.calls("token") == 1)
         }
     }
 

@@ -3,6 +3,7 @@ import NIOHTTP1
 import RpcTesting
 import RpcTransport
 import RpcTransportNIO
+import RpcTransportTesting
 import Synchronization
 import Testing
 
@@ -245,13 +246,12 @@ struct HTTPRoutingTests {
 
     @Test("HTTP requests of any method travel over TLS through the same client stack")
     func overTLS() async throws {
-        let fixture = try TLSCertificateFixture.shared()
+        let fixture = try await CertificateFixture.shared()
         var configuration = TransportServerConfiguration(address: .host("127.0.0.1", port: 0))
-        configuration.tls = TLSServerConfiguration(
-            certificateChain: [fixture.certificate("server")], privateKey: fixture.privateKey("server"))
+        configuration.tls = fixture.serverConfiguration()
         try await Self.run(configuration: configuration) { server, _ in
             var clientConfiguration = HTTPClientConfiguration()
-            clientConfiguration.tls = SecureTransportTests.clientTLS(fixture)
+            clientConfiguration.tls = fixture.clientConfiguration()
             let client = try HTTPClient(
                 baseURL: "https://127.0.0.1:\(server.port ?? 0)", configuration: clientConfiguration)
             let response = try await client.execute(HTTPClientRequest(method: .DELETE, path: "/actors/x?namespace=n"))

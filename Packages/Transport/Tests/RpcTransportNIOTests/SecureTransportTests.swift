@@ -1,31 +1,25 @@
 import NIOCore
 import RpcTransport
 import RpcTransportNIO
+import RpcTransportTesting
 import Testing
 
 @Suite("WebSocket and HTTP batches over TLS")
 struct SecureTransportTests {
-    static func serverConfiguration(_ fixture: TLSCertificateFixture) -> TransportServerConfiguration {
+    static func serverConfiguration(_ fixture: CertificateFixture) -> TransportServerConfiguration {
         var configuration = EchoServer.configuration()
-        configuration.tls = TLSServerConfiguration(
-            certificateChain: [fixture.certificate("server")],
-            privateKey: fixture.privateKey("server")
-        )
+        configuration.tls = fixture.serverConfiguration()
         return configuration
-    }
-
-    static func clientTLS(_ fixture: TLSCertificateFixture) -> TLSClientConfiguration {
-        TLSClientConfiguration(trustRoots: .certificates([fixture.caCertificate]))
     }
 
     @Test("wss connections carry messages both ways, compressed or not", arguments: [false, true])
     func secureWebSocket(compressed: Bool) async throws {
-        let fixture = try TLSCertificateFixture.shared()
+        let fixture = try await CertificateFixture.shared()
         var configuration = Self.serverConfiguration(fixture)
         configuration.deflate = compressed ? .default : nil
         try await EchoServer.run(configuration: configuration) { server, _ in
             var client = WebSocketClientConfiguration()
-            client.tls = Self.clientTLS(fixture)
+            client.tls = fixture.clientConfiguration()
             client.deflate = compressed ? .default : nil
             let transport = try await WebSocketClient.connect(
                 to: "wss://127.0.0.1:\(server.port ?? 0)/rpc", configuration: client)
@@ -42,10 +36,10 @@ struct SecureTransportTests {
 
     @Test("https batches round-trip and reuse their connection")
     func secureBatches() async throws {
-        let fixture = try TLSCertificateFixture.shared()
+        let fixture = try await CertificateFixture.shared()
         try await EchoServer.run(configuration: Self.serverConfiguration(fixture)) { server, observations in
             var configuration = HTTPBatchClientConfiguration()
-            configuration.tls = Self.clientTLS(fixture)
+            configuration.tls = fixture.clientConfiguration()
             let client = try HTTPBatchClient(url: "https://127.0.0.1:\(server.port ?? 0)/rpc", configuration: configuration)
             #expect(try await client.exchange([.text("one")]) == [.text("one")])
             #expect(try await client.exchange([.text("two"), .text("three")]) == [.text("two"), .text("three")])
@@ -56,7 +50,7 @@ struct SecureTransportTests {
 
     @Test("A server certificate from an unknown CA fails the connect with a TLS error")
     func untrustedServer() async throws {
-        let fixture = try TLSCertificateFixture.shared()
+        let fixture = try await CertificateFixture.shared()
         try await EchoServer.run(configuration: Self.serverConfiguration(fixture)) { server, observations in
             let error = await #expect(throws: TransportError.self) {
                 _ = try await WebSocketClient.connect(to: "wss://127.0.0.1:\(server.port ?? 0)/")
@@ -68,7 +62,7 @@ struct SecureTransportTests {
 
     @Test("A plaintext client cannot open a WebSocket on a TLS server")
     func plaintextClientOnTLSServer() async throws {
-        let fixture = try TLSCertificateFixture.shared()
+        let fixture = try await CertificateFixture.shared()
         try await EchoServer.run(configuration: Self.serverConfiguration(fixture)) { server, _ in
             var client = WebSocketClientConfiguration()
             client.handshakeTimeout = .seconds(3)

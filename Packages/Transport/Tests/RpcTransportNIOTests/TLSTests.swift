@@ -1,17 +1,19 @@
+import Foundation
 import CRpcOpenSSL
 import NIOCore
 import NIOPosix
 import RpcTransport
 @testable import RpcTransportNIO
+import RpcTransportTesting
 import Testing
 
 @Suite("TLS over the system OpenSSL")
 struct TLSTests {
-    /// A CA and its certificates, made afresh for every test.
-    let fixture: TLSCertificateFixture
+    /// A CA and its certificates, made once for the whole process.
+    let fixture: CertificateFixture
 
-    init() throws {
-        fixture = try TLSCertificateFixture.shared()
+    init() async throws {
+        fixture = try await CertificateFixture.shared()
     }
 
     // MARK: - Accepted connections
@@ -65,8 +67,8 @@ struct TLSTests {
         try await withEventLoop { loop in
             let provider = try OpenSSLServerProvider(
                 configuration: TLSServerConfiguration(
-                    certificateChain: [.file(path: fixture.path("chained-full.pem"))],
-                    privateKey: fixture.privateKey("chained")
+                    certificateChain: [fixture.chainedFullChain],
+                    privateKey: fixture.privateKey(.chained)
                 )
             )
             let server = try await TLSTestServer.echo(provider: provider, on: loop)
@@ -97,10 +99,40 @@ struct TLSTests {
         }
     }
 
+    @Test("A self-signed certificate, copied elsewhere, is its own trust root for its host and IP address",
+          arguments: ["localhost", "127.0.0.1"])
+    func selfSignedCertificateTrustedAlone(host: String) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tls-copy-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let certificate = folder.appendingPathComponent("api-cert.pem").path
+        let key = folder.appendingPathComponent("api-cert.key").path
+        try fixture.copy(.selfSigned, certificateTo: certificate, keyTo: key)
+        let serverProvider = try OpenSSLServerProvider(
+            configuration: TLSServerConfiguration(certificateChain: [.file(path: certificate)], privateKey: .file(path: key))
+        )
+        let trusting = TLSClientConfiguration(trustRoots: .certificates([.file(path: certificate)]))
+        try await withEventLoop { loop in
+            let server = try await TLSTestServer.echo(provider: serverProvider, on: loop)
+            let client = try await TLSTestClient.connect(
+                to: server.port,
+                provider: try OpenSSLClientProvider(configuration: trusting),
+                serverHostname: host,
+                expectedEchoBytes: 4,
+                on: loop
+            )
+            client.send(Array("self".utf8))
+            #expect(String(buffer: try await TLSTestWait.value(of: client.echo)) == "self")
+        }
+        // Trusting the test CA instead does not make the self-signed certificate trusted.
+        let code = try await clientFailureCode(server: serverProvider, client: clientProvider())
+        #expect(code == .certificateUntrusted)
+    }
+
     @Test("A configured server name replaces the target host for verification")
     func configuredServerNameIsVerified() async throws {
         try await withEventLoop { loop in
-            let server = try await TLSTestServer.echo(provider: serverProvider(certificate: "wrong-host"), on: loop)
+            let server = try await TLSTestServer.echo(provider: serverProvider(certificate: .wrongHost), on: loop)
             var configuration = trustingCA()
             configuration.serverName = "other.test"
             let client = try await TLSTestClient.connect(
@@ -116,7 +148,7 @@ struct TLSTests {
     @Test("Without hostname verification a certificate for another host is accepted")
     func noHostnameVerificationAcceptsOtherHost() async throws {
         try await withEventLoop { loop in
-            let server = try await TLSTestServer.echo(provider: serverProvider(certificate: "wrong-host"), on: loop)
+            let server = try await TLSTestServer.echo(provider: serverProvider(certificate: .wrongHost), on: loop)
             var configuration = trustingCA()
             configuration.serverCertificateVerification = .noHostnameVerification
             let client = try await TLSTestClient.connect(
@@ -161,20 +193,20 @@ struct TLSTests {
 
     @Test("A leaf presented without its intermediate fails as untrusted")
     func missingIntermediateRejected() async throws {
-        let code = try await clientFailureCode(server: serverProvider(certificate: "chained"), client: clientProvider())
+        let code = try await clientFailureCode(server: serverProvider(certificate: .chained), client: clientProvider())
         #expect(code == .certificateUntrusted)
     }
 
     @Test("An expired server certificate fails as expired")
     func expiredCertificateRejected() async throws {
-        let code = try await clientFailureCode(server: serverProvider(certificate: "expired"), client: clientProvider())
+        let code = try await clientFailureCode(server: serverProvider(certificate: .expired), client: clientProvider())
         #expect(code == .certificateExpired)
     }
 
     @Test("A certificate for another host name fails as a hostname mismatch")
     func wrongHostRejected() async throws {
         let code = try await clientFailureCode(
-            server: serverProvider(certificate: "wrong-host"),
+            server: serverProvider(certificate: .wrongHost),
             client: clientProvider()
         )
         #expect(code == .hostnameMismatch)
@@ -183,7 +215,7 @@ struct TLSTests {
     @Test("A certificate without the target IP address fails as a hostname mismatch")
     func wrongIPAddressRejected() async throws {
         let code = try await clientFailureCode(
-            server: serverProvider(certificate: "wrong-host"),
+            server: serverProvider(certificate: .wrongHost),
             client: clientProvider(),
             serverHostname: "127.0.0.1"
         )
@@ -195,7 +227,7 @@ struct TLSTests {
     @Test("A pin of the server key's SubjectPublicKeyInfo lets the connection through")
     func matchingPinAccepted() async throws {
         var configuration = trustingCA()
-        let pin = try PublicKeyPin(base64: "sha256/" + fixture.publicKeyPinBase64(ofKey: "server"))
+        let pin = try PublicKeyPin(base64: "sha256/" + fixture.publicKeyPinBase64(of: .server))
         configuration.pinnedPublicKeys = [pin]
         try await withEventLoop { loop in
             let server = try await TLSTestServer.echo(provider: serverProvider(), on: loop)
@@ -214,7 +246,7 @@ struct TLSTests {
     @Test("Pins that match no key of the server fail as a pin mismatch, even when the chain verifies")
     func mismatchedPinRejected() async throws {
         var configuration = trustingCA()
-        configuration.pinnedPublicKeys = [try PublicKeyPin(base64: fixture.publicKeyPinBase64(ofKey: "client"))]
+        configuration.pinnedPublicKeys = [try PublicKeyPin(base64: fixture.publicKeyPinBase64(of: .client))]
         let code = try await clientFailureCode(
             server: serverProvider(),
             client: OpenSSLClientProvider(configuration: configuration)
@@ -245,8 +277,8 @@ struct TLSTests {
     func requiredClientCertificatePresented() async throws {
         let provider = try serverProvider(clientVerification: .required)
         var configuration = trustingCA()
-        configuration.certificateChain = [.pem(try fixture.bytes("client.pem"))]
-        configuration.privateKey = .pem(try fixture.bytes("client.key"))
+        configuration.certificateChain = [.pem(try fixture.certificatePEM(.client))]
+        configuration.privateKey = .pem(try fixture.keyPEM(.client))
         try await withEventLoop { loop in
             let server = try await TLSTestServer.echo(provider: provider, on: loop)
             let client = try await TLSTestClient.connect(
@@ -371,12 +403,12 @@ struct TLSTests {
 
     @Test("A missing certificate file is a configuration error naming the file")
     func missingCertificateFile() throws {
-        let missing = fixture.path("missing.pem")
+        let missing = fixture.path(named: "missing.pem")
         let error = configurationError {
             _ = try OpenSSLServerProvider(
                 configuration: TLSServerConfiguration(
                     certificateChain: [.file(path: missing)],
-                    privateKey: fixture.privateKey("server")
+                    privateKey: fixture.privateKey(.server)
                 )
             )
         }
@@ -389,8 +421,8 @@ struct TLSTests {
         let error = configurationError {
             _ = try OpenSSLServerProvider(
                 configuration: TLSServerConfiguration(
-                    certificateChain: [fixture.certificate("server")],
-                    privateKey: fixture.privateKey("client")
+                    certificateChain: [fixture.certificate(.server)],
+                    privateKey: fixture.privateKey(.client)
                 )
             )
         }
@@ -484,7 +516,7 @@ struct TLSTests {
     }
 
     private func serverProvider(
-        certificate: String = "server",
+        certificate: CertificateFixture.Identity = .server,
         clientVerification: ClientCertificateVerification = .none,
         applicationProtocols: [String] = [],
         maximumVersionTLS12: Bool = false
@@ -494,7 +526,7 @@ struct TLSTests {
                 certificateChain: [fixture.certificate(certificate)],
                 privateKey: fixture.privateKey(certificate),
                 clientCertificateVerification: clientVerification,
-                trustRoots: .certificates([.pem(try fixture.bytes("ca.pem"))]),
+                trustRoots: .certificates([.pem(try fixture.caCertificatePEM())]),
                 applicationProtocols: applicationProtocols
             )
         )

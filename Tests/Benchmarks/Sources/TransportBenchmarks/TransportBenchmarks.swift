@@ -2,6 +2,7 @@ import BenchmarkSupport
 import Foundation
 import LoopbackSupport
 import RpcTransportNIO
+import RpcTransportTesting
 
 /// Measures our WebSocket transport against a bare SwiftNIO WebSocket echo on loopback.
 ///
@@ -34,8 +35,14 @@ enum TransportBenchmarks {
     private static func drive(_ options: TransportBenchmarkOptions) async throws {
         let clock = ContinuousClock()
         let start = clock.now
-        let tls = try TLSMaterial()
-        defer { tls.remove() }
+        // The TLS variants' server certificate, issued by the test CA the client trusts; the files
+        // are deleted when the process exits.
+        let tls: CertificateFixture
+        do {
+            tls = try await CertificateFixture.shared()
+        } catch {
+            throw BenchmarkFailure("openssl could not make the benchmark's certificates (\(error))")
+        }
         print("Transport layer against bare SwiftNIO on loopback, one process per side; message \(message.count) B text;")
         print("latency: \(options.roundTrips) sequential round trips; throughput: \(options.messages) messages,"
             + " \(options.window) in flight; best of \(options.runs) runs per figure")
@@ -78,14 +85,13 @@ enum TransportBenchmarks {
     private static func measure(
         _ variant: BenchmarkVariant,
         options: TransportBenchmarkOptions,
-        tls: TLSMaterial
+        tls: CertificateFixture
     ) async throws -> RunResult {
-        let extra = variant.tls ? ["--cert", tls.certificateFile, "--key", tls.keyFile] : []
+        let extra = variant.tls ? ["--cert", tls.certificatePath(.server), "--key", tls.keyPath(.server)] : []
         let server = try ServerProcess.start(arguments: ["--serve", variant.server.rawValue] + extra, label: variant.name)
         defer { server.stop() }
 
-        let clientTLS = variant.tls
-            ? TLSClientConfiguration(trustRoots: .certificates([.file(path: tls.certificateFile)])) : nil
+        let clientTLS = variant.tls ? tls.clientConfiguration() : nil
         let driver: any EchoDriver
         if variant.usesOurClient {
             driver = try await OurClientDriver.connect(

@@ -1,9 +1,10 @@
 import RpcTransport
 import RpcTransportNIO
+import RpcTransportTesting
 import Testing
 
 /// TLS between our transport and the Python `websockets` package (with Python's `ssl` module),
-/// with certificates made for each test by the `openssl` command line.
+/// with the certificates of the shared test fixture, made once per run by the `openssl` command line.
 @Suite("TLS between our transport and the Python websockets package", .timeLimit(.minutes(2)))
 struct TLSInteropTests {
     let certificates: CertificateFixture
@@ -14,7 +15,7 @@ struct TLSInteropTests {
 
     private func serverOptions(_ identity: CertificateFixture.Identity = .server) -> PythonServerOptions {
         var options = PythonServerOptions()
-        options.certificate = (certificates.certificateFile(identity), certificates.keyFile(identity))
+        options.certificate = (certificates.certificatePath(identity), certificates.keyPath(identity))
         return options
     }
 
@@ -76,7 +77,7 @@ struct TLSInteropTests {
     @Test("A Python server that requires a client certificate refuses our client without one")
     func mutualTLSWithoutCertificateFails() async throws {
         var options = serverOptions()
-        options.clientCA = certificates.caFile
+        options.clientCA = certificates.caCertificatePath
         options.requireClientCertificate = true
         try await PythonServer.run(options) { _, port in
             let error = await connectionError(
@@ -90,7 +91,7 @@ struct TLSInteropTests {
     @Test("A Python server that requires a client certificate accepts our client presenting one from its CA")
     func mutualTLSWithCertificateSucceeds() async throws {
         var options = serverOptions()
-        options.clientCA = certificates.caFile
+        options.clientCA = certificates.caCertificatePath
         options.requireClientCertificate = true
         try await PythonServer.run(options) { _, port in
             try await expectEcho(url: "wss://localhost:\(port)/", tls: certificates.clientConfiguration(presenting: .client))
@@ -100,7 +101,7 @@ struct TLSInteropTests {
     @Test("Our client connects when the Python server's public key matches the pin")
     func pinMatchSucceeds() async throws {
         var tls = certificates.clientConfiguration()
-        tls.pinnedPublicKeys = [try await certificates.pin(of: .server)]
+        tls.pinnedPublicKeys = [try certificates.publicKeyPin(of: .server)]
         try await PythonServer.run(serverOptions()) { _, port in
             try await expectEcho(url: "wss://localhost:\(port)/", tls: tls)
         }
@@ -109,7 +110,7 @@ struct TLSInteropTests {
     @Test("Our client refuses a valid chain whose public key matches no pin")
     func pinMismatchFails() async throws {
         var tls = certificates.clientConfiguration()
-        tls.pinnedPublicKeys = [try await certificates.pin(of: .client)]
+        tls.pinnedPublicKeys = [try certificates.publicKeyPin(of: .client)]
         try await PythonServer.run(serverOptions()) { _, port in
             let error = await connectionError(to: "wss://localhost:\(port)/", configuration: .interop(tls: tls))
             #expect(error?.code == .pinMismatch, "\(String(describing: error))")
@@ -123,7 +124,7 @@ struct TLSInteropTests {
         let configuration = OurServer.configuration(tls: certificates.serverConfiguration())
         try await OurServer.run(configuration) { port, record in
             var options = PythonClientOptions(url: "wss://\(host):\(port)/")
-            options.caFile = certificates.caFile
+            options.caFile = certificates.caCertificatePath
             options.messages = ["literal:hello over tls", MessagePattern.spec(.binary, size: 1024 * 1024)]
             let run = try await PythonClient.run(options)
             #expect(run.errors.isEmpty, "\(run.transcript)")
@@ -144,8 +145,8 @@ struct TLSInteropTests {
         tls.trustRoots = certificates.trustTestCA
         try await OurServer.run(OurServer.configuration(tls: tls)) { port, record in
             var options = PythonClientOptions(url: "wss://localhost:\(port)/")
-            options.caFile = certificates.caFile
-            options.certificate = (certificates.certificateFile(.client), certificates.keyFile(.client))
+            options.caFile = certificates.caCertificatePath
+            options.certificate = (certificates.certificatePath(.client), certificates.keyPath(.client))
             options.messages = ["literal:hello with a client certificate"]
             let run = try await PythonClient.run(options)
             #expect(run.errors.isEmpty, "\(run.transcript)")
@@ -162,7 +163,7 @@ struct TLSInteropTests {
         tls.trustRoots = certificates.trustTestCA
         try await OurServer.run(OurServer.configuration(tls: tls)) { port, record in
             var options = PythonClientOptions(url: "wss://localhost:\(port)/")
-            options.caFile = certificates.caFile
+            options.caFile = certificates.caCertificatePath
             options.messages = ["literal:should not arrive"]
             let run = try await PythonClient.run(options)
             #expect(run.messages.isEmpty, "\(run.transcript)")
