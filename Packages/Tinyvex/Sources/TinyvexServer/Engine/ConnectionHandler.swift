@@ -229,23 +229,18 @@ struct ConnectionHandler: Sendable {
         }
         let context = TinyvexActionContext(identity: identity, engine: engine, connectionID: connectionID)
         let timeout = engine.configuration.actionTimeout
-        let outcome = await withTaskGroup(of: Result<JSONValue, TinyvexServerError>?.self) { group in
-            group.addTask {
-                do {
-                    return .success(try await function.body(context, args))
-                } catch let error as TinyvexServerError {
-                    return .failure(error)
-                } catch {
-                    return .failure(TinyvexServerError(.mutationFailed, "the action \(name) failed: \(error)"))
-                }
+        let outcome = try? await Deadline.race(timeout) { () async -> Result<JSONValue, TinyvexServerError> in
+            do {
+                return .success(try await function.body(context, args))
+            } catch let error as TinyvexServerError {
+                return .failure(error)
+            } catch {
+                return .failure(TinyvexServerError(.mutationFailed, "the action \(name) failed: \(error)"))
             }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return Task.isCancelled ? nil : .failure(TinyvexServerError(.timeout, "the action \(name) ran longer than \(timeout)"))
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first ?? .failure(TinyvexServerError(.timeout, "the action \(name) was cancelled"))
+        }
+        guard let outcome else {
+            if Task.isCancelled { throw TinyvexServerError(.timeout, "the action \(name) was cancelled") }
+            throw TinyvexServerError(.timeout, "the action \(name) ran longer than \(timeout)")
         }
         return try outcome.get()
     }
