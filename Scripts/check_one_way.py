@@ -40,7 +40,7 @@ RULES = [
     Rule(
         "one retry loop",
         "Packages/Managed/Sources/RpcDo/Retry/RetryLoop.swift",
-        r"struct RetryLoop\b|\bresends\s*\+=\s*1|\bmaxMutationResends\b",
+        r"struct RetryLoop\b|\bresends\s*\+=\s*1",
         ["Packages/Managed/Sources/RpcDo/Retry/RetryLoop.swift"],
         scope="sources",
     ),
@@ -54,7 +54,7 @@ RULES = [
     Rule(
         "one liveness scheduler",
         "Packages/Transport/Sources/RpcTransport/Connection/KeepaliveScheduler.swift",
-        r"enum KeepaliveScheduler\b|TinyvexMethod\.ping\b",
+        r"enum KeepaliveScheduler\b|request\(TinyvexMethod\.ping\b|pingMethod:",
         ["Packages/Transport/Sources/RpcTransport/Connection/KeepaliveScheduler.swift"],
         scope="sources",
     ),
@@ -87,9 +87,9 @@ RULES = [
     ),
     Rule(
         "one time-limit helper",
-        "Packages/Wire/Sources/RpcTesting/TimeLimit.swift",
+        "Packages/Transport/Sources/RpcTransportTesting/TimeLimit.swift",
         r"func withTimeLimit\s*[(<]",
-        ["Packages/Wire/Sources/RpcTesting/TimeLimit.swift"],
+        ["Packages/Transport/Sources/RpcTransportTesting/TimeLimit.swift"],
     ),
     Rule(
         "one certificate fixture",
