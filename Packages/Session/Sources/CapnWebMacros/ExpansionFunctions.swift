@@ -74,6 +74,7 @@ public func _capnwebEncode(_ value: RpcReadableStream) throws -> RpcPayload {
 public func _capnwebEncode<S: AsyncSequence & Sendable>(_ value: S) throws -> RpcPayload
 where S.Element: Encodable & Sendable {
     let chunks = AsyncThrowingStream<RpcPayload, any Error> { continuation in
+        // Owned by the stream: cancelled when the peer's reading ends or the stream goes away.
         let task = Task {
             do {
                 for try await element in value {

@@ -332,8 +332,7 @@ extension SessionCore {
             error = RpcErrorValue(message: "peer aborted: \(expression)")
         }
         end(.failed(.connectionLost(error)))
-        let transport = self.transport
-        Task { await transport.close(code: .applicationError, reason: error.message) }
+        closeTransport(reason: error.message)
     }
 
     private func receivePipe() throws {

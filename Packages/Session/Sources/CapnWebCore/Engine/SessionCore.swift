@@ -74,6 +74,8 @@ final class SessionCore: Sendable {
         /// entry the peer releases first leaves the set with it.
         var unanswered: Set<Int64> = []
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Tasks in ``SessionCore/seal(_:)`` waiting for the flush under way to end.
+        var flushWaiters: [CheckedContinuation<Void, Never>] = []
         var endWaiters: [CheckedContinuation<Void, Never>] = []
         var brokenHandlers: [@Sendable (RpcError) -> Void] = []
         var tasks: [Int: Task<Void, Never>] = [:]
@@ -192,13 +194,18 @@ final class SessionCore: Sendable {
     /// Closes the session to new calls, which fail with `rejection` from now on (an HTTP batch
     /// whose request is leaving), and returns once every message sent before has reached the
     /// transport.
+    ///
+    /// Whoever is flushing writes what was sent before the seal (it never waits for anything);
+    /// the seal waits for that flush to end, resumed by the flusher (or by the session's end).
     func seal(_ rejection: Rejection) async {
-        state.withLock { state in
-            if state.sealed == nil { state.sealed = rejection }
-        }
-        // Whoever is flushing writes what was sent before the seal; it never waits for anything.
-        while state.withLock({ $0.flushing && $0.ended == nil }) {
-            await Task.yield()
+        await withCheckedContinuation { continuation in
+            let flushed = state.withLock { state -> Bool in
+                if state.sealed == nil { state.sealed = rejection }
+                guard state.flushing, state.ended == nil else { return true }
+                state.flushWaiters.append(continuation)
+                return false
+            }
+            if flushed { continuation.resume() }
         }
     }
 
@@ -229,6 +236,7 @@ final class SessionCore: Sendable {
         // fresh buffer (copy on write), so no message is ever changed after it was enqueued.
         var written: [CapnWebMessage] = []
         var bytes: [UInt8] = []
+        var flushed: [CheckedContinuation<Void, Never>] = []
         while true {
             let batch: [CapnWebMessage]? = state.withLock { state in
                 if written.capacity > state.spareOutbox.capacity {
@@ -241,6 +249,7 @@ final class SessionCore: Sendable {
                 processDrops(&state)
                 if state.outbox.isEmpty {
                     state.flushing = false
+                    swap(&flushed, &state.flushWaiters)
                     return nil
                 }
                 // The answers taken now are counted as they are encoded.
@@ -251,7 +260,10 @@ final class SessionCore: Sendable {
                 swap(&batch, &state.outbox)
                 return batch
             }
-            guard var batch else { return }
+            guard var batch else {
+                for waiter in flushed { waiter.resume() }
+                return
+            }
             for message in batch {
                 do {
                     bytes.removeAll(keepingCapacity: true)
@@ -363,6 +375,11 @@ final class SessionCore: Sendable {
         case .some(false):
             break
         case .none:
+            // The mutex is held (by this thread, inside a transition, or by another): the drop
+            // is processed by the next transition, or, if none comes, by this task. Left
+            // unowned on purpose: it cannot be registered with the session (that takes the
+            // mutex), it only takes the mutex once and ends, and it keeps the core alive until
+            // then, so it never acts on a session that is gone.
             Task { [self] in locked { _ in } }
         }
     }
@@ -400,6 +417,7 @@ final class SessionCore: Sendable {
             state.outboxAnswerBytes = 0
             state.outbox = []
             state.idleWaiters = []
+            state.flushWaiters = []
             state.endWaiters = []
             state.brokenHandlers = []
             state.tasks = [:]
@@ -425,6 +443,7 @@ final class SessionCore: Sendable {
             entry.resolution?.settle(.failure(rejection))
         }
         for waiter in old.idleWaiters { waiter.resume() }
+        for waiter in old.flushWaiters { waiter.resume() }
         for waiter in old.endWaiters { waiter.resume() }
         let error = rejection.rpcError
         for handler in old.brokenHandlers { handler(error) }
@@ -475,8 +494,20 @@ final class SessionCore: Sendable {
         }
         guard sent else { return }
         end(.failed(.connectionLost(error)))
+        closeTransport(reason: message)
+    }
+
+    /// Closes the transport with code 3000 and `reason` once the session has ended on an abort
+    /// (its own or the peer's), without waiting: the abort happens on the path that reads or
+    /// writes, which must not wait for a close handshake.
+    ///
+    /// The close runs in a task of its own, not in one the session owns: the session has ended
+    /// (its task set takes nothing more, and its end cancelled the rest), and this task holds
+    /// only the transport, whose close ends by itself within the transport's close timeout. It
+    /// is a hand-off to the transport, which owns its closing from then on.
+    func closeTransport(reason: String) {
         let transport = self.transport
-        Task { await transport.close(code: .applicationError, reason: message) }
+        Task { await transport.close(code: .applicationError, reason: reason) }
     }
 
     /// Shuts the session down without an abort message, as disposing the main stub does.

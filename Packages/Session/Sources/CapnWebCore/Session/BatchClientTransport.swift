@@ -15,6 +15,8 @@ final class BatchClientTransport: MessageTransport {
         var pending: [TransportEvent] = []
         var outbox: [TransportMessage] = []
         var deadline: ContinuousClock.Instant?
+        /// The task that posts the request once no message has come for the delay; owned here
+        /// and awaited (or cancelled with its caller) by ``finish()``.
         var sender: Task<Void, Never>?
         var sent = false
         /// Whether a result has been asked for: only then does the quiet time count.

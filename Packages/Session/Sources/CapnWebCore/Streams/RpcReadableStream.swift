@@ -45,6 +45,7 @@ public final class RpcReadableStream: AsyncSequence, Sendable {
     public func decoded<T: Decodable & Sendable>(as type: T.Type = T.self) -> AsyncThrowingStream<T, any Error> {
         let chunks = self.chunks
         return AsyncThrowingStream { continuation in
+            // Owned by the decoded stream: cancelled when its reader stops or goes away.
             let task = Task {
                 do {
                     for try await chunk in chunks {
