@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import RpcTransport
 @testable import RpcTransportNIO
+import RpcTesting
 import Testing
 
 // MARK: - Codec
@@ -692,7 +693,7 @@ struct PerMessageDeflatePythonTests {
     ]
 
     @Test("messages compressed here inflate correctly in Python", arguments: DirectionSettings.all)
-    func swiftToPython(settings: DirectionSettings) throws {
+    func swiftToPython(settings: DirectionSettings) async throws {
         let compressor = try MessageCompressor(
             windowBits: settings.windowBits,
             noContextTakeover: settings.noContextTakeover,
@@ -701,7 +702,7 @@ struct PerMessageDeflatePythonTests {
         let compressed = try Self.messages.map { message in
             Array(try compressor.compress(ByteBuffer(bytes: message), allocator: allocator).readableBytesView)
         }
-        let inflated = try PythonZlib.run(
+        let inflated = try await PythonZlib.run(
             mode: "inflate",
             windowBits: settings.windowBits,
             noContextTakeover: settings.noContextTakeover,
@@ -714,8 +715,8 @@ struct PerMessageDeflatePythonTests {
         "messages compressed by Python inflate correctly here",
         arguments: DirectionSettings.all.filter { $0.windowBits >= 9 }
     )
-    func pythonToSwift(settings: DirectionSettings) throws {
-        let compressed = try PythonZlib.run(
+    func pythonToSwift(settings: DirectionSettings) async throws {
+        let compressed = try await PythonZlib.run(
             mode: "deflate",
             windowBits: settings.windowBits,
             noContextTakeover: settings.noContextTakeover,
@@ -960,8 +961,10 @@ enum PythonZlib {
     static var isAvailable: Bool { interpreter != nil }
 
     /// Inflates (`mode` "inflate") or deflates (`mode` "deflate") each message in Python, with one
-    /// stream for all messages unless `noContextTakeover`.
-    static func run(mode: String, windowBits: Int, noContextTakeover: Bool, messages: [[UInt8]]) throws -> [[UInt8]] {
+    /// stream for all messages unless `noContextTakeover`. The interpreter is awaited on a thread
+    /// of its own: blocking a thread of the small cooperative pool for its whole run would starve
+    /// the tests running meanwhile.
+    static func run(mode: String, windowBits: Int, noContextTakeover: Bool, messages: [[UInt8]]) async throws -> [[UInt8]] {
         let interpreter = try #require(interpreter)
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("permessage-deflate-\(UUID().uuidString)")
@@ -971,14 +974,18 @@ enum PythonZlib {
         let output = directory.appendingPathComponent("out")
         try Data(frame(messages)).write(to: input)
 
-        let process = Process()
-        process.executableURL = interpreter
-        process.arguments = [
+        let arguments = [
             "-c", script, mode, String(windowBits), noContextTakeover ? "1" : "0", input.path, output.path,
         ]
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0)
+        let status = try await onOwnThread {
+            let process = Process()
+            process.executableURL = interpreter
+            process.arguments = arguments
+            try process.run()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        try #require(status == 0)
         return try unframe(Array(Data(contentsOf: output)))
     }
 
