@@ -59,7 +59,12 @@ let package = Package(
         // `make demo`'s Actors step.
         .executableTarget(
             name: "RivetKitDemo",
-            dependencies: ["RivetKit", "RivetKitServer"],
+            dependencies: [
+                "RivetKit",
+                "RivetKitServer",
+                // The stack's one wait for a condition.
+                .product(name: "RpcDoTesting", package: "Managed"),
+            ],
             swiftSettings: strictSettings
         ),
         // The protocol codec against the transcripts, the server, and the client against it.

@@ -4,17 +4,7 @@
 import Foundation
 import RivetKit
 import RivetKitServer
-
-@MainActor
-func waitUntil(_ what: String, _ condition: @MainActor () -> Bool) async throws {
-    let deadline = ContinuousClock.now + .seconds(10)
-    while !condition() {
-        guard ContinuousClock.now < deadline else {
-            throw ActorError(group: "demo", code: "timeout", message: "gave up waiting until \(what)")
-        }
-        try await Task.sleep(for: .milliseconds(10))
-    }
-}
+import RpcDoTesting
 
 @MainActor
 func runDemo() async throws {

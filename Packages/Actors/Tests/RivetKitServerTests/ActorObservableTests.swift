@@ -35,10 +35,6 @@ struct ActorObservableTests {
         }
     }
 
-    static func waitUntil(_ what: String = "the condition", _ condition: @MainActor () -> Bool) async throws {
-        try await RpcTesting.waitUntil(what) { condition() }
-    }
-
     @Test("Two observables on the same key see each other's events; send is fire and forget; errors arrive typed")
     func counterExample() async throws {
         try await Self.withServer { client in
@@ -46,7 +42,7 @@ struct ActorObservableTests {
             let second = ActorObservable(client: client, options: ActorOptions(name: "counter", key: ["my-counter"]))
             #expect(first.hash == second.hash)
             let counts = second.events("newCount", as: Int.self)
-            try await Self.waitUntil { first.isConnected && second.isConnected }
+            try await waitUntil("the condition") { first.isConnected && second.isConnected }
             #expect(first.connection === second.connection)
             #expect(client.connectionUsers(hash: first.hash) == 2)
             let count: Int = try await first.action("increment", 1)
@@ -63,7 +59,7 @@ struct ActorObservableTests {
             #expect(total == 3)
             first.release()
             second.release()
-            try await Self.waitUntil { client.connectionUsers(hash: first.hash) == 0 }
+            try await waitUntil("the condition") { client.connectionUsers(hash: first.hash) == 0 }
         }
     }
 
@@ -75,7 +71,7 @@ struct ActorObservableTests {
             let singles = signals.events("one", as: Double.self)
             let pairs = signals.events("move", as: (Double, Double).self)
             let triples = signals.events("triple", as: (String, Int, Bool).self)
-            try await Self.waitUntil { signals.isConnected }
+            try await waitUntil("the condition") { signals.isConnected }
             let _: Int = try await signals.action("emit", "tick", 0)
             var tickIterator = ticks.makeAsyncIterator()
             #expect(await tickIterator.next() != nil)
@@ -93,7 +89,7 @@ struct ActorObservableTests {
             #expect(signals.error == nil)
             // "move" with three arguments: the pair stream skips it and reports the arity.
             let _: Int = try await signals.action("emit", "move", 3)
-            try await Self.waitUntil { signals.error != nil }
+            try await waitUntil("the condition") { signals.error != nil }
             #expect(signals.error?.group == "client")
             #expect(signals.error?.code == "decode_error")
             signals.release()
@@ -104,27 +100,27 @@ struct ActorObservableTests {
     func enabledLifecycle() async throws {
         try await Self.withServerAndClient { server, client in
             let chat = ActorObservable(client: client, options: ActorOptions(name: "chat", key: ["room-1"]))
-            try await Self.waitUntil { chat.isConnected }
+            try await waitUntil("the condition") { chat.isConnected }
             let hash = chat.hash
             chat.setEnabled(false)
             #expect(chat.connStatus == .idle)
             #expect(chat.connection == nil)
             #expect(chat.handle == nil)
-            try await Self.waitUntil { client.connectionUsers(hash: hash) == 0 }
+            try await waitUntil("the condition") { client.connectionUsers(hash: hash) == 0 }
             // No socket is left open: the server sees no connection at all.
-            try await Self.waitUntil { server.openCount == 0 }
+            try await waitUntil("the condition") { server.openCount == 0 }
             let disabled = await #expect(throws: ActorError.self) { let _: Bool = try await chat.action("send", "a", "b") }
             #expect(disabled?.code == "not_connected")
             chat.setEnabled(true)
-            try await Self.waitUntil { chat.isConnected }
+            try await waitUntil("the condition") { chat.isConnected }
             #expect(chat.hash == hash)
             let sent: Bool = try await chat.action("send", "ann", "hello")
             #expect(sent)
             let history: [DemoActors.ChatMessage] = try await chat.action("history")
             #expect(history == [DemoActors.ChatMessage(from: "ann", text: "hello")])
             chat.release()
-            try await Self.waitUntil { client.connectionUsers(hash: hash) == 0 }
-            try await Self.waitUntil { server.openCount == 0 }
+            try await waitUntil("the condition") { client.connectionUsers(hash: hash) == 0 }
+            try await waitUntil("the condition") { server.openCount == 0 }
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import NIOHTTP1
 import RivetKit
 import RivetKitServer
+import RpcDoTesting
 import RpcTransportNIO
 import Testing
 
@@ -57,7 +58,7 @@ struct ClientTests {
     }
 
     static func waitFor(_ connection: ActorConnection, _ status: ActorConnStatus) async throws {
-        try await ServerHarness.waitUntil { connection.status == status }
+        try await waitUntil("the connection's status") { connection.status == status }
     }
 
     @Test("HTTP actions through a handle: get-or-create, typed output, typed errors, params and token")

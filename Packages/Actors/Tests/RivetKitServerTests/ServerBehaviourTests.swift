@@ -5,6 +5,7 @@ import RivetKitServer
 import RpcTransportNIO
 import Synchronization
 import Testing
+import RpcDoTesting
 import RpcWire
 
 @Suite("The actor server's behaviour")
@@ -209,7 +210,7 @@ struct ServerBehaviourTests {
             let client = try HTTPClient(baseURL: server.endpoint)
             actorId = try await ServerHarness.getOrCreate(client, name: "counter", key: ["durable"])
             #expect(try await ServerHarness.httpAction(client, actorId: actorId, "increment", args: [7]).body == ["output": 7])
-            try await ServerHarness.waitUntil { await server.awakeActorCount() == 0 }
+            try await waitUntil("no actor is awake") { await server.awakeActorCount() == 0 }
             #expect(try await ServerHarness.httpAction(client, actorId: actorId, "increment", args: [1]).body == ["output": 8])
             await client.close()
         }

@@ -193,32 +193,33 @@ public final class RivetKitClient: Sendable {
         var headers = HTTPHeaders()
         if let token = config.token { headers.add(name: "authorization", value: "Bearer \(token)") }
         let path = "/metadata?namespace=\(HTTPQuery.percentEncode(config.namespace))"
-        var failure = "no attempt was made"
-        for attempt in 1 ... max(attempts, 1) {
-            if attempt > 1 {
-                do {
-                    try await Task.sleep(for: backoff.delay(forAttempt: attempt - 1))
+        let tries = max(attempts, 1)
+        let retries = RetryLoop(maxRetries: tries - 1, backoff: backoff, maxRetryDelay: backoff.maxDelay)
+        do throws(ActorError) {
+            // The one retry loop: every failed lookup is tried again, up to the attempts allowed.
+            return try await retries.run(
+                isSafeToRetry: { error, _ in error.errorCode == .clientHTTPError },
+                cancelled: { ActorError(.clientCancelled, "the metadata lookup was cancelled") }
+            ) { (_: SentFlag) async throws(ActorError) -> JSONValue in
+                let response: HTTPClientResponse
+                do throws(TransportError) {
+                    response = try await http.execute(HTTPClientRequest(method: .GET, path: path, headers: headers))
                 } catch {
-                    throw ActorError(.clientCancelled, "the metadata lookup was cancelled")
+                    throw ActorError(.clientHTTPError, "GET /metadata: \(error.message)")
                 }
-            }
-            do {
-                let response = try await http.execute(HTTPClientRequest(method: .GET, path: path, headers: headers))
                 guard (200 ..< 300).contains(response.status) else {
-                    failure = "GET /metadata answered \(response.status)"
-                    continue
+                    throw ActorError(.clientHTTPError, "GET /metadata answered \(response.status)")
                 }
                 guard let body = try? JSONValue(parsing: response.body), case .object = body else {
-                    failure = "GET /metadata answered with no JSON object"
-                    continue
+                    throw ActorError(.clientHTTPError, "GET /metadata answered with no JSON object")
                 }
                 return body
-            } catch {
-                failure = "GET /metadata: \(error.message)"
             }
+        } catch {
+            guard error.errorCode == .clientHTTPError else { throw error }
+            throw ActorError(
+                .clientHTTPError, "the metadata lookup failed \(tries) times (metadataLookupAttempts): \(error.message)")
         }
-        throw ActorError(
-            .clientHTTPError, "the metadata lookup failed \(max(attempts, 1)) times (metadataLookupAttempts): \(failure)")
     }
 
     // MARK: Shared connections

@@ -61,9 +61,4 @@ enum ServerHarness {
     }
 
     struct Unexpected: Error {}
-
-    /// Waits until `condition` holds, checking every few milliseconds, for at most `limit`.
-    static func waitUntil(within limit: Duration = .seconds(10), _ condition: () async throws -> Bool) async throws {
-        try await RpcTesting.waitUntil("the condition", timeout: limit) { try await condition() }
-    }
 }

@@ -4,13 +4,20 @@ import RpcTransport
 /// RivetKit and Tinyvex clients: up to ``maxRetries`` more attempts, each after the backoff delay (or the peer's
 /// `retryAfter` hint, capped at ``maxRetryDelay``), and only while the caller's per-error rule
 /// says the failed attempt is safe to repeat.
-struct RetryLoop: Sendable {
+public struct RetryLoop: Sendable {
     /// How many attempts may follow the first.
-    var maxRetries: Int
+    public var maxRetries: Int
     /// The wait before each retry, when the error carries no hint.
-    var backoff: Backoff
+    public var backoff: Backoff
     /// The longest wait a `retryAfter` hint may ask for.
-    var maxRetryDelay: Duration
+    public var maxRetryDelay: Duration
+
+    /// Creates a loop of up to `maxRetries` retries after the first attempt.
+    public init(maxRetries: Int, backoff: Backoff, maxRetryDelay: Duration) {
+        self.maxRetries = maxRetries
+        self.backoff = backoff
+        self.maxRetryDelay = maxRetryDelay
+    }
 
     /// Runs `attempt` until it returns, or fails in a way that must not be retried.
     ///
@@ -23,7 +30,7 @@ struct RetryLoop: Sendable {
     ///   - attempt: One attempt; it sets the flag once its request has been handed to the
     ///     transport.
     /// - Throws: The last attempt's error, or `cancelled()`.
-    func run<Result, Failure: Error>(
+    public func run<Result, Failure: Error>(
         isSafeToRetry: (Failure, _ sent: Bool) -> Bool,
         retryAfter: (Failure) -> Duration? = { _ in nil },
         cancelled: () -> Failure,
@@ -52,7 +59,7 @@ struct RetryLoop: Sendable {
 
     /// The wait before retry number `retry` (from 1): the hint, capped at ``maxRetryDelay``,
     /// or the backoff's delay.
-    func delay(retry: Int, hint: Duration?) -> Duration {
+    public func delay(retry: Int, hint: Duration?) -> Duration {
         if let hint {
             return min(max(hint, .zero), maxRetryDelay)
         }
