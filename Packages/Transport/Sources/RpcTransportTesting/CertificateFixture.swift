@@ -160,7 +160,7 @@ public final class CertificateFixture: Sendable {
     // MARK: - Public key pins
 
     /// The SHA-256 digest of `identity`'s DER SubjectPublicKeyInfo in base64 (no `sha256/`
-    /// prefix), as the `openssl` command line computed and encoded it.
+    /// prefix), the digest as the `openssl` command line computed it.
     public func publicKeyPinBase64(of identity: Identity) throws -> String {
         guard let pin = pins[identity] else {
             throw Failure("the fixture has no public key pin for \(identity.rawValue)")
@@ -223,11 +223,10 @@ private struct Generator {
         try write(Data(), to: "index.txt")
         try write(Data("1000\n".utf8), to: "serial.txt")
 
-        try newKey("ca")
-        try openssl([
-            "req", "-x509", "-new", "-key", "ca.key", "-subj", "/CN=Rpc Test CA", "-days", "30",
-            "-config", "fixture.cnf", "-extensions", "ca_ext", "-out", "ca.pem",
-        ])
+        try openssl(
+            ["req", "-x509", "-new"] + Self.newKey("ca")
+                + ["-subj", "/CN=Rpc Test CA", "-days", "30", "-config", "fixture.cnf", "-extensions", "ca_ext", "-out", "ca.pem"]
+        )
         let thirtyDays = ["-days", "30"]
         try issue(.server, commonName: "localhost", extensions: "server_ext", validity: thirtyDays)
         try issue(
@@ -243,21 +242,18 @@ private struct Generator {
         try write(try read("chained.pem") + read("intermediate.pem"), to: "chained-full.pem")
 
         let selfSigned = CertificateFixture.Identity.selfSigned.rawValue
-        try newKey(selfSigned)
-        try openssl([
-            "req", "-x509", "-new", "-key", "\(selfSigned).key", "-subj", "/CN=localhost", "-days", "30",
-            "-config", "fixture.cnf", "-extensions", "self_signed_ext", "-out", "\(selfSigned).pem",
-        ])
+        try openssl(
+            ["req", "-x509", "-new"] + Self.newKey(selfSigned)
+                + ["-subj", "/CN=localhost", "-days", "30", "-config", "fixture.cnf", "-extensions", "self_signed_ext"]
+                + ["-out", "\(selfSigned).pem"]
+        )
 
-        var pins: [CertificateFixture.Identity: String] = [:]
-        for identity in CertificateFixture.Identity.allCases {
-            pins[identity] = try publicKeyPin(identity.rawValue)
-        }
-        return pins
+        return try publicKeyPins()
     }
 
-    private func newKey(_ name: String) throws {
-        try openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "\(name).key"])
+    /// The `openssl req` arguments that make a new EC P-256 key, unencrypted, into `<name>.key`.
+    private static func newKey(_ name: String) -> [String] {
+        ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "\(name).key"]
     }
 
     private func issue(
@@ -268,11 +264,10 @@ private struct Generator {
         issuer: String = "ca"
     ) throws {
         let name = identity.rawValue
-        try newKey(name)
-        try openssl([
-            "req", "-new", "-key", "\(name).key", "-subj", "/CN=\(commonName)", "-config", "fixture.cnf",
-            "-out", "\(name).csr",
-        ])
+        try openssl(
+            ["req", "-new"] + Self.newKey(name)
+                + ["-subj", "/CN=\(commonName)", "-config", "fixture.cnf", "-out", "\(name).csr"]
+        )
         try openssl(
             [
                 "ca", "-batch", "-notext", "-config", "fixture.cnf", "-cert", "\(issuer).pem",
@@ -282,17 +277,27 @@ private struct Generator {
         )
     }
 
-    private func publicKeyPin(_ name: String) throws -> String {
-        try openssl(["pkey", "-in", "\(name).key", "-pubout", "-outform", "DER", "-out", "\(name).spki"])
-        try openssl(["dgst", "-sha256", "-binary", "-out", "\(name).spki.sha256", "\(name).spki"])
-        let digest = try read("\(name).spki.sha256")
-        guard digest.count == 32 else {
-            throw CertificateFixture.Failure("openssl dgst wrote \(digest.count) bytes for \(name), not 32")
+    /// The pin of every identity: its key's DER SubjectPublicKeyInfo written by the command line,
+    /// all of them hashed in one run, each digest in the pin's base64 form.
+    private func publicKeyPins() throws -> [CertificateFixture.Identity: String] {
+        let identities = CertificateFixture.Identity.allCases
+        for identity in identities {
+            let name = identity.rawValue
+            try openssl(["pkey", "-in", "\(name).key", "-pubout", "-outform", "DER", "-out", "\(name).spki"])
         }
-        // Encoded by the command line too, so tests check the stack's decoder against another encoder.
-        try openssl(["base64", "-A", "-in", "\(name).spki.sha256", "-out", "\(name).spki.sha256.b64"])
-        let text = String(decoding: try read("\(name).spki.sha256.b64"), as: UTF8.self)
-        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        try openssl(["dgst", "-sha256", "-binary", "-out", "spki.sha256"] + identities.map { "\($0.rawValue).spki" })
+        let digests = Array(try read("spki.sha256"))
+        guard digests.count == 32 * identities.count else {
+            throw CertificateFixture.Failure(
+                "openssl dgst wrote \(digests.count) bytes for \(identities.count) keys, not 32 for each"
+            )
+        }
+        var pins: [CertificateFixture.Identity: String] = [:]
+        for (index, identity) in identities.enumerated() {
+            let pin = try PublicKeyPin(sha256: Array(digests[(32 * index)..<(32 * index + 32)]))
+            pins[identity] = String(pin.description.dropFirst("sha256/".count))
+        }
+        return pins
     }
 
     private func read(_ name: String) throws -> Data {
