@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RpcTesting
+import RpcTransportTesting
 import Testing
 import CapnWebSocketTestSupport
 @testable import CapnWebCLI
@@ -300,7 +301,7 @@ struct CapnWebCommandTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let certificate = directory.appendingPathComponent("server.pem").path
         let key = directory.appendingPathComponent("server.key").path
-        try SelfSignedCertificate.write(certificatePath: certificate, keyPath: key)
+        try await CertificateFixture.shared().copy(.selfSigned, certificateTo: certificate, keyTo: key)
 
         let options = ServeOptions(host: "127.0.0.1", port: 0, tlsCertificate: certificate, tlsKey: key)
         try await withDemoServer(options) { url, _ in

@@ -134,28 +134,3 @@ enum SilentTCPServer {
         }
     }
 }
-
-/// A bounded wait ran out of time.
-struct TimeLimitExceeded: Error, CustomStringConvertible {
-    var description: String
-}
-
-/// Runs `body`, failing with ``TimeLimitExceeded`` once `limit` passes; the failure is thrown
-/// once `body` has returned (it is not abandoned), so a `body` that takes too long fails the
-/// test instead of passing late.
-func withTimeLimit<T: Sendable>(
-    _ limit: Duration, _ what: String, _ body: @escaping @Sendable () async throws -> T
-) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: limit)
-            return nil
-        }
-        defer { group.cancelAll() }
-        guard let first = try await group.next(), let value = first else {
-            throw TimeLimitExceeded(description: "\(what) did not finish within \(limit)")
-        }
-        return value
-    }
-}

@@ -11,7 +11,7 @@ import CapnWeb
 struct ConfigurationExamples {
     @Test("the builder form's settings are all applied: headers reach the server, the pinned bundle certificate is the one trusted")
     func resultBuilder() async throws {
-        let certificates = try SeedCertificates()
+        let certificates = try await SeedCertificates()
         let admitted = AdmittedHeaders()
         try await withSeedServer(tls: certificates.serverTLS, admit: admitted.admit) { server, _, peers in
             // Adapted: `url` is the test server's address (wss, presenting `api-cert`).

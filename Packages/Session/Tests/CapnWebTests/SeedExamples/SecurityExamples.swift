@@ -12,7 +12,7 @@ import CapnWeb
 struct SecurityExamples {
     @Test("TLS with minimumVersion .TLSv12 and a pinned certificate connects to the server presenting it")
     func transportSecurity() async throws {
-        let certificates = try SeedCertificates()
+        let certificates = try await SeedCertificates()
         try await withSeedServer(tls: certificates.serverTLS) { server, backend, peers in
             // Adapted: `url` is the test server's wss address, and `myCertificate` (not
             // declared in the seed) is the certificate the server presents, read from the
@@ -38,7 +38,7 @@ struct SecurityExamples {
 
     @Test("the pinned certificate is the one checked: a server presenting another certificate is refused")
     func pinIsChecked() async throws {
-        let certificates = try SeedCertificates()
+        let certificates = try await SeedCertificates()
         try await withSeedServer(tls: certificates.serverTLS) { server, backend, peers in
             let otherCertificate = CertificateSource.resource(named: "other-cert", in: certificates.bundle)
             await #expect {
@@ -66,7 +66,7 @@ struct SecurityExamples {
 
     @Test("a pinned certificate missing from the bundle fails the connect with tlsConfigurationInvalid naming the file")
     func missingPinnedCertificate() async throws {
-        let certificates = try SeedCertificates()
+        let certificates = try await SeedCertificates()
         try await withSeedServer(tls: certificates.serverTLS) { server, backend, peers in
             let bundle = certificates.bundle
             await #expect {

@@ -3,21 +3,24 @@ import Testing
 import RpcTransportTesting
 import CapnWeb
 
-/// A directory used as a resource bundle, holding self-signed certificates for 127.0.0.1 made
-/// with the `openssl` command line: `api-cert.pem` (with its key `api-cert.key`), which the
-/// TLS test server presents, and `other-cert.pem`, which it does not. Removed when done.
+/// A directory used as a resource bundle, holding certificates of the repository's one test
+/// fixture: `api-cert.pem` (its self-signed certificate for 127.0.0.1, with its key
+/// `api-cert.key`), which the TLS test server presents, and `other-cert.pem` (its CA-issued
+/// server certificate), which it does not. Removed when done.
 final class SeedCertificates: Sendable {
     let directory: URL
     /// The directory as a `Bundle`, standing for the seed's `.main`.
     let bundle: Bundle
 
-    init() throws {
+    init() async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("capnweb-seed-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        for name in ["api-cert", "other-cert"] {
-            try Self.makeCertificate(
-                certificate: directory.appendingPathComponent("\(name).pem").path,
-                key: directory.appendingPathComponent("\(name).key").path)
+        let fixture = try await CertificateFixture.shared()
+        for (name, identity) in [("api-cert", CertificateFixture.Identity.selfSigned), ("other-cert", .server)] {
+            try fixture.copy(
+                identity,
+                certificateTo: directory.appendingPathComponent("\(name).pem").path,
+                keyTo: directory.appendingPathComponent("\(name).key").path)
         }
         bundle = try #require(Bundle(path: directory.path))
     }
@@ -31,10 +34,6 @@ final class SeedCertificates: Sendable {
         TLSServerConfiguration(
             certificateChain: [.file(path: directory.appendingPathComponent("api-cert.pem").path)],
             privateKey: .file(path: directory.appendingPathComponent("api-cert.key").path))
-    }
-
-    private static func makeCertificate(certificate: String, key: String) throws {
-        try SelfSignedCertificate.write(certificatePath: certificate, keyPath: key)
     }
 }
 
