@@ -17,6 +17,7 @@ struct ActorErrorCodeTests {
         ("client.cancelled", "cancelled", .local),
         ("client.http_error", "unavailable", .local),
         ("client.not_connected", "unavailable", .local),
+        ("client.action_timeout", "deadlineExceeded", .local),
         ("actor.not_found", "notFound", .remote),
         ("actor.invalid_key", "invalidArgument", .remote),
         ("actor.starting", "unavailable", .remote),

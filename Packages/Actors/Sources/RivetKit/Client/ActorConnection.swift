@@ -1,3 +1,4 @@
+import RpcDo
 import RpcTransportNIO
 import Synchronization
 import RpcWire
@@ -14,6 +15,13 @@ import RpcWire
 /// reason's structured error when it has one; an action made just as the connection was lost
 /// may have run), reports the error, and reconnects for ever with
 /// ``ClientConfig/reconnectBackoff``.
+///
+/// Actions run through RpcDo's ``RpcDo/ManagedChannel``, as RpcDo's calls and Tinyvex's
+/// requests do: ``ClientConfig/interceptors`` see each one (its name as the call's `method`,
+/// its metadata) before it is sent and may refuse it, and each waits at most
+/// ``ClientConfig/actionTimeout`` for its answer once its connection is ready
+/// (`client.action_timeout` after that). Actions are not idempotent: one that reached the
+/// connection is never sent again.
 ///
 /// Before the first `Init`, a failure to open is retried with the same backoff (growing across
 /// attempts) only when it says the actor is stale (``ActorCloseReason/isStaleActor``: not
@@ -44,10 +52,23 @@ public final class ActorConnection: Sendable {
     private typealias Waiter = CheckedContinuation<JSONValue, any Error>
     private typealias Core = ActorConnectionCore<any MessageTransport, Waiter>
 
+    /// An action made whose interceptors have not passed it on yet.
+    private struct Made {
+        var name: String
+        var args: [JSONValue]
+    }
+
     private struct State {
         var core: Core
-        /// The supervising connection of the current start, if any.
-        var supervisor: ReconnectingConnection?
+        /// The number of the current start, if started (and not disposed or failed since).
+        var started: UInt64?
+        /// How many starts there were.
+        var starts: UInt64 = 0
+        /// The actions made whose interceptors have not passed them on yet, by id.
+        var made: [UInt64: Made] = [:]
+        /// The actions held here while not connected, waiting to go on to their time limit
+        /// once a link is ready (or once they are settled).
+        var heldWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
         /// The ready handshakes waiting for `Init`, by generation.
         var initWaiters: [UInt64: CheckedContinuation<Void, any Error>] = [:]
         /// Generations on which `Init` arrived before their handshake waited.
@@ -62,7 +83,11 @@ public final class ActorConnection: Sendable {
     /// Why the open failed for good, as the retry decision saw it (it runs under the supervising
     /// connection's lock, so it keeps it here rather than in ``state``).
     private let openFailure = Mutex<ActorError?>(nil)
-    private let nextActionId = Atomic<UInt64>(0)
+    /// The supervising connection: made once, started by each ``start()``, closed by
+    /// ``dispose()``.
+    private let supervisor: ReconnectingConnection
+    /// Interceptors, time limits and ids of the actions, on ``supervisor``.
+    private let channel: ManagedChannel<ActorError>
     /// Whether an `Init` arrived since the last start (read by the retry decision: a link
     /// whose `Init` arrived and that closed before it was made ready was connected all the same).
     private let initSeen = Atomic<Bool>(false)
@@ -73,6 +98,51 @@ public final class ActorConnection: Sendable {
         self.client = client
         self.options = options
         self.state = Mutex(State(core: Core(queueLimit: client.config.maxQueuedActions)))
+        let relay = Relay()
+        let config = client.config
+        let supervisor = Self.makeSupervisor(client: client, options: options, relay: relay)
+        self.supervisor = supervisor
+        self.channel = ManagedChannel(
+            connection: supervisor,
+            settings: ManagedChannel.Settings(
+                requestTimeout: config.actionTimeout, maxRetries: 2, backoff: config.reconnectBackoff,
+                maxRetryDelay: config.reconnectBackoff.maxDelay,
+                interceptors: config.interceptors + [Admission(relay: relay)]))
+        relay.set(self)
+    }
+
+    /// Lets the supervising connection's hooks and the channel's last interceptor reach the
+    /// connection without holding it (it holds them).
+    private final class Relay: Sendable {
+        private struct Weak: Sendable {
+            weak var connection: ActorConnection?
+        }
+
+        private let reach = Mutex(Weak())
+
+        func set(_ connection: ActorConnection) {
+            reach.withLock { $0.connection = connection }
+        }
+
+        var connection: ActorConnection? {
+            reach.withLock { $0.connection }
+        }
+    }
+
+    /// The last interceptor of every action: once the client's interceptors passed it on, the
+    /// action is held in order by the core (until connected, when it is not) and the call goes
+    /// on to its attempts, each of which writes what is held up to it on the ready link and
+    /// waits for its answer within its time limit.
+    private struct Admission: ClientInterceptor {
+        let relay: Relay
+
+        func intercept<Output>(_ call: ClientCall, next: (ClientCall) async throws -> Output) async throws -> Output {
+            guard let connection = relay.connection else {
+                throw ActorError(.clientDisposed, "the connection is gone")
+            }
+            try await connection.admit(call.id)
+            return try await next(call)
+        }
     }
 
     // MARK: Observing
@@ -166,21 +236,22 @@ public final class ActorConnection: Sendable {
 
     /// Starts connecting (from ``ActorConnStatus/idle``; otherwise does nothing).
     public func start() {
-        let started = state.withLock { state -> (ReconnectingConnection, [Core.Effect])? in
-            guard state.supervisor == nil, let effects = state.core.start() else { return nil }
-            let supervisor = makeSupervisor()
-            state.supervisor = supervisor
-            return (supervisor, effects)
+        let started = state.withLock { state -> (UInt64, [Core.Effect])? in
+            guard state.started == nil, let effects = state.core.start() else { return nil }
+            state.starts += 1
+            state.started = state.starts
+            return (state.starts, effects)
         }
-        guard let (supervisor, effects) = started else { return }
+        guard let (start, effects) = started else { return }
         openFailure.withLock { $0 = nil }
         initSeen.store(false, ordering: .sequentiallyConsistent)
         perform(effects)
+        let supervisor = self.supervisor
         tasks.spawn("start") { [weak self] in
             do throws(TransportError) {
                 try await supervisor.start()
             } catch {
-                await self?.openFailed(error, on: supervisor)
+                await self?.openFailed(error, start: start)
             }
         }
     }
@@ -188,12 +259,16 @@ public final class ActorConnection: Sendable {
     /// Closes the connection with 1000 `Disposed`, rejects every waiting action with
     /// `client.disposed` and returns to ``ActorConnStatus/idle``; ``start()`` connects again.
     public func dispose() async {
-        let (supervisor, effects) = state.withLock { state in
-            defer { state.supervisor = nil }
-            return (state.supervisor, state.core.dispose(ActorError(.clientDisposed, "the connection was disposed")))
+        let (wasStarted, effects, held) = state.withLock { state in
+            defer { state.started = nil }
+            let effects = state.core.dispose(ActorError(.clientDisposed, "the connection was disposed"))
+            return (state.started != nil, effects, Self.takeHeld(&state))
         }
         perform(effects)
-        await supervisor?.close(ending: { transport in await transport.close(code: .normal, reason: "Disposed") })
+        for waiter in held { waiter.resume() }
+        if wasStarted {
+            await supervisor.close(ending: { transport in await transport.close(code: .normal, reason: "Disposed") })
+        }
         await tasks.cancelAll()
     }
 
@@ -222,35 +297,103 @@ public final class ActorConnection: Sendable {
     /// Calls action `name` with positional JSON arguments and returns its output; held until
     /// connected.
     ///
+    /// The action runs through ``ClientConfig/interceptors`` (as a call whose `method` is
+    /// `name`, with `metadata`, which stays in the client: RivetKit's frames carry none), and
+    /// waits at most ``ClientConfig/actionTimeout`` for its answer once its connection is ready.
+    ///
+    /// - Parameters:
+    ///   - name: The action's name.
+    ///   - args: Its positional arguments.
+    ///   - metadata: Per-action values for the interceptors.
     /// - Throws: ``ActorError``: the action's error, the connection's when it is lost or
     ///   closed with a reason, `client.connection_lost`, `client.not_connected` when
-    ///   ``ClientConfig/maxQueuedActions`` actions wait already, or `client.disposed`.
-    public func action(_ name: String, args: [JSONValue]) async throws(ActorError) -> JSONValue {
-        let id = nextActionId.add(1, ordering: .relaxed).oldValue
-        let frame = RivetMessageCodec.frame(ClientMessage.actionRequest(id: id, name: name, args: args))
-        let (decision, supervisor) = state.withLock { state in
-            // Read under this lock: the first Init takes what is held here under it too.
-            let running = state.supervisor?.isRunning ?? false
-            return (state.core.makeAction(id, frame: frame, supervisorRunning: running), state.supervisor)
-        }
-        switch decision {
-        case .refused(let error):
-            throw error
-        case .held:
-            break
-        case .send:
-            if let supervisor {
-                do {
-                    try await supervisor.send(.text(utf8: frame))
-                    perform(state.withLock { $0.core.sendReturned(id) })
-                } catch {
-                    perform(state.withLock { $0.core.sendFailed(id, error: Self.sendError(error)) })
-                }
-            }
-        }
+    ///   ``ClientConfig/maxQueuedActions`` actions wait already, `client.action_timeout`,
+    ///   `client.disposed`, `client.cancelled`, or an interceptor's failure (an ``ActorError``
+    ///   as thrown, any other as `client.internal_error`).
+    public func action(_ name: String, args: [JSONValue], metadata: [String: String] = [:]) async throws(ActorError) -> JSONValue {
+        let call = channel.call(name, timeout: client.config.actionTimeout, isIdempotent: false, metadata: metadata)
+        let id = call.id
+        state.withLock { $0.made[id] = Made(name: name, args: args) }
         do {
-            return try await withCheckedThrowingContinuation { (continuation: Waiter) in
-                perform(state.withLock { $0.core.wait(id, waiter: continuation) })
+            return try await channel.perform(call) { (link, sent) async throws(ActorError) -> JSONValue in
+                try await self.attempt(id, on: link, sent: sent)
+            }
+        } catch {
+            // Never sent if it was still held; a late answer is dropped.
+            let waiter = state.withLock { state in
+                state.made[id] = nil
+                return state.core.abandon(id)
+            }
+            waiter?.resume(throwing: error)
+            throw error
+        }
+    }
+
+    /// Holds action `id` in the core once the interceptors passed it on (the order actions are
+    /// sent in); while not connected, waits until a link is ready (or the action is settled:
+    /// disposed, open failed), as the channel's attempts need a running connection.
+    ///
+    /// - Throws: ``ActorError``: the refusal (too many held), or the failure the action got
+    ///   while held.
+    private func admit(_ id: UInt64) async throws(ActorError) {
+        guard let made = state.withLock({ $0.made.removeValue(forKey: id) }) else {
+            throw ActorError(.clientInternalError, "action \(id) was not made")
+        }
+        let frame = RivetMessageCodec.frame(ClientMessage.actionRequest(id: id, name: made.name, args: made.args))
+        let (refusal, connected) = state.withLock { state in
+            let connected = state.core.ready != nil
+            return (state.core.hold(id, frame: frame, limited: !connected), connected)
+        }
+        if let refusal { throw refusal }
+        if !connected { await waitWhileHeld(id) }
+        if let failure = state.withLock({ $0.core.takeFailure(id) }) { throw failure }
+    }
+
+    /// Waits until a link is ready or action `id` is settled (or the task is cancelled).
+    private func waitWhileHeld(_ id: UInt64) async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let goOn = state.withLock { state -> Bool in
+                    if Task.isCancelled || state.core.ready != nil || state.core.isSettled(id) { return true }
+                    state.heldWaiters[id] = continuation
+                    return false
+                }
+                if goOn { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.heldWaiters.removeValue(forKey: id) }?.resume()
+        }
+    }
+
+    /// One attempt of action `id` on the ready `link`: the actions held up to it are written
+    /// on it in order (so it is, unless an earlier attempt wrote it), then it waits for its
+    /// answer. Cancelled (by its time limit, or its caller), it gives the action up.
+    ///
+    /// - Throws: ``ActorError``: the answer's error, `client.connection_lost` when the link is
+    ///   lost after it was sent, `client.not_connected` (not sent) when the link was lost
+    ///   before, `client.cancelled`.
+    private func attempt(_ id: UInt64, on link: ReconnectingConnection.Link, sent: SentFlag) async throws(ActorError) -> JSONValue {
+        do {
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: Waiter) in
+                    let effects = state.withLock { state -> [Core.Effect] in
+                        if Task.isCancelled {
+                            _ = state.core.abandon(id)
+                            return [.answer(continuation, .failure(ActorError(.clientCancelled, "cancelled")))]
+                        }
+                        guard let frames = state.core.flush(through: id, generation: link.generation) else {
+                            let lost = ActorError(.clientNotConnected, "the connection was lost before the action was sent")
+                            return [.answer(continuation, .failure(lost))]
+                        }
+                        // Written under the lock, so that concurrent attempts keep the order held.
+                        for frame in frames { Self.write(frame, on: link.transport) }
+                        sent.set()
+                        return state.core.wait(id, waiter: continuation)
+                    }
+                    perform(effects)
+                }
+            } onCancel: {
+                state.withLock { $0.core.abandon(id) }?.resume(throwing: ActorError(.clientCancelled, "cancelled"))
             }
         } catch let error as ActorError {
             throw error
@@ -259,9 +402,14 @@ public final class ActorConnection: Sendable {
         }
     }
 
+    private static func takeHeld(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
+        defer { state.heldWaiters = [:] }
+        return Array(state.heldWaiters.values)
+    }
+
     // MARK: The supervising connection
 
-    private func makeSupervisor() -> ReconnectingConnection {
+    private static func makeSupervisor(client: RivetKitClient, options: ActorOptions, relay: Relay) -> ReconnectingConnection {
         let config = client.config
         let lookup = options.lookup
         return ReconnectingConnection(
@@ -271,35 +419,39 @@ public final class ActorConnection: Sendable {
                 handshakeTimeout: config.connectTimeout,
                 offlineQueueLimit: config.maxQueuedActions),
             factory: { [client, options] _ in try await Self.open(client: client, options: options) },
-            handler: .transports { [weak self] transport, generation in self?.attach(transport, generation: generation) },
+            handler: .transports { transport, generation in relay.connection?.attach(transport, generation: generation) },
             hooks: ReconnectingConnection.Hooks(
-                handshake: { [weak self] link in try await self?.awaitInit(on: link.generation) },
-                decideRetry: { [weak self] error, context in
+                handshake: { link in try await relay.connection?.awaitInit(on: link.generation) },
+                decideRetry: { error, context in
+                    let connection = relay.connection
                     // After the first Init: always again. Before it: only for a stale actor.
-                    if context.everConnected || self?.initSeen.load(ordering: .sequentiallyConsistent) == true {
+                    if context.everConnected || connection?.initSeen.load(ordering: .sequentiallyConsistent) == true {
                         return .retry
                     }
                     let failure = Self.openError(error, closure: context.closure)
                     if Self.isRetryable(failure, lookup: lookup) { return .retry }
-                    self?.openFailure.withLock { $0 = failure }
+                    connection?.openFailure.withLock { $0 = failure }
                     return .goIdle
                 },
-                ready: { [weak self] link in self?.linkReady(link) }))
+                ready: { link in relay.connection?.linkReady(link) }))
     }
 
-    /// The first connection of `supervisor` could not be made: unless it was disposed (or
+    /// The first connection of start `start` could not be made: unless it was disposed (or
     /// started again) meanwhile, the waiting actions are rejected, the error is reported once,
     /// and the status goes back to idle.
-    private func openFailed(_ error: TransportError, on supervisor: ReconnectingConnection) async {
+    private func openFailed(_ error: TransportError, start: UInt64) async {
         let failure = openFailure.withLock { $0 } ?? Self.openError(error, closure: nil)
-        let effects = state.withLock { state -> [Core.Effect]? in
-            guard state.supervisor === supervisor else { return nil }
-            state.supervisor = nil
-            return state.core.openFailed(failure)
-        }
-        guard let effects else { return }
-        perform(effects)
+        guard state.withLock({ $0.started == start }) else { return }
+        // Closed while this start is current, so that a start after it is not closed.
         await supervisor.close()
+        let outcome = state.withLock { state -> ([Core.Effect], [CheckedContinuation<Void, Never>])? in
+            guard state.started == start else { return nil }
+            state.started = nil
+            return (state.core.openFailed(failure), Self.takeHeld(&state))
+        }
+        guard let (effects, held) = outcome else { return }
+        perform(effects)
+        for waiter in held { waiter.resume() }
     }
 
     private func attach(_ transport: any MessageTransport, generation: UInt64) {
@@ -337,7 +489,11 @@ public final class ActorConnection: Sendable {
     }
 
     private func linkReady(_ link: ReconnectingConnection.Link) {
-        perform(state.withLock { $0.core.linkReady(link.transport, generation: link.generation) })
+        let (effects, held) = state.withLock { state in
+            (state.core.linkReady(link.transport, generation: link.generation), Self.takeHeld(&state))
+        }
+        perform(effects)
+        for waiter in held { waiter.resume() }
     }
 
     private func receive(_ frame: TransportMessage, from transport: any MessageTransport, generation: UInt64) {
@@ -357,7 +513,7 @@ public final class ActorConnection: Sendable {
                 if waiter == nil { state.initArrived.insert(generation) }
                 return (frames, waiter)
             }
-            // Written before the handshake returns, so before what the supervisor held.
+            // Written before the handshake returns, so before the actions held.
             for frame in frames { Self.write(frame, on: transport) }
             waiter?.resume()
         case .actionResponse(let id, let output):
@@ -451,20 +607,6 @@ public final class ActorConnection: Sendable {
         guard lookup.isId else { return true }
         return error.code != "not_found" && !error.code.hasPrefix("destroyed_")
     }
-
-    /// The error an action gets when the supervising connection refuses it.
-    private static func sendError(_ error: TransportError) -> ActorError {
-        if let cause = error.cause as? ActorError { return cause }
-        switch error.code {
-        case .offlineQueueFull:
-            return ActorError(.clientNotConnected, "not connected, and the actions held offline reached maxQueuedActions")
-        case .notConnected, .closed:
-            return ActorError(.clientNotConnected, "not connected: \(error.message)")
-        default:
-            return ActorError(.clientConnectionLost, "the action could not be sent: \(error.message)")
-        }
-    }
-
 
     /// The WebSocket URL of `options`' actor: `/gateway/{id}[@token]/connect` for an id, the
     /// query gateway for a key.

@@ -13,10 +13,10 @@
 struct ActorConnectionCore<Link: Sendable, Waiter: Sendable>: Sendable {
     /// Where an action stands.
     enum Stage: Sendable, Equatable {
-        /// Made while the supervising connection was not running (before a start, or before it
-        /// took over): held here, and written on the next link once its `Init` arrived.
+        /// Held here (``hold(_:frame:limited:)``), in order, until an attempt of it or of a
+        /// later action has a ready link (``flush(through:generation:)``).
         case unsent
-        /// Being handed to the supervising connection.
+        /// Being handed to the supervising connection (``makeAction(_:frame:supervisorRunning:)``).
         case sending
         /// Handed over while no link was known ready: held by the supervising connection until
         /// the next one is.
@@ -125,6 +125,22 @@ struct ActorConnectionCore<Link: Sendable, Waiter: Sendable>: Sendable {
 
     // MARK: Actions
 
+    /// Action `id` is made, its frame written already, and held here until its attempt has a
+    /// ready link (``flush(through:generation:)``); while not connected at most
+    /// ``queueLimit`` are held.
+    ///
+    /// - Returns: The refusal, when `limited` and ``queueLimit`` actions are held already.
+    mutating func hold(_ id: UInt64, frame: [UInt8], limited: Bool) -> ActorError? {
+        if limited, unsent.count >= queueLimit {
+            return ActorError(
+                .clientNotConnected, "not connected, and \(queueLimit) actions wait already (maxQueuedActions)",
+                metadata: ["limit": .integer(Int64(queueLimit))])
+        }
+        pending[id] = Pending(frame: frame, stage: .unsent)
+        unsent.append(id)
+        return nil
+    }
+
     /// Action `id` is made, its frame written already.
     mutating func makeAction(_ id: UInt64, frame: [UInt8], supervisorRunning: Bool) -> ActionDecision {
         if supervisorRunning {
@@ -164,15 +180,43 @@ struct ActorConnectionCore<Link: Sendable, Waiter: Sendable>: Sendable {
         settle(id, .failure(error))
     }
 
-    /// The caller of action `id` waits now.
+    /// The caller of action `id` waits now (an action no longer here fails at once: it was
+    /// given up).
     mutating func wait(_ id: UInt64, waiter: Waiter) -> [Effect] {
-        guard let entry = pending[id] else { return [] }
+        guard let entry = pending[id] else {
+            return [.answer(waiter, .failure(ActorError(.clientInternalError, "action \(id) no longer waits")))]
+        }
         if let outcome = entry.outcome {
             pending[id] = nil
             return [.answer(waiter, outcome)]
         }
         pending[id]?.waiter = waiter
         return []
+    }
+
+    /// Action `id` is given up (its time limit passed, its caller was cancelled, an interceptor
+    /// failed it): it is forgotten, and never sent when it was still held here; a later answer
+    /// is dropped.
+    ///
+    /// - Returns: Its caller, if one waits.
+    mutating func abandon(_ id: UInt64) -> Waiter? {
+        unsent.removeAll { $0 == id }
+        return pending.removeValue(forKey: id)?.waiter
+    }
+
+    /// Whether action `id` is settled or gone: its outcome came while nobody waited for it, or
+    /// it is not here.
+    func isSettled(_ id: UInt64) -> Bool {
+        guard let entry = pending[id] else { return true }
+        return entry.outcome != nil
+    }
+
+    /// The failure action `id` got while nobody waited for it (refused, disposed, open
+    /// failed), which ends it.
+    mutating func takeFailure(_ id: UInt64) -> ActorError? {
+        guard case .failure(let error)? = pending[id]?.outcome else { return nil }
+        pending[id] = nil
+        return error
     }
 
     /// Action `id` was answered.
@@ -207,17 +251,30 @@ struct ActorConnectionCore<Link: Sendable, Waiter: Sendable>: Sendable {
     /// The actor's `Init` arrived on the link of `generation`.
     ///
     /// - Returns: The frames to write on that link now, before it is ready: a subscription for
-    ///   every event name listened to, then the actions held here, in the order they were made.
+    ///   every event name listened to. The actions held here follow once it is ready
+    ///   (``flush(through:generation:)``).
     mutating func initReceived(generation: UInt64, actorId: String, connectionId: String) -> [[UInt8]] {
         self.actorId = actorId
         self.connectionId = connectionId
-        var frames = subscribedNames.map { RivetMessageCodec.frame(ClientMessage.subscriptionRequest(eventName: $0, subscribe: true)) }
-        for id in unsent {
-            guard let entry = pending[id] else { continue }
+        return subscribedNames.map { RivetMessageCodec.frame(ClientMessage.subscriptionRequest(eventName: $0, subscribe: true)) }
+    }
+
+    /// The attempt of held action `id` has the ready link of `generation`: the actions held
+    /// here up to it, in the order they were held, are to be written on that link now (an
+    /// earlier attempt may have written it already).
+    ///
+    /// - Returns: The frames to write, in order; `nil` when that link is no longer the ready
+    ///   one (it was lost: nothing is written, the action waits for the next link).
+    mutating func flush(through id: UInt64, generation: UInt64) -> [[UInt8]]? {
+        guard let ready, ready.generation == generation else { return nil }
+        guard let position = unsent.firstIndex(of: id) else { return [] }
+        var frames: [[UInt8]] = []
+        for held in unsent[...position] {
+            guard let entry = pending[held] else { continue }
             frames.append(entry.frame)
-            pending[id]?.stage = .sent(generation)
+            pending[held]?.stage = .sent(generation)
         }
-        unsent = []
+        unsent.removeFirst(position + 1)
         return frames
     }
 
@@ -233,6 +290,7 @@ struct ActorConnectionCore<Link: Sendable, Waiter: Sendable>: Sendable {
         ready = (link, generation)
         everReady = true
         for (id, entry) in pending where entry.stage == .held { pending[id]?.stage = .sent(generation) }
+
         status = .connected
         effects.append(.publishStatus)
         return effects

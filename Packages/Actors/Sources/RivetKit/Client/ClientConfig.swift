@@ -12,6 +12,9 @@ import RpcTransportNIO
 /// ```swift
 /// let config = ClientConfig(endpoint: "http://127.0.0.1:6420", token: "secret", namespace: "prod")
 /// ```
+///
+/// Two configurations are equal when every setting but ``interceptors`` is (interceptors are
+/// values of any type and are not compared).
 public struct ClientConfig: Sendable, Hashable {
     /// The endpoint as given.
     public var endpoint: String
@@ -50,6 +53,16 @@ public struct ClientConfig: Sendable, Hashable {
     /// to 15 s between attempts) before it gives up with ``ActorError`` `client.http_error`.
     /// Default ``ClientConfig/defaultMetadataLookupAttempts`` (5, about 7.5 s of waiting).
     public var metadataLookupAttempts: Int
+    /// How long a realtime action may wait for its answer once its connection is ready for it
+    /// (after the actor's `Init`); past it the action fails with ``ActorError``
+    /// `client.action_timeout` (an answer that comes later is dropped). Default
+    /// ``ClientConfig/defaultActionTimeout`` (60 seconds, RivetKit's `actionTimeout`).
+    public var actionTimeout: Duration
+    /// Run in order around every realtime action (``ActorConnection/action(_:args:metadata:)``),
+    /// as RpcDo's calls run through theirs: each sees the action's name as the call's `method`,
+    /// its ``ClientConfig/actionTimeout`` and its metadata, and may change the metadata, fail
+    /// the action before it is sent, or observe its outcome. Default none.
+    public var interceptors: [any ClientInterceptor]
 
     /// RivetKit's limit on `rvt-input`: 4 KiB.
     public static let defaultMaxInputSize = 4 * 1024
@@ -57,6 +70,8 @@ public struct ClientConfig: Sendable, Hashable {
     public static let defaultMaxQueuedActions = 1024
     /// The default of ``metadataLookupAttempts``: 5.
     public static let defaultMetadataLookupAttempts = 5
+    /// The default of ``actionTimeout``: 60 seconds.
+    public static let defaultActionTimeout: Duration = .seconds(60)
 
     /// Creates a configuration. Without an endpoint, `RIVET_ENDPOINT` or
     /// `http://127.0.0.1:6420` is used; without a token or namespace, `RIVET_TOKEN` and
@@ -73,7 +88,9 @@ public struct ClientConfig: Sendable, Hashable {
         maxBufferedEvents: Int = 1024,
         maxInputSize: Int = ClientConfig.defaultMaxInputSize,
         maxQueuedActions: Int = ClientConfig.defaultMaxQueuedActions,
-        metadataLookupAttempts: Int = ClientConfig.defaultMetadataLookupAttempts
+        metadataLookupAttempts: Int = ClientConfig.defaultMetadataLookupAttempts,
+        actionTimeout: Duration = ClientConfig.defaultActionTimeout,
+        interceptors: [any ClientInterceptor] = []
     ) {
         let environment = ProcessInfo.processInfo.environment
         self.endpoint = endpoint ?? environment["RIVET_ENDPOINT"] ?? "http://127.0.0.1:6420"
@@ -88,6 +105,35 @@ public struct ClientConfig: Sendable, Hashable {
         self.maxInputSize = maxInputSize
         self.maxQueuedActions = maxQueuedActions
         self.metadataLookupAttempts = metadataLookupAttempts
+        self.actionTimeout = actionTimeout
+        self.interceptors = interceptors
+    }
+
+    /// Whether every setting but ``interceptors`` is equal.
+    public static func == (lhs: ClientConfig, rhs: ClientConfig) -> Bool {
+        lhs.endpoint == rhs.endpoint && lhs.token == rhs.token && lhs.namespace == rhs.namespace
+            && lhs.runnerName == rhs.runnerName && lhs.headers == rhs.headers
+            && lhs.disableMetadataLookup == rhs.disableMetadataLookup && lhs.reconnectBackoff == rhs.reconnectBackoff
+            && lhs.connectTimeout == rhs.connectTimeout && lhs.maxBufferedEvents == rhs.maxBufferedEvents
+            && lhs.maxInputSize == rhs.maxInputSize && lhs.maxQueuedActions == rhs.maxQueuedActions
+            && lhs.metadataLookupAttempts == rhs.metadataLookupAttempts && lhs.actionTimeout == rhs.actionTimeout
+    }
+
+    /// Hashes every setting but ``interceptors``.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(endpoint)
+        hasher.combine(token)
+        hasher.combine(namespace)
+        hasher.combine(runnerName)
+        hasher.combine(headers)
+        hasher.combine(disableMetadataLookup)
+        hasher.combine(reconnectBackoff)
+        hasher.combine(connectTimeout)
+        hasher.combine(maxBufferedEvents)
+        hasher.combine(maxInputSize)
+        hasher.combine(maxQueuedActions)
+        hasher.combine(metadataLookupAttempts)
+        hasher.combine(actionTimeout)
     }
 
     /// The endpoint taken apart: the URL without credentials, the namespace (default

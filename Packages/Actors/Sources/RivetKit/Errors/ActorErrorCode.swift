@@ -54,6 +54,8 @@ public struct ActorErrorCode: Hashable, Sendable, CustomStringConvertible {
     public static let clientHTTPError = client("http_error")
     /// The actor is not connected (a disabled actor view).
     public static let clientNotConnected = client("not_connected")
+    /// An action got no answer within ``ClientConfig/actionTimeout``.
+    public static let clientActionTimeout = client("action_timeout")
 
     // MARK: RivetKit's codes the client recognises (origin remote)
 
@@ -112,7 +114,7 @@ public struct ActorErrorCode: Hashable, Sendable, CustomStringConvertible {
     package static let all: [ActorErrorCode] = [
         .clientDisposed, .clientConnectionLost, .clientConnectionOpenFailed, .clientConfigError, .clientDecodeError,
         .clientEncodeError, .clientInternalError, .clientClosed, .clientCancelled, .clientHTTPError,
-        .clientNotConnected,
+        .clientNotConnected, .clientActionTimeout,
         .actorNotFound, .actorInvalidKey, .actorStarting, .actorStopping, .actorNotConfigured, .actorDroppedReply,
         .actorDuplicateKey, .actorStateUnreadable, .actorStateInvalid, .actorStateTooLarge,
         .actorTooManyConnections, .actorDestroyedWhileConnected,
@@ -144,6 +146,7 @@ public struct ActorErrorCode: Hashable, Sendable, CustomStringConvertible {
     /// | `client.config_error`, `client.encode_error` | `invalidArgument` |
     /// | `client.decode_error`, `client.internal_error` | `internalError` |
     /// | `client.cancelled` | `cancelled` |
+    /// | `client.action_timeout` | `deadlineExceeded` |
     /// | `actor.not_found`, `request.not_found` | `notFound` |
     /// | `actor.invalid_key`, `actor.state_invalid`, `request.invalid`, `request.invalid_params` | `invalidArgument` |
     /// | `actor.starting`, `actor.stopping`, `actor.not_configured`, `actor.dropped_reply`, `actor.destroyed_*` | `unavailable` |
@@ -162,6 +165,7 @@ public struct ActorErrorCode: Hashable, Sendable, CustomStringConvertible {
         case .clientConfigError, .clientEncodeError: .invalidArgument
         case .clientDecodeError, .clientInternalError: .internalError
         case .clientCancelled: .cancelled
+        case .clientActionTimeout: .deadlineExceeded
         case .actorNotFound, .requestNotFound: .notFound
         case .actorInvalidKey, .actorStateInvalid, .requestInvalid, .requestInvalidParams: .invalidArgument
         case .actorStarting, .actorStopping, .actorNotConfigured, .actorDroppedReply: .unavailable
