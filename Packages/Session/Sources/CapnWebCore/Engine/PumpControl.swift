@@ -3,28 +3,28 @@ import Synchronization
 /// Stops a stream copy from any thread: once the peer rejected a write, the task that reads
 /// the local stream is cancelled.
 final class PumpControl: Sendable {
-    private let state = Mutex<(task: Task<Void, Never>?, stopped: Bool)>((nil, false))
+    private let state = Mutex<(cancel: (@Sendable () -> Void)?, stopped: Bool)>((nil, false))
 
     /// Whether the copy was told to stop.
     var isStopped: Bool {
         state.withLock { $0.stopped }
     }
 
-    /// The task to cancel on ``stop()``; cancelled at once if the copy was already stopped.
-    func attach(_ task: Task<Void, Never>) {
+    /// How to cancel the copying task on ``stop()``; called at once if the copy was already stopped.
+    func attach(_ cancel: @escaping @Sendable () -> Void) {
         let stopped = state.withLock { state -> Bool in
-            state.task = task
+            state.cancel = cancel
             return state.stopped
         }
-        if stopped { task.cancel() }
+        if stopped { cancel() }
     }
 
     /// Stops the copy.
     func stop() {
-        let task = state.withLock { state -> Task<Void, Never>? in
+        let cancel = state.withLock { state -> (@Sendable () -> Void)? in
             state.stopped = true
-            return state.task
+            return state.cancel
         }
-        task?.cancel()
+        cancel?()
     }
 }

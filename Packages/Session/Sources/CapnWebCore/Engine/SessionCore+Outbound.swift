@@ -119,7 +119,7 @@ extension SessionCore {
         let copier = spawn { [self] in
             await copy(readable, into: pipe, window: window, control: control)
         }
-        if let copier { control.attach(copier) }
+        if let copier { control.attach { [weak self] in self?.cancelTask(copier) } }
     }
 
     private func copy(_ readable: RpcReadableStream, into pipe: ImportHook, window: Int, control: PumpControl) async {

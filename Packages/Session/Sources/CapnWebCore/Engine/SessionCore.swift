@@ -78,8 +78,6 @@ final class SessionCore: Sendable {
         var flushWaiters: [CheckedContinuation<Void, Never>] = []
         var endWaiters: [CheckedContinuation<Void, Never>] = []
         var brokenHandlers: [@Sendable (RpcError) -> Void] = []
-        var tasks: [Int: Task<Void, Never>] = [:]
-        var nextTaskID = 0
     }
 
     /// Where outgoing frames go and incoming frames come from.
@@ -91,6 +89,9 @@ final class SessionCore: Sendable {
     /// Called with every frame: `true` for sent, `false` for received.
     let trace: (@Sendable (_ sent: Bool, _ text: String) -> Void)?
     let state: Mutex<State>
+    /// The session's own tasks (stream copies): cancelled when it ends.
+    private let tasks = OwnedTasks<UInt64>()
+    private let taskKeys = Atomic<UInt64>(0)
     private let drops = Mutex<[(id: Int64, owner: ObjectIdentifier)]>([])
     /// How many entries ``drops`` holds, read without its lock on every table operation.
     private let pendingDrops = Atomic<Int>(0)
@@ -420,7 +421,6 @@ final class SessionCore: Sendable {
             state.flushWaiters = []
             state.endWaiters = []
             state.brokenHandlers = []
-            state.tasks = [:]
             state.unanswered = []
             return (old, true)
         }
@@ -431,7 +431,8 @@ final class SessionCore: Sendable {
         }
         _ = consume main
         deadlines?.close()
-        for task in old.tasks.values { task.cancel() }
+        // The session's own tasks end at their next suspension point; none starts any more.
+        tasks.abandon()
         // Calls the peer made that are still running are of no use to anyone now.
         for entry in old.exports.values {
             (entry.hook as? LocalPromiseHook)?.cancelRunning()
@@ -550,21 +551,18 @@ final class SessionCore: Sendable {
         if let ended { handler(ended.rpcError) }
     }
 
-    /// Runs `operation` as a task the session owns: it is cancelled when the session ends.
-    /// Returns the task, or `nil` (and nothing runs) once the session has ended.
+    /// Runs `operation` as a task the session owns (in its ``OwnedTasks``): it is cancelled when
+    /// the session ends. Returns the task's key, for ``cancelTask(_:)``, or `nil` (and nothing
+    /// runs) once the session has ended.
     @discardableResult
-    func spawn(_ operation: @escaping @Sendable () async -> Void) -> Task<Void, Never>? {
-        locked { state -> Task<Void, Never>? in
-            guard state.ended == nil else { return nil }
-            let id = state.nextTaskID
-            state.nextTaskID += 1
-            let task = Task { [self] in
-                await operation()
-                _ = locked { $0.tasks.removeValue(forKey: id) }
-            }
-            state.tasks[id] = task
-            return task
-        }
+    func spawn(_ operation: @escaping @Sendable () async -> Void) -> UInt64? {
+        let key = taskKeys.wrappingAdd(1, ordering: .relaxed).newValue
+        return tasks.spawn(key, operation) ? key : nil
+    }
+
+    /// Cancels the session's task with `key`, if it still runs.
+    func cancelTask(_ key: UInt64) {
+        tasks.cancel(key)
     }
 }
 
