@@ -1,5 +1,5 @@
 # A thin front for the scripts in Scripts/.
-.PHONY: all bootstrap test-all test bench bench-wire bench-transport bench-session bench-actors bench-tinyvex fuzz demo check-docs clean check-layers check-session-leak-checks
+.PHONY: all bootstrap test-all test bench bench-wire bench-transport bench-session bench-actors bench-tinyvex fuzz demo check-docs clean check-layers check-session-leak-checks check-one-way
 
 all: test-all
 
@@ -46,3 +46,6 @@ check-layers:
 
 check-session-leak-checks:
 	@bash Scripts/check-session-leak-checks.sh
+
+check-one-way:
+	@python3 Scripts/check_one_way.py

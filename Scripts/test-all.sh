@@ -22,6 +22,9 @@ log "layers: each package names only the layer below"
 log "session tests: every test that opens a session checks both peers' tables"
 "$REPO_ROOT/Scripts/check-session-leak-checks.sh"
 
+log "one way: each shared concern (supervisor, retry loop, offline queue, liveness, task set, timeout race, base64, test helpers) lives once"
+python3 "$REPO_ROOT/Scripts/check_one_way.py"
+
 mkdir -p "$SYMBOL_GRAPH_DIR"
 
 # The builds run from one folder (--package-path, no cd): SwiftPM compiles a dependency's

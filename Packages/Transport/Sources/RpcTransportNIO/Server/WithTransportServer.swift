@@ -125,11 +125,9 @@ private func run<Value>(
     _ body: (TransportServer) async throws -> Value,
     dispatch: @escaping @Sendable () async -> Void
 ) async throws -> Value {
-    try await withTaskGroup(of: Void.self, returning: Result<Value, any Error>.self, isolation: isolation) {
-        group in
-        group.addTask {
-            await dispatch()
-        }
+    // Owned here: cancelled with the caller, and always awaited before this returns.
+    let dispatching = Task { await dispatch() }
+    return try await withTaskCancellationHandler {
         let outcome: Result<Value, any Error>
         do {
             outcome = .success(try await body(server))
@@ -138,12 +136,12 @@ private func run<Value>(
         }
         let deadline = ContinuousClock.now + configuration.shutdownGracePeriod
         await server.shutdown()
-        group.addTask {
-            try? await Task.sleep(until: deadline, clock: .continuous)
-        }
         // Whichever ends first: every handler returned, or the grace period is over.
-        await group.next()
-        group.cancelAll()
-        return outcome
-    }.get()
+        _ = try? await Deadline.race(until: deadline) { await dispatching.value }
+        dispatching.cancel()
+        await dispatching.value
+        return try outcome.get()
+    } onCancel: {
+        dispatching.cancel()
+    }
 }
