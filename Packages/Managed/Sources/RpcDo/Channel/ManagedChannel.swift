@@ -111,6 +111,10 @@ public final class ManagedChannel<Failure: ManagedFailure>: Sendable {
         isSafeToRetry: (@Sendable (Failure, _ sent: Bool, _ call: ClientCall) -> Bool)? = nil,
         _ attempt: @escaping @Sendable (Link, SentFlag) async throws(Failure) -> T
     ) async throws(Failure) -> T {
+        // Without interceptors, straight to the attempts (no untyped rethrow to map back).
+        if settings.interceptors.isEmpty {
+            return try await attempts(call, isSafeToRetry: isSafeToRetry, attempt)
+        }
         do {
             return try await settings.interceptors.run(call) { call in
                 try await self.attempts(call, isSafeToRetry: isSafeToRetry, attempt)

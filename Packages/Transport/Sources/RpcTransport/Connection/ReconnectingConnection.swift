@@ -319,7 +319,9 @@ public final class ReconnectingConnection: Sendable {
     /// - Throws: ``TransportError``: as ``send(_:)``, `closed` when the connection is closed
     ///   while waiting, `cancelled` when the task is.
     public func link() async throws(TransportError) -> Link {
-        try await awaitLink(cancelledMessage: "cancelled while waiting for the connection") { (state, continuation) throws(TransportError) in
+        // The common case, without a continuation: the link is ready.
+        if let ready = lock.withLock({ $0.machine.readyLink }) { return ready.link }
+        return try await awaitLink(cancelledMessage: "cancelled while waiting for the connection") { (state, continuation) throws(TransportError) in
             let decision = try state.machine.waitForLink(continuation)
             if case .waiting = decision { state.offlineWaits += 1 }
             return (decision, [])
