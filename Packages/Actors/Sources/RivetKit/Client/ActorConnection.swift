@@ -64,6 +64,8 @@ public final class ActorConnection: Sendable {
         var started: UInt64?
         /// How many starts there were.
         var starts: UInt64 = 0
+        /// How many times the connection was disposed.
+        var disposals: UInt64 = 0
         /// The actions made whose interceptors have not passed them on yet, by id.
         var made: [UInt64: Made] = [:]
         /// The actions held here while not connected, waiting to go on to their time limit
@@ -260,7 +262,10 @@ public final class ActorConnection: Sendable {
     /// `client.disposed` and returns to ``ActorConnStatus/idle``; ``start()`` connects again.
     public func dispose() async {
         let (wasStarted, effects, held) = state.withLock { state in
-            defer { state.started = nil }
+            defer {
+                state.started = nil
+                state.disposals += 1
+            }
             let effects = state.core.dispose(ActorError(.clientDisposed, "the connection was disposed"))
             return (state.started != nil, effects, Self.takeHeld(&state))
         }
@@ -313,19 +318,26 @@ public final class ActorConnection: Sendable {
     public func action(_ name: String, args: [JSONValue], metadata: [String: String] = [:]) async throws(ActorError) -> JSONValue {
         let call = channel.call(name, timeout: client.config.actionTimeout, isIdempotent: false, metadata: metadata)
         let id = call.id
-        state.withLock { $0.made[id] = Made(name: name, args: args) }
+        let disposals = state.withLock { state in
+            state.made[id] = Made(name: name, args: args)
+            return state.disposals
+        }
         do {
             return try await channel.perform(call) { (link, sent) async throws(ActorError) -> JSONValue in
                 try await self.attempt(id, on: link, sent: sent)
             }
         } catch {
             // Never sent if it was still held; a late answer is dropped.
-            let waiter = state.withLock { state in
+            let (waiter, disposed) = state.withLock { state in
                 state.made[id] = nil
-                return state.core.abandon(id)
+                return (state.core.abandon(id), state.disposals != disposals)
             }
-            waiter?.resume(throwing: error)
-            throw error
+            // A dispose made while the action waited ends it as disposed, whichever step of
+            // the channel (waiting for a link, or for the answer) saw the connection stop.
+            let failure = disposed && error.errorCode.group == "client" && error.errorCode != .clientActionTimeout
+                ? ActorError(.clientDisposed, "the connection was disposed") : error
+            waiter?.resume(throwing: failure)
+            throw failure
         }
     }
 
