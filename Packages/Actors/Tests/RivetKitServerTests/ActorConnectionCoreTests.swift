@@ -19,30 +19,34 @@ struct ActorConnectionCoreTests {
 
     static let frame: [UInt8] = Array("{}".utf8)
 
-    @Test("An action held offline counts as sent on the link that becomes ready, and is rejected when that link closes")
+    @Test("An action held offline is sent by its attempt on the link that becomes ready, and is rejected when that link closes")
     func heldThenSentThenLost() {
         var core = Core(queueLimit: 4)
         _ = core.start()
-        #expect(core.makeAction(1, frame: Self.frame, supervisorRunning: true) == .send)
-        #expect(core.sendReturned(1).isEmpty)
+        #expect(core.hold(1, frame: Self.frame, limited: true) == nil)
         #expect(core.wait(1, waiter: "a").isEmpty)
         _ = core.linkReady(7, generation: 1)
         #expect(core.status == .connected)
+        #expect(core.flush(through: 1, generation: 1) == [Self.frame])
         let effects = core.linkClosed(generation: 1, reason: nil, description: "1006")
         #expect(Self.answers(effects) == ["a!connection_lost"])
         #expect(core.status == .disconnected)
         #expect(core.pendingCount == 0)
     }
 
-    @Test("An action being handed over when the ready link closes is rejected once the hand-over returns")
-    func racedWithLoss() {
+    @Test("An attempt whose link closed before it wrote its action writes nothing, and the action waits for the next link instead of failing")
+    func attemptAfterLoss() {
         var core = Core(queueLimit: 4)
         _ = core.start()
         _ = core.linkReady(7, generation: 1)
-        #expect(core.makeAction(1, frame: Self.frame, supervisorRunning: true) == .send)
+        #expect(core.hold(1, frame: Self.frame, limited: false) == nil)
         _ = core.wait(1, waiter: "a")
         #expect(Self.answers(core.linkClosed(generation: 1, reason: nil, description: "1006")).isEmpty)
-        #expect(Self.answers(core.sendReturned(1)) == ["a!connection_lost"])
+        #expect(core.flush(through: 1, generation: 1) == nil)
+        #expect(core.pendingCount == 1)
+        _ = core.linkReady(8, generation: 2)
+        #expect(core.flush(through: 1, generation: 2) == [Self.frame])
+        #expect(Self.answers(core.answered(1, .success(3))) == ["a=3"])
     }
 
     @Test("A newer link ready before the older one's close was seen rejects what was sent on the older one; a close reason's error is the rejection")
@@ -50,12 +54,12 @@ struct ActorConnectionCoreTests {
         var core = Core(queueLimit: 4)
         _ = core.start()
         _ = core.linkReady(7, generation: 1)
-        _ = core.makeAction(1, frame: Self.frame, supervisorRunning: true)
-        _ = core.sendReturned(1)
+        _ = core.hold(1, frame: Self.frame, limited: false)
+        _ = core.flush(through: 1, generation: 1)
         _ = core.wait(1, waiter: "a")
         #expect(Self.answers(core.linkReady(8, generation: 2)) == ["a!connection_lost"])
-        _ = core.makeAction(2, frame: Self.frame, supervisorRunning: true)
-        _ = core.sendReturned(2)
+        _ = core.hold(2, frame: Self.frame, limited: false)
+        _ = core.flush(through: 2, generation: 2)
         _ = core.wait(2, waiter: "b")
         let effects = core.linkClosed(generation: 2, reason: "actor.destroyed_while_connected", description: "1011")
         #expect(Self.answers(effects) == ["b!destroyed_while_connected"])
@@ -65,9 +69,9 @@ struct ActorConnectionCoreTests {
     func unsentOrder() {
         var core = Core(queueLimit: 2)
         _ = core.listenerAdded("tick")
-        #expect(core.makeAction(1, frame: Array("one".utf8), supervisorRunning: false) == .held)
-        #expect(core.makeAction(2, frame: Array("two".utf8), supervisorRunning: false) == .held)
-        guard case .refused(let error) = core.makeAction(3, frame: Self.frame, supervisorRunning: false) else {
+        #expect(core.hold(1, frame: Array("one".utf8), limited: true) == nil)
+        #expect(core.hold(2, frame: Array("two".utf8), limited: true) == nil)
+        guard let error = core.hold(3, frame: Self.frame, limited: true) else {
             Issue.record("expected the third action to be refused")
             return
         }
@@ -88,13 +92,13 @@ struct ActorConnectionCoreTests {
         var core = Core(queueLimit: 4)
         _ = core.start()
         _ = core.linkReady(7, generation: 1)
-        _ = core.makeAction(1, frame: Self.frame, supervisorRunning: true)
-        _ = core.sendReturned(1)
+        _ = core.hold(1, frame: Self.frame, limited: false)
+        _ = core.flush(through: 1, generation: 1)
         #expect(core.answered(1, .success(5)).isEmpty)
         #expect(Self.answers(core.wait(1, waiter: "a")) == ["a=5"])
         var fresh = Core(queueLimit: 4)
         _ = fresh.start()
-        _ = fresh.makeAction(1, frame: Self.frame, supervisorRunning: true)
+        _ = fresh.hold(1, frame: Self.frame, limited: true)
         _ = fresh.wait(1, waiter: "b")
         let effects = fresh.openFailed(ActorError(.authUnauthorized, "no"))
         #expect(Self.answers(effects) == ["b!unauthorized"])

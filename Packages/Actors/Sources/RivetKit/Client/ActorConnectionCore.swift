@@ -16,15 +16,8 @@ struct ActorConnectionCore<Link: Sendable, Waiter: Sendable>: Sendable {
         /// Held here (``hold(_:frame:limited:)``), in order, until an attempt of it or of a
         /// later action has a ready link (``flush(through:generation:)``).
         case unsent
-        /// Being handed to the supervising connection (``makeAction(_:frame:supervisorRunning:)``).
-        case sending
-        /// Handed over while no link was known ready: held by the supervising connection until
-        /// the next one is.
-        case held
         /// Written on the link of this generation.
         case sent(UInt64)
-        /// Being handed over when the ready link was lost: it may have been written on it.
-        case raced
     }
 
     /// An action waiting for its answer.
@@ -47,17 +40,6 @@ struct ActorConnectionCore<Link: Sendable, Waiter: Sendable>: Sendable {
         case report(ActorError)
         /// Tell the status listeners of the status now current.
         case publishStatus
-    }
-
-    /// What ``makeAction(_:frame:supervisorRunning:)`` decided.
-    enum ActionDecision: Sendable, Equatable {
-        /// Hand the frame to the supervising connection (it writes it or holds it), then call
-        /// ``sendReturned(_:)`` or ``sendFailed(_:error:)``.
-        case send
-        /// Held here until the next `Init`.
-        case held
-        /// Refused at once with this error.
-        case refused(ActorError)
     }
 
     /// How many actions may be held here while the supervising connection is not running.
@@ -139,45 +121,6 @@ struct ActorConnectionCore<Link: Sendable, Waiter: Sendable>: Sendable {
         pending[id] = Pending(frame: frame, stage: .unsent)
         unsent.append(id)
         return nil
-    }
-
-    /// Action `id` is made, its frame written already.
-    mutating func makeAction(_ id: UInt64, frame: [UInt8], supervisorRunning: Bool) -> ActionDecision {
-        if supervisorRunning {
-            pending[id] = Pending(frame: frame, stage: .sending)
-            return .send
-        }
-        guard unsent.count < queueLimit else {
-            return .refused(
-                ActorError(
-                    .clientNotConnected,
-                    "not connected, and \(queueLimit) actions wait already (maxQueuedActions)",
-                    metadata: ["limit": .integer(Int64(queueLimit))]))
-        }
-        pending[id] = Pending(frame: frame, stage: .unsent)
-        unsent.append(id)
-        return .held
-    }
-
-    /// The supervising connection took action `id` (wrote it, or holds it).
-    mutating func sendReturned(_ id: UInt64) -> [Effect] {
-        guard let entry = pending[id] else { return [] }
-        switch entry.stage {
-        case .raced:
-            return settle(
-                id,
-                .failure(ActorError(.clientConnectionLost, "the connection was lost while the action was sent")))
-        case .sending:
-            pending[id]?.stage = ready.map { .sent($0.generation) } ?? .held
-            return []
-        default:
-            return []
-        }
-    }
-
-    /// The supervising connection refused action `id`.
-    mutating func sendFailed(_ id: UInt64, error: ActorError) -> [Effect] {
-        settle(id, .failure(error))
     }
 
     /// The caller of action `id` waits now (an action no longer here fails at once: it was
@@ -289,8 +232,6 @@ struct ActorConnectionCore<Link: Sendable, Waiter: Sendable>: Sendable {
         }
         ready = (link, generation)
         everReady = true
-        for (id, entry) in pending where entry.stage == .held { pending[id]?.stage = .sent(generation) }
-
         status = .connected
         effects.append(.publishStatus)
         return effects
@@ -304,7 +245,6 @@ struct ActorConnectionCore<Link: Sendable, Waiter: Sendable>: Sendable {
         var effects = rejectSent(on: generation, error)
         if let ready, ready.generation == generation {
             self.ready = nil
-            for (id, entry) in pending where entry.stage == .sending { pending[id]?.stage = .raced }
             if status == .connected { status = .disconnected }
             lastError = error
             effects.append(.publishStatus)
