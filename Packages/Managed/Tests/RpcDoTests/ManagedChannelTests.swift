@@ -113,6 +113,7 @@ struct ManagedChannelTests {
         }
         await connection.close()
         #expect(channel.pendingCount == 0)
+        #expect(channel.armedDeadlineCount == 0)
         try outcome.get()
     }
 
@@ -168,6 +169,29 @@ struct ManagedChannelTests {
                 #expect(error.code == .timeout)
             }
             #expect(seen.all == ["echo a", "hold -"])
+        }
+    }
+
+    @Test("deadlines are kept by the channel's timer: a shorter one armed later passes first, each fails only its own request, a late answer is dropped")
+    func deadlinesOnOneTimer() async throws {
+        let peer = LinePeer()
+        try await withChannel(peer, maxRetries: 0) { channel in
+            let long = Task { try await channel.request(channel.call("hold", timeout: .seconds(30)), encode: Self.line("hold")) }
+            try await waitUntil("the long request is held") { peer.heldCount == 1 }
+            let started = ContinuousClock.now
+            do {
+                _ = try await channel.request(channel.call("hold", timeout: .milliseconds(40)), encode: Self.line("hold"))
+                Issue.record("a held request was answered")
+            } catch let error as ManagedConnectionError {
+                #expect(error.code == .timeout)
+            }
+            // Not before its own deadline, though the timer first slept for the long one's.
+            #expect(ContinuousClock.now - started >= .milliseconds(40))
+            #expect(channel.armedDeadlineCount == 1)
+            // Both held requests are answered now: the timed-out one's answer finds nobody.
+            peer.releaseHeld()
+            #expect(try await long.value == .string("released"))
+            #expect(channel.armedDeadlineCount == 0)
         }
     }
 

@@ -323,8 +323,8 @@ public final class ActorConnection: Sendable {
             return state.disposals
         }
         do {
-            return try await channel.perform(call) { (link, sent) async throws(ActorError) -> JSONValue in
-                try await self.attempt(id, on: link, sent: sent)
+            return try await channel.perform(call) { (link, sent, deadline) async throws(ActorError) -> JSONValue in
+                try await self.attempt(id, on: link, sent: sent, deadline: deadline)
             }
         } catch {
             // Never sent if it was still held; a late answer is dropped.
@@ -379,12 +379,16 @@ public final class ActorConnection: Sendable {
 
     /// One attempt of action `id` on the ready `link`: the actions held up to it are written
     /// on it in order (so it is, unless an earlier attempt wrote it), then it waits for its
-    /// answer. Cancelled (by its time limit, or its caller), it gives the action up.
+    /// answer. When its deadline passes, or its caller is cancelled, it gives the action up.
     ///
     /// - Throws: ``ActorError``: the answer's error, `client.connection_lost` when the link is
     ///   lost after it was sent, `client.not_connected` (not sent) when the link was lost
-    ///   before, `client.cancelled`.
-    private func attempt(_ id: UInt64, on link: ReconnectingConnection.Link, sent: SentFlag) async throws(ActorError) -> JSONValue {
+    ///   before, `client.action_timeout`, `client.cancelled`.
+    private func attempt(
+        _ id: UInt64, on link: ReconnectingConnection.Link, sent: SentFlag, deadline: AttemptDeadline<ActorError>
+    ) async throws(ActorError) -> JSONValue {
+        let expiry = deadline.makeExpiry()
+        defer { expiry.disarm() }
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: Waiter) in
@@ -403,6 +407,9 @@ public final class ActorConnection: Sendable {
                         return state.core.wait(id, waiter: continuation)
                     }
                     perform(effects)
+                    expiry.arm { [weak self] failure in
+                        self?.state.withLock { $0.core.abandon(id) }?.resume(throwing: failure)
+                    }
                 }
             } onCancel: {
                 state.withLock { $0.core.abandon(id) }?.resume(throwing: ActorError(.clientCancelled, "cancelled"))

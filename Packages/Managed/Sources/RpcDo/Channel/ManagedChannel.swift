@@ -3,7 +3,8 @@ import Synchronization
 
 /// The managed layer's one call path, protocol-neutral: every call runs through the
 /// interceptors, then the retry loop (``RetryLoop``: a per-call rule of what is safe to send
-/// again, the peer's `retryAfter`), each attempt within the call's deadline (``Deadline``), on
+/// again, the peer's `retryAfter`), each attempt within the call's deadline (kept by one timer
+/// per channel, ``AttemptDeadline``), on
 /// the ready link of one supervised connection (``RpcTransport/ReconnectingConnection``), which
 /// holds calls made offline per the offline policy. Requests answered by id are matched here
 /// too.
@@ -73,6 +74,7 @@ public final class ManagedChannel<Failure: ManagedFailure>: Sendable {
     public let settings: Settings
     private let pending = Mutex<[UInt64: Pending]>([:])
     private let ids = Atomic<UInt64>(0)
+    private let deadlines = AttemptDeadlines()
 
     /// Creates a channel on `connection` (which it does not start): requests in flight on a
     /// link that is lost fail with `connectionLost` (and are retried per the rule).
@@ -95,12 +97,19 @@ public final class ManagedChannel<Failure: ManagedFailure>: Sendable {
     /// How many requests wait for their answer.
     public var pendingCount: Int { pending.withLock { $0.count } }
 
+    /// How many attempts have a deadline armed on the channel's timer.
+    public var armedDeadlineCount: Int { deadlines.armedCount }
+
     // MARK: Calls
 
     /// Runs one call: the interceptors, then attempts until one succeeds or the rule says
     /// stop, each within the call's timeout, each given the ready link (waited for per the
     /// offline policy). The attempt marks its ``SentFlag`` once it handed its request to the
     /// transport.
+    ///
+    /// The attempt runs in a timeout race. An attempt that waits for something it can end
+    /// from outside (an answer matched by id) should use
+    /// ``perform(_:isSafeToRetry:expiring:)``, which needs no task per attempt.
     ///
     /// - Parameter isSafeToRetry: Whether a failed attempt may be made again, given its error,
     ///   whether it reached the transport and the call as the interceptors passed it on; `nil`
@@ -110,6 +119,20 @@ public final class ManagedChannel<Failure: ManagedFailure>: Sendable {
         _ call: ClientCall,
         isSafeToRetry: (@Sendable (Failure, _ sent: Bool, _ call: ClientCall) -> Bool)? = nil,
         _ attempt: @escaping @Sendable (Link, SentFlag) async throws(Failure) -> T
+    ) async throws(Failure) -> T {
+        try await perform(call, isSafeToRetry: isSafeToRetry) { (link, sent, deadline) async throws(Failure) -> T in
+            try await self.within(deadline) { () async throws(Failure) -> T in try await attempt(link, sent) }
+        }
+    }
+
+    /// Runs one call as ``perform(_:isSafeToRetry:_:)`` does, but the attempt keeps its own
+    /// deadline: it arms the ``AttemptDeadline`` it is given once it waits, with what ends
+    /// that wait (the channel's one timer runs it when the time is up), and ends at once when
+    /// its task is cancelled.
+    public func perform<T: Sendable>(
+        _ call: ClientCall,
+        isSafeToRetry: (@Sendable (Failure, _ sent: Bool, _ call: ClientCall) -> Bool)? = nil,
+        expiring attempt: @escaping @Sendable (Link, SentFlag, AttemptDeadline<Failure>) async throws(Failure) -> T
     ) async throws(Failure) -> T {
         // Without interceptors, straight to the attempts (no untyped rethrow to map back).
         if settings.interceptors.isEmpty {
@@ -134,10 +157,10 @@ public final class ManagedChannel<Failure: ManagedFailure>: Sendable {
         _ call: ClientCall,
         encode: @escaping @Sendable (UInt64) throws(Failure) -> TransportMessage
     ) async throws(Failure) -> JSONValue {
-        try await perform(call) { (link, sent) async throws(Failure) -> JSONValue in
+        try await perform(call) { (link, sent, deadline) async throws(Failure) -> JSONValue in
             let id = self.nextID()
             let message = try encode(id)
-            return try await self.exchange(id: id, message: message, on: link, sent: sent)
+            return try await self.exchange(id: id, message: message, on: link, sent: sent, deadline: deadline)
         }
     }
 
@@ -150,9 +173,8 @@ public final class ManagedChannel<Failure: ManagedFailure>: Sendable {
     ) async throws(Failure) -> JSONValue {
         let id = nextID()
         let message = try encode(id)
-        return try await within(timeout) { () async throws(Failure) -> JSONValue in
-            try await self.exchange(id: id, message: message, on: link, sent: SentFlag())
-        }
+        let deadline = AttemptDeadline<Failure>(timeout: timeout, timer: deadlines)
+        return try await exchange(id: id, message: message, on: link, sent: SentFlag(), deadline: deadline)
     }
 
     /// Gives the answer of request `id` to its caller; an answer nobody waits for (late, or
@@ -177,7 +199,7 @@ public final class ManagedChannel<Failure: ManagedFailure>: Sendable {
     private func attempts<T: Sendable>(
         _ call: ClientCall,
         isSafeToRetry: (@Sendable (Failure, Bool, ClientCall) -> Bool)?,
-        _ attempt: @escaping @Sendable (Link, SentFlag) async throws(Failure) -> T
+        _ attempt: @escaping @Sendable (Link, SentFlag, AttemptDeadline<Failure>) async throws(Failure) -> T
     ) async throws(Failure) -> T {
         let retries = RetryLoop(maxRetries: settings.maxRetries, backoff: settings.backoff, maxRetryDelay: settings.maxRetryDelay)
         let connection = self.connection
@@ -192,26 +214,29 @@ public final class ManagedChannel<Failure: ManagedFailure>: Sendable {
             retryAfter: { $0.retryAfter },
             cancelled: { Failure.channel(ManagedConnectionError(.cancelled, "cancelled")) }
         ) { (sent: SentFlag) async throws(Failure) -> T in
-            try await self.within(call.timeout) { () async throws(Failure) -> T in
-                let link: Link
+            let deadline = AttemptDeadline<Failure>(timeout: call.timeout, timer: self.deadlines)
+            // The common case, without a race: the link is ready.
+            if let link = connection.readyLink { return try await attempt(link, sent, deadline) }
+            let link = try await self.within(deadline) { () async throws(Failure) -> Link in
                 do throws(TransportError) {
-                    link = try await connection.link()
+                    return try await connection.link()
                 } catch {
                     throw Failure.channel(ManagedConnectionError(transport: error))
                 }
-                return try await attempt(link, sent)
             }
+            return try await attempt(link, sent, deadline)
         }
     }
 
-    /// Runs `operation` within `timeout`: `timeout` when it passes first.
+    /// Runs `operation` until `deadline`: its ``AttemptDeadline/failure`` when it passes
+    /// first, `cancelled` when the task is cancelled first.
     private func within<T: Sendable>(
-        _ timeout: Duration, _ operation: @escaping @Sendable () async throws(Failure) -> T
+        _ deadline: AttemptDeadline<Failure>, _ operation: @escaping @Sendable () async throws(Failure) -> T
     ) async throws(Failure) -> T {
         do {
-            guard let value = try await Deadline.race(timeout, operation) else {
+            guard let value = try await Deadline.race(until: deadline.instant, operation) else {
                 if Task.isCancelled { throw Failure.channel(ManagedConnectionError(.cancelled, "cancelled")) }
-                throw Failure.channel(ManagedConnectionError(.timeout, "no answer within \(timeout)"))
+                throw deadline.failure
             }
             return value
         } catch let error as Failure {
@@ -221,8 +246,12 @@ public final class ManagedChannel<Failure: ManagedFailure>: Sendable {
         }
     }
 
-    /// Writes `message` on `link` and waits for the answer to `id`.
-    private func exchange(id: UInt64, message: TransportMessage, on link: Link, sent: SentFlag) async throws(Failure) -> JSONValue {
+    /// Writes `message` on `link` and waits for the answer to `id` until `deadline`.
+    private func exchange(
+        id: UInt64, message: TransportMessage, on link: Link, sent: SentFlag, deadline: AttemptDeadline<Failure>
+    ) async throws(Failure) -> JSONValue {
+        let expiry = deadline.makeExpiry()
+        defer { expiry.disarm() }
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<JSONValue, any Error>) in
@@ -237,7 +266,9 @@ public final class ManagedChannel<Failure: ManagedFailure>: Sendable {
                     } catch {
                         take(id)?.continuation.resume(
                             throwing: Failure.channel(ManagedConnectionError(.notConnected, "the request could not be sent: \(error)")))
+                        return
                     }
+                    expiry.arm { [weak self] failure in self?.take(id)?.continuation.resume(throwing: failure) }
                 }
             } onCancel: {
                 self.take(id)?.continuation.resume(throwing: CancellationError())

@@ -314,13 +314,18 @@ public final class ReconnectingConnection: Sendable {
         lock.withLock { $0.offlineWaits }
     }
 
+    /// The ready link, when there is one now (``link()`` without the wait).
+    public var readyLink: Link? {
+        lock.withLock { $0.machine.readyLink?.link }
+    }
+
     /// Waits until ready (within the offline limit) and returns the ready transport.
     ///
     /// - Throws: ``TransportError``: as ``send(_:)``, `closed` when the connection is closed
     ///   while waiting, `cancelled` when the task is.
     public func link() async throws(TransportError) -> Link {
         // The common case, without a continuation: the link is ready.
-        if let ready = lock.withLock({ $0.machine.readyLink }) { return ready.link }
+        if let ready = readyLink { return ready }
         return try await awaitLink(cancelledMessage: "cancelled while waiting for the connection") { (state, continuation) throws(TransportError) in
             let decision = try state.machine.waitForLink(continuation)
             if case .waiting = decision { state.offlineWaits += 1 }
