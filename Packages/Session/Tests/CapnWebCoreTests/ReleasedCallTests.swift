@@ -67,6 +67,14 @@ struct ReleasedCallTests {
         return (server, b, RawPeer(a), api)
     }
 
+    /// Waits until the server runs the peer's first call and holds its export: the target
+    /// starts before the push's export is stored, so the one alone does not show the other.
+    private static func callRunning(_ server: RpcSession<Any>, _ api: ReleaseAPI) async throws {
+        try await waitUntil("the server to run the call and hold its export") {
+            api.running == 1 && server.getStats() == RpcStats(imports: 1, exports: 2)
+        }
+    }
+
     /// Sends `echo(text)` as push `id` with its pull and waits for the answer: every frame sent
     /// before it has been handled by then.
     private static func roundTrip(_ peer: RawPeer, id: Int, _ text: String) async throws {
@@ -105,8 +113,7 @@ struct ReleasedCallTests {
             let (server, serverEnd, peer, api) = Self.rawPair(peers)
             try peer.send(#"["push",["pipeline",0,["hang"],[]]]"#)
             try peer.send(#"["pull",1]"#)
-            try await waitUntil("the server to run the call") { api.running == 1 }
-            #expect(server.getStats() == RpcStats(imports: 1, exports: 2))
+            try await Self.callRunning(server, api)
             try peer.send(#"["release",1,1]"#)
             try await waitUntil("the server's target to end") { api.running == 0 }
             #expect(api.cancelled == 1)
@@ -168,11 +175,16 @@ struct ReleasedCallTests {
             let (server, serverEnd, peer, api) = Self.rawPair(peers)
             try peer.send(#"["push",["pipeline",0,["hang"],[]]]"#)
             try peer.send(#"["pull",1]"#)
-            try await waitUntil("the server to run the call") { api.running == 1 }
+            try await Self.callRunning(server, api)
             // As if the ID had been introduced to the peer twice (this exporter never re-uses an ID,
             // but the protocol allows it): the peer holds two references.
             let core = try #require(server.connection.currentCore())
-            core.state.withLock { $0.exports[1]?.refcount = 2 }
+            let raised = core.state.withLock { state -> Bool in
+                guard state.exports[1] != nil else { return false }
+                state.exports[1]?.refcount = 2
+                return true
+            }
+            try #require(raised, "the call's export is in the table")
             try peer.send(#"["release",1,1]"#)
             try await Self.roundTrip(peer, id: 2, "after one release")
             #expect(api.running == 1)

@@ -143,4 +143,19 @@ struct WebSocketRoundTripTests {
             #expect(closures.first?.isClean == true)
         }
     }
+
+    @Test("after stopAccepting a new connection is refused while one already open still echoes, until shutdown")
+    func stopAcceptingKeepsOpenConnections() async throws {
+        try await EchoServer.run { server, _ in
+            let open = try await WebSocketClient.connect(to: EchoServer.url(server))
+            let recorder = EventRecorder(open)
+            await server.stopAccepting()
+            await #expect(throws: TransportError.self) {
+                _ = try await WebSocketClient.connect(to: EchoServer.url(server))
+            }
+            try await open.send(.text("still here"))
+            #expect(try await recorder.nextMessage().text == "still here")
+            await open.close()
+        }
+    }
 }

@@ -122,6 +122,8 @@ public func withRpcServer<T>(
         } catch {
             outcome = .failure(error)
         }
+        // Not accepting first, so that no client reconnects while its session is closed.
+        await transportServer.stopAccepting()
         await server.closeAll()
         server.finishObservers()
         return try outcome.get()

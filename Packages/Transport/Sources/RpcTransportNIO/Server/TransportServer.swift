@@ -153,6 +153,13 @@ public final class TransportServer: Sendable {
         }
     }
 
+    /// Stops accepting connections: the listening socket closes, the connections open stay
+    /// until ``shutdown()``. For a server that ends its sessions its own way before it shuts
+    /// down, so that no client reconnects to it meanwhile.
+    public func stopAccepting() async {
+        try? await serverChannel.close()
+    }
+
     /// Shuts the server down gracefully and returns once it is down.
     ///
     /// It stops accepting connections, closes open WebSocket connections with 1001 (going away),
