@@ -74,6 +74,16 @@ RULES = [
         window=3,
     ),
     Rule(
+        "one deadline timer",
+        "Packages/Transport/Sources/RpcTransport/Tasks/DeadlineTimer.swift",
+        r"\bsweeper\b|func sweep\b|\bHeap<|import HeapModule",
+        [
+            "Packages/Transport/Sources/RpcTransport/Tasks/DeadlineTimer.swift",
+            "Packages/Transport/Sources/RpcTransport/Tasks/DeadlineSchedule.swift",
+        ],
+        scope="sources",
+    ),
+    Rule(
         "one base64",
         "Packages/Wire/Sources/RpcWire/Support/Base64.swift",
         r"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789|base64EncodedString\(|Data\(base64Encoded",

@@ -23,15 +23,18 @@ let package = Package(
         .package(path: "../Wire"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
     ],
     targets: [
         // The abstraction: message and batch transports, errors, states, the reconnecting
-        // connection and its keepalive scheduler. No NIO.
+        // connection and its keepalive scheduler, the task set, the timeout race and the
+        // deadline timer (on swift-collections' heap). No NIO.
         .target(
             name: "RpcTransport",
             dependencies: [
                 .product(name: "RpcWire", package: "Wire"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "HeapModule", package: "swift-collections"),
             ],
             swiftSettings: strictSettings
         ),

@@ -74,7 +74,7 @@ public final class ManagedChannel<Failure: ManagedFailure>: Sendable {
     public let settings: Settings
     private let pending = Mutex<[UInt64: Pending]>([:])
     private let ids = Atomic<UInt64>(0)
-    private let deadlines = AttemptDeadlines()
+    private let deadlines = DeadlineTimer()
 
     /// Creates a channel on `connection` (which it does not start): requests in flight on a
     /// link that is lost fail with `connectionLost` (and are retried per the rule).
