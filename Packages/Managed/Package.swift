@@ -35,7 +35,8 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // `import RpcDoTesting`: what tests of packages built on RpcDo use from the layers below
-        // (the in-memory transport pair with its fault injection, and `RpcTesting`'s waits).
+        // (the in-memory transport pair with its fault injection, and `RpcTesting`'s waits), and
+        // a JSON-RPC peer over in-memory pairs.
         .target(
             name: "RpcDoTesting",
             dependencies: [
@@ -67,6 +68,7 @@ let package = Package(
             dependencies: [
                 "RpcDo",
                 "RpcDoTodo",
+                "RpcDoTesting",
                 .product(name: "CapnWebTesting", package: "Session"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

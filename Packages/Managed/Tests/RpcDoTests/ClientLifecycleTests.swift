@@ -1,4 +1,5 @@
 @testable import RpcDo
+import RpcDoTesting
 import RpcTransport
 import RpcTesting
 import Testing
@@ -38,7 +39,7 @@ struct ClientLifecycleTests {
 
     @Test("a scoped supervised connection closes its transport and finishes its state stream when the scope ends")
     func scopeClosesTransport() async throws {
-        let peer = JSONPeer()
+        let peer = JSONRPCTestPeer()
         let (transport, states) = try await ReconnectingConnection.withReconnectingConnection(
             configuration: fastConfiguration().connectionConfiguration, factory: peer.factory, handler: .messages { _ in }
         ) { connection in

@@ -1,4 +1,5 @@
 @testable import RpcDo
+import RpcDoTesting
 import RpcTransport
 import CapnWebTesting
 import RpcWire
@@ -9,7 +10,7 @@ import Testing
 struct ManagedConnectionTests {
     @Test("messages sent while offline are queued up to the limit and flushed in order on reconnect")
     func offlineQueue() async throws {
-        let peer = JSONPeer()
+        let peer = JSONRPCTestPeer()
         let configuration = fastConfiguration { $0.offlinePolicy = .queue(limit: 2) }
         try await ReconnectingConnection.withReconnectingConnection(configuration: configuration.connectionConfiguration, factory: peer.factory, handler: .messages { _ in }) { connection in
             peer.setRefusing(true)
@@ -31,7 +32,7 @@ struct ManagedConnectionTests {
 
     @Test("with the fail policy, sending or waiting while offline fails at once with notConnected")
     func failPolicy() async throws {
-        let peer = JSONPeer()
+        let peer = JSONRPCTestPeer()
         let configuration = fastConfiguration { $0.offlinePolicy = .fail }
         try await ReconnectingConnection.withReconnectingConnection(configuration: configuration.connectionConfiguration, factory: peer.factory, handler: .messages { _ in }) { connection in
             peer.setRefusing(true)
@@ -55,7 +56,7 @@ struct ManagedConnectionTests {
 
     @Test("gives up after maxAttempts, publishing disconnected with the error, and fails whoever waits")
     func givesUp() async throws {
-        let peer = JSONPeer()
+        let peer = JSONRPCTestPeer()
         let configuration = fastConfiguration { $0.reconnect = .exponentialBackoff(maxAttempts: 2, baseDelay: .milliseconds(5), maxDelay: .milliseconds(10)) }
         let connection = ReconnectingConnection(configuration: configuration.connectionConfiguration, factory: peer.factory, handler: .messages { _ in })
         let log = StateLog()
@@ -81,7 +82,7 @@ struct ManagedConnectionTests {
 
     @Test("a heartbeat that is not answered closes the transport and the connection reconnects")
     func heartbeat() async throws {
-        let peer = JSONPeer()
+        let peer = JSONRPCTestPeer()
         let answering = Mutex(false)
         let configuration = fastConfiguration {
             $0.heartbeat = Heartbeat(interval: .milliseconds(50), timeout: .milliseconds(50)) { _ in
@@ -99,7 +100,7 @@ struct ManagedConnectionTests {
 
     @Test("the first connection failing makes start throw the factory's error")
     func firstConnectFails() async throws {
-        let peer = JSONPeer()
+        let peer = JSONRPCTestPeer()
         peer.setRefusing(true)
         let connection = ReconnectingConnection(configuration: fastConfiguration().connectionConfiguration, factory: peer.factory, handler: .messages { _ in })
         do {

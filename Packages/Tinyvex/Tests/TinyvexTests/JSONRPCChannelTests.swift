@@ -8,7 +8,7 @@ import Testing
 
 /// A started channel to `peer` with quick reconnects, closed after `body`.
 private func withChannel<T>(
-    _ peer: JSONPeer,
+    _ peer: JSONRPCTestPeer,
     maxRetries: Int = 3,
     offlineQueueLimit: Int? = 256,
     handshake: JSONRPCChannel.Handshake? = nil,
@@ -52,7 +52,7 @@ extension Result where Failure == ManagedConnectionError {
 struct JSONRPCChannelTests {
     @Test("requests are matched to answers by id, concurrently")
     func correlation() async throws {
-        let peer = JSONPeer()
+        let peer = JSONRPCTestPeer()
         try await withChannel(peer) { channel in
             async let a = channel.request("echo", params: .positional([1]))
             async let b = channel.request("echo", params: .positional([2]))
@@ -68,7 +68,7 @@ struct JSONRPCChannelTests {
 
     @Test("an error answer throws remote with the peer's error object; a silent peer times out")
     func errorsAndTimeouts() async throws {
-        let peer = JSONPeer()
+        let peer = JSONRPCTestPeer()
         try await withChannel(peer) { channel in
             let failed = await outcome { () async throws(ManagedConnectionError) in try await channel.request("fail") }
             guard case .failure(let error) = failed else {
@@ -85,7 +85,7 @@ struct JSONRPCChannelTests {
 
     @Test("a lost connection fails a plain request in flight with connectionLost, and the connection comes back")
     func lossInFlight() async throws {
-        let peer = JSONPeer()
+        let peer = JSONRPCTestPeer()
         try await withChannel(peer) { channel in
             async let plain = outcome { () async throws(ManagedConnectionError) in try await channel.request("never") }
             try await waitUntil("the request to arrive") { peer.received.contains("never") }
@@ -99,7 +99,7 @@ struct JSONRPCChannelTests {
 
     @Test("an idempotent request whose connection drops is sent again on the next link and answered")
     func idempotentResend() async throws {
-        let peer = JSONPeer()
+        let peer = JSONRPCTestPeer()
         try await withChannel(peer) { channel in
             async let held = outcome { () async throws(ManagedConnectionError) in try await channel.request("held", idempotent: true) }
             try await waitUntil("the request to arrive") { peer.received.contains("held") }
@@ -112,7 +112,7 @@ struct JSONRPCChannelTests {
 
     @Test("a request that timed out waiting for the connection was never sent, so it is retried and answered")
     func unsentRequestRetried() async throws {
-        let peer = JSONPeer()
+        let peer = JSONRPCTestPeer()
         try await withChannel(peer, maxRetries: 20) { channel in
             peer.setRefusing(true)
             peer.cutAll()
@@ -132,7 +132,7 @@ struct JSONRPCChannelTests {
 
     @Test("notifications from the peer reach the handler")
     func notifications() async throws {
-        let peer = JSONPeer()
+        let peer = JSONRPCTestPeer()
         let seen = Recorder<String>()
         try await withChannel(peer, onNotification: { method, _ in seen.append(method) }) { channel in
             _ = try await channel.request("announce")
@@ -142,7 +142,7 @@ struct JSONRPCChannelTests {
 
     @Test("the handshake's request goes on the new link before it is ready; a request made meanwhile waits for it")
     func handshakeFirst() async throws {
-        let peer = JSONPeer()
+        let peer = JSONRPCTestPeer()
         let handshakes = Recorder<UInt64>()
         try await withChannel(peer, handshake: { channel, link in
             handshakes.append(link.generation)
@@ -162,7 +162,7 @@ struct JSONRPCChannelTests {
 
     @Test("closing the connection fails a request in flight at once with connectionLost")
     func closeFailsInFlight() async throws {
-        let peer = JSONPeer()
+        let peer = JSONRPCTestPeer()
         let backoff = Backoff.exponential(base: .milliseconds(10), max: .milliseconds(100))
         let channel = JSONRPCChannel(
             configuration: ReconnectingConnectionConfiguration(reconnect: ReconnectPolicy(maxAttempts: 100, backoff: backoff)),

@@ -1,15 +1,20 @@
-import RpcDoTesting
-import RpcTransport
+public import RpcTransport
+import RpcTransportInMemory
 import RpcWire
 import Synchronization
-import Testing
-import Tinyvex
 
-/// A JSON-RPC peer over in-memory pairs, for the channel's tests: `echo` answers its params,
-/// `held` answers `"held"` once the test releases it, `never` never answers, `fail` answers with
-/// an error, `announce` also sends a `news` notification. It records the method of every message
-/// it receives and can cut or refuse connections.
-final class JSONPeer: Sendable {
+/// A JSON-RPC 2.0 peer over in-memory pairs, for tests of clients of JSON-RPC protocols built on
+/// the managed layer: `echo` answers its params, `held` answers `"held"` once the test releases
+/// it, `never` never answers, `fail` answers with an error `{code: 7, message: "boom"}`,
+/// `announce` also sends a `news` notification, any other method gets `methodNotFound`. It
+/// records the method of every message it receives, and can cut or refuse connections.
+///
+/// ```swift
+/// let peer = JSONRPCTestPeer()
+/// let connection = ReconnectingConnection(configuration: configuration, factory: peer.factory, handler: handler)
+/// peer.cutAll()   // as when the network drops
+/// ```
+public final class JSONRPCTestPeer: Sendable {
     private struct State {
         var ends: [InMemoryTransport] = []
         var received: [String] = []
@@ -21,12 +26,19 @@ final class JSONPeer: Sendable {
 
     private let lock = Mutex(State())
     private let codec = JSONRPCCodec()
-    var received: [String] { lock.withLock { $0.received } }
-    var connects: Int { lock.withLock { $0.connects } }
-    func setRefusing(_ refusing: Bool) { lock.withLock { $0.refusing = refusing } }
+
+    /// Creates a peer with no connection yet.
+    public init() {}
+
+    /// The method of every message received, in order (`?` for an answer).
+    public var received: [String] { lock.withLock { $0.received } }
+    /// How many connections the factory made.
+    public var connects: Int { lock.withLock { $0.connects } }
+    /// Whether the factory refuses new connections (`connectFailed`).
+    public func setRefusing(_ refusing: Bool) { lock.withLock { $0.refusing = refusing } }
 
     /// Cuts every open link, as when the network drops.
-    func cutAll() {
+    public func cutAll() {
         let ends = lock.withLock { state in
             defer { state.ends = [] }
             return state.ends
@@ -35,7 +47,7 @@ final class JSONPeer: Sendable {
     }
 
     /// Answers the `held` requests waiting, and every later one at once.
-    func release() {
+    public func release() {
         let held = lock.withLock { state in
             state.releasing = true
             defer { state.held = [] }
@@ -44,7 +56,8 @@ final class JSONPeer: Sendable {
         for (id, end) in held { answer(.success(id: id, result: .string("held")), on: end) }
     }
 
-    var factory: TinyvexClient.TransportFactory {
+    /// Makes the client end of a new in-memory connection to this peer.
+    public var factory: @Sendable (_ headers: [String: String]) async throws -> any MessageTransport {
         { [self] _ in
             let (client, end) = InMemoryTransport.makePair()
             try lock.withLock { state throws(TransportError) in
