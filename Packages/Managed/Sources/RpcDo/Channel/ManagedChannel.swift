@@ -228,22 +228,11 @@ public final class ManagedChannel<Failure: ManagedFailure>: Sendable {
         }
     }
 
-    /// Runs `operation` until `deadline`: its ``AttemptDeadline/failure`` when it passes
-    /// first, `cancelled` when the task is cancelled first.
+    /// Runs `operation` until `deadline`, in the timeout race.
     private func within<T: Sendable>(
         _ deadline: AttemptDeadline<Failure>, _ operation: @escaping @Sendable () async throws(Failure) -> T
     ) async throws(Failure) -> T {
-        do {
-            guard let value = try await Deadline.race(until: deadline.instant, operation) else {
-                if Task.isCancelled { throw Failure.channel(ManagedConnectionError(.cancelled, "cancelled")) }
-                throw deadline.failure
-            }
-            return value
-        } catch let error as Failure {
-            throw error
-        } catch {
-            throw Failure.channel(ManagedConnectionError(.cancelled, "cancelled"))
-        }
+        try await Failure.within(deadline.timeout, until: deadline.instant, operation)
     }
 
     /// Writes `message` on `link` and waits for the answer to `id` until `deadline`.

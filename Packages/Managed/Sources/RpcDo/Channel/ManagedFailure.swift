@@ -1,3 +1,5 @@
+import RpcTransport
+
 /// The error a ``ManagedChannel``'s calls fail with: the protocol's own error type, which says
 /// how the channel's own failures read in it and which failures are worth another attempt.
 ///
@@ -26,6 +28,29 @@ public protocol ManagedFailure: Error, Sendable {
 extension ManagedFailure {
     /// No hint: the backoff decides.
     public var retryAfter: Duration? { nil }
+
+    /// Runs `operation` until `deadline` in the stack's one timeout race (``RpcTransport/Deadline``):
+    /// the channel's `timeout` when the deadline passes first, `cancelled` when the calling task
+    /// is cancelled first. For work the managed layer cannot end from outside (a call awaited on
+    /// a Cap'n Web session, the wait for a link); a wait for an answer keeps its deadline on a
+    /// ``RpcTransport/DeadlineTimer`` instead (``AttemptDeadline``).
+    public static func within<T: Sendable>(
+        _ timeout: Duration,
+        until deadline: ContinuousClock.Instant? = nil,
+        _ operation: @escaping @Sendable () async throws(Self) -> T
+    ) async throws(Self) -> T {
+        do {
+            guard let value = try await Deadline.race(until: deadline ?? .now.advanced(by: timeout), operation) else {
+                if Task.isCancelled { throw Self.channel(ManagedConnectionError(.cancelled, "cancelled")) }
+                throw Self.channel(ManagedConnectionError(.timeout, "no answer within \(timeout)"))
+            }
+            return value
+        } catch let error as Self {
+            throw error
+        } catch {
+            throw Self.channel(ManagedConnectionError(.cancelled, "cancelled"))
+        }
+    }
 }
 
 extension ManagedConnectionError: ManagedFailure {

@@ -169,7 +169,7 @@ final class ClientCore: Sendable {
             if let failure = prepared.failure { throw failure }
             do {
                 return try await settings.interceptors.run(call) { call in
-                    try await Self.withTimeout(call.timeout) { () async throws(RpcError) -> RpcPayload in
+                    try await RpcError.within(call.timeout) { () async throws(RpcError) -> RpcPayload in
                         try await self.settled(prepared.materialize(root: root))
                     }
                 }
@@ -227,22 +227,6 @@ final class ClientCore: Sendable {
             return ClampedSeconds.duration(retryAfter)
         }
         return nil
-    }
-
-    /// Runs `operation`, failing with ``RpcError/timeout`` when `duration` passes first.
-    static func withTimeout<R: Sendable>(
-        _ duration: Duration,
-        _ operation: @escaping @Sendable () async throws(RpcError) -> R
-    ) async throws(RpcError) -> R {
-        do {
-            guard let value = try await Deadline.race(duration, operation) else {
-                throw RpcError.timeout
-            }
-            return value
-        } catch {
-            if Task.isCancelled { throw .cancelled }
-            throw ErrorMapping.map(any: error)
-        }
     }
 
     // MARK: Calls by name
