@@ -6,42 +6,30 @@ import Synchronization
 import TinyvexProtocol
 
 /// What a ``TinyvexClient`` knows and does on each link, apart from its public API: the live
-/// queries (``SubscriptionRegistry``), the token, the ready link, and the protocol's steps on a
-/// link (the ready handshake, the first subscribe of a query, unsubscribing, setting the
-/// token, reading notifications). The connection's hooks hold it; it holds no connection, only
-/// the links it is given.
+/// queries (``SubscriptionRegistry``, the shell of the pure ``SubscriptionTable``), the token
+/// and the ready link (the pure ``TokenState``), and the protocol's steps on a link (the ready
+/// handshake, the first subscribe of a query, unsubscribing, setting the token, reading
+/// notifications). It is the thin shell of those two state machines: it performs what they
+/// return. The connection's hooks hold it; it holds no connection, only the links it is given.
 final class TinyvexClientCore: Sendable {
-    /// The client's token and link, under one lock so that a token change and a new link
-    /// never miss each other.
-    private struct Session {
-        var token: String?
-        /// Bumped by every token change.
-        var tokenVersion: UInt64 = 0
-        /// The token version the newest handshake sent, with its link's generation.
-        var handshakeToken: (generation: UInt64, version: UInt64)?
-        /// The ready link, if any.
-        var readyLink: ReconnectingConnection.Link?
-        var closed = false
-    }
-
     /// This client's id, random per instance and kept across reconnects: the server keeps the
     /// results of its mutations under it, so a resend after a reconnect is answered once and no
     /// other client's `requestId` can meet them.
     let clientID = UUID().uuidString
     /// The live queries.
     let registry = SubscriptionRegistry()
-    private let session = Mutex(Session())
+    private let tokens = Mutex(TokenState<ReconnectingConnection.Link>())
     private let subscribeRequests = Atomic<Int>(0)
 
     /// How many `tinyvex/subscribe` requests were sent (first ones and resumes).
     var subscribeRequestCount: Int { subscribeRequests.load(ordering: .relaxed) }
 
     /// Whether the client was closed.
-    var isClosed: Bool { session.withLock { $0.closed } }
+    var isClosed: Bool { tokens.withLock { $0.closed } }
 
     /// Marks the client closed: nothing more is sent on its links.
     func close() {
-        session.withLock { $0.closed = true }
+        tokens.withLock { $0.close() }
     }
 
     // MARK: Links
@@ -55,10 +43,7 @@ final class TinyvexClientCore: Sendable {
     /// - Throws: The connection's error when the link fails or a step times out.
     func handshake(_ channel: JSONRPCChannel, on link: ReconnectingConnection.Link, timeout: Duration) async throws {
         var members: JSONObject = ["clientId": .string(clientID)]
-        let token = session.withLock { state in
-            state.handshakeToken = (link.generation, state.tokenVersion)
-            return state.token
-        }
+        let token = tokens.withLock { $0.handshakeBegan(generation: link.generation) }
         if let token { members.updateValue(.string(token), forKey: "token") }
         do {
             _ = try await channel.request(on: link, TinyvexMethod.connect, params: .named(members), timeout: timeout)
@@ -68,15 +53,9 @@ final class TinyvexClientCore: Sendable {
         }
         // A token set while `connect` was on its way is written before the resubscriptions
         // (the server handles them in order), so queries that need an identity run with it.
-        let changed = session.withLock { state -> (Bool, String?) in
-            guard let sent = state.handshakeToken, sent.generation == link.generation, sent.version != state.tokenVersion else {
-                return (false, nil)
-            }
-            state.handshakeToken = (link.generation, state.tokenVersion)
-            return (true, state.token)
-        }
-        if changed.0 {
-            try channel.send(on: link, TinyvexMethod.setToken, params: .named(["token": changed.1.map(JSONValue.string) ?? .null]))
+        try tokens.withLock { state throws(ManagedConnectionError) in
+            guard let write = state.handshakeConnected(on: link) else { return }
+            try Self.write(write, channel)
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for upstream in registry.claimAll(generation: link.generation) {
@@ -89,18 +68,16 @@ final class TinyvexClientCore: Sendable {
     /// A link is ready: unsubscribes and token changes go to it from now on, and a token set
     /// while its handshake ran is written now, before any waiting call.
     func ready(_ channel: JSONRPCChannel, link: ReconnectingConnection.Link) {
-        session.withLock { state in
-            state.readyLink = link
-            if let sent = state.handshakeToken, sent.generation == link.generation, sent.version == state.tokenVersion { return }
-            Self.sendToken(state.token, channel, on: link)
+        tokens.withLock { state in
+            // Its answer is not awaited: the server handles the link's requests in order, so
+            // every later request runs with the token.
+            if let write = state.ready(link) { try? Self.write(write, channel) }
         }
     }
 
     /// The link of `generation` is gone.
     func lost(generation: UInt64) {
-        session.withLock { state in
-            if state.readyLink?.generation == generation { state.readyLink = nil }
-        }
+        tokens.withLock { $0.lost(generation: generation) }
     }
 
     /// Sends the first `tinyvex/subscribe` of the upstream `subID` on `link` unless that link's
@@ -132,8 +109,8 @@ final class TinyvexClientCore: Sendable {
     /// Writes `tinyvex/unsubscribe` for `subID` on the ready link now, in order with everything
     /// else; offline, the next link's handshake simply does not resubscribe it.
     func unsubscribe(subID: String, _ channel: JSONRPCChannel) {
-        session.withLock { state in
-            guard !state.closed, let link = state.readyLink else { return }
+        tokens.withLock { state in
+            guard let link = state.unsubscribeLink else { return }
             // TVX001 (already gone) leaves nothing to undo; its answer is not awaited.
             try? channel.send(on: link, TinyvexMethod.unsubscribe, params: .named(["subId": .string(subID)]))
         }
@@ -141,18 +118,15 @@ final class TinyvexClientCore: Sendable {
 
     /// Sets the token: written at once on the ready link, sent by every later handshake.
     func setToken(_ token: String?, _ channel: JSONRPCChannel) {
-        session.withLock { state in
-            state.token = token
-            state.tokenVersion += 1
-            guard !state.closed, let link = state.readyLink else { return }
-            Self.sendToken(token, channel, on: link)
+        tokens.withLock { state in
+            if let write = state.setToken(token) { try? Self.write(write, channel) }
         }
     }
 
-    private static func sendToken(_ token: String?, _ channel: JSONRPCChannel, on link: ReconnectingConnection.Link) {
-        // Its answer is not awaited: the server handles the link's requests in order, so every
-        // later request runs with the token.
-        try? channel.send(on: link, TinyvexMethod.setToken, params: .named(["token": token.map(JSONValue.string) ?? .null]))
+    /// Writes a `tinyvex/setToken` the token state asked for (under its lock, so that writes
+    /// leave in the order the token changed).
+    private static func write(_ write: TokenState<ReconnectingConnection.Link>.Write, _ channel: JSONRPCChannel) throws(ManagedConnectionError) {
+        try channel.send(on: write.link, TinyvexMethod.setToken, params: .named(["token": write.token.map(JSONValue.string) ?? .null]))
     }
 
     // MARK: Notifications
