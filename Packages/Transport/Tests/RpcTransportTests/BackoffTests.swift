@@ -20,6 +20,17 @@ struct BackoffTests {
         #expect(backoff.ceiling(forAttempt: 10_000) == .seconds(1))
     }
 
+    @Test("any attempt number gives a ceiling: zero, negative and Int.min the first one, Int.max the maximum")
+    func extremeAttempts() {
+        let backoff = Backoff(initialDelay: .milliseconds(100), maxDelay: .seconds(1), multiplier: 2, jitter: .none)
+        for attempt in [0, -1, Int.min] {
+            #expect(backoff.ceiling(forAttempt: attempt) == .milliseconds(100))
+        }
+        #expect(backoff.ceiling(forAttempt: Int.max) == .seconds(1))
+        let huge = Backoff(initialDelay: .seconds(1), maxDelay: .seconds(5), multiplier: .infinity, jitter: .none)
+        #expect(huge.ceiling(forAttempt: 3) == .seconds(5))
+    }
+
     @Test("full jitter stays between zero and the ceiling and varies")
     func fullJitter() {
         let backoff = Backoff(initialDelay: .milliseconds(100), maxDelay: .seconds(10))

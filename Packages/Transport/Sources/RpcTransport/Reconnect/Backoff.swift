@@ -44,7 +44,8 @@ public struct Backoff: Sendable, Hashable {
         let initial = Self.seconds(initialDelay)
         let maximum = Self.seconds(maxDelay)
         guard initial > 0, maximum > 0 else { return .zero }
-        let exponent = Double(max(0, attempt - 1))
+        // In floating point, so that no attempt number (`Int.min` included) can overflow.
+        let exponent = max(0, Double(attempt) - 1)
         let grown = initial * Self.power(max(1, multiplier), exponent)
         return .seconds(min(grown.isFinite ? grown : maximum, maximum))
     }
