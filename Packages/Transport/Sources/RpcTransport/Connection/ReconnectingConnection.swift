@@ -118,6 +118,9 @@ public final class ReconnectingConnection: Sendable {
     private let hooks: Hooks
     private let lock: Mutex<State>
     private let tasks = OwnedTasks<Job>()
+    /// The closes of the transports ``abandon()`` left open, by generation: a set of their own,
+    /// as ``tasks`` takes nothing more once abandoned; a later ``close(ending:)`` awaits them.
+    private let abandonedCloses = OwnedTasks<UInt64>()
     private var logger: Logger { configuration.logger }
 
     /// Creates a connection; nothing is opened until ``start()``.
@@ -236,18 +239,21 @@ public final class ReconnectingConnection: Sendable {
     public func close(ending: (@Sendable (any MessageTransport) async -> Void)? = nil) async {
         let actions = lock.withLock { $0.machine.close() }
         await perform(actions, ending: ending, stopping: true)
+        await abandonedCloses.drain()
     }
 
     /// Ends the connection without waiting, for an owner that goes away without calling
     /// ``close()``: every task of the connection is cancelled (each ends at its next suspension
     /// point), waiting callers fail with ``TransportError/Code/closed``, and the open
-    /// transport's close handshake finishes in the background (bounded by its close timeout).
+    /// transport's close handshake goes on in a task the connection owns, bounded by the
+    /// transport's close timeout (a later ``close()`` waits for it).
     public func abandon() {
         let actions = lock.withLock { $0.machine.close() }
         tasks.abandon()
         for (link, _) in performNow(actions) {
-            // Owned by nobody once the owner is gone; the transport's own close timeout bounds it.
-            Task { await link.transport.close(code: .goingAway, reason: "the client went away") }
+            abandonedCloses.spawn(link.generation) {
+                await link.transport.close(code: .goingAway, reason: "the client went away")
+            }
         }
     }
 

@@ -1,7 +1,6 @@
 public import NIOCore
 public import RpcTransport
 import NIOWebSocket
-import Synchronization
 
 /// One open WebSocket connection, client or server side, as a ``RpcTransport/MessageTransport``.
 ///
@@ -29,8 +28,9 @@ public final class WebSocketTransport: PingableTransport, Sendable {
     private var eventLoop: any EventLoop { loopExecutor.eventLoop }
     private let shared: WebSocketSharedState
     private let connection: NIOLoopBound<WebSocketConnectionHandler>
-    /// The keepalive loop, when the settings ask for one; it ends when the connection closes.
-    private let keepaliveTask = Mutex<Task<Void, Never>?>(nil)
+    /// The keepalive loop, when the settings ask for one: it ends when the connection closes,
+    /// and ``close(code:reason:)`` and ``abort(_:)`` cancel and await it before they return.
+    private let keepalive = OwnedTasks<Int>()
 
     private init(
         channel: any Channel,
@@ -78,14 +78,20 @@ public final class WebSocketTransport: PingableTransport, Sendable {
 
     /// Runs the keepalive scheduler on this transport until it closes; an unanswered ping
     /// ends the connection with ``RpcTransport/TransportError/Code/keepaliveTimeout``.
-    private func startKeepalive(_ keepalive: Keepalive) {
-        let task = Task { [weak self] in
+    private func startKeepalive(_ settings: Keepalive) {
+        keepalive.spawn { [weak self] in
             guard let self else { return }
-            await KeepaliveScheduler.run(keepalive, on: self) { [weak self] error in
-                await self?.abort(error)
+            // The abort is started, not awaited: it awaits this loop.
+            await KeepaliveScheduler.run(settings, on: self) { [weak self] error in
+                self?.abortOnLoop(error)
             }
         }
-        keepaliveTask.withLock { $0 = task }
+    }
+
+    /// How many keepalive loops run: 1 while the keepalive settings' loop probes the
+    /// connection, 0 without one or once it has ended.
+    var keepaliveLoopCount: Int {
+        keepalive.count
     }
 
     // MARK: MessageTransport
@@ -171,6 +177,7 @@ public final class WebSocketTransport: PingableTransport, Sendable {
             }
         }
         _ = await waitUntilClosed()
+        await keepalive.close()
     }
 
     /// Sends a ping frame and returns once a pong arrives.
@@ -203,14 +210,9 @@ public final class WebSocketTransport: PingableTransport, Sendable {
     /// Ends the connection at once with `error`, without waiting for the peer's close frame,
     /// and returns once it is closed.
     public func abort(_ error: TransportError) async {
-        if !shared.lifecycle.isClosed {
-            shared.beginClosing()
-            let connection = self.connection
-            eventLoop.execute {
-                connection.value.abortLocally(error)
-            }
-        }
+        abortOnLoop(error)
         _ = await waitUntilClosed()
+        await keepalive.close()
     }
 
     /// A stream of state changes, starting with the current state and finishing after `closed`.
@@ -231,6 +233,16 @@ public final class WebSocketTransport: PingableTransport, Sendable {
         let connection = self.connection
         eventLoop.execute {
             connection.value.closeLocally(code: code, reason: reason)
+        }
+    }
+
+    /// Ends the connection at once with `error` without waiting for it to close.
+    func abortOnLoop(_ error: TransportError) {
+        guard !shared.lifecycle.isClosed else { return }
+        shared.beginClosing()
+        let connection = self.connection
+        eventLoop.execute {
+            connection.value.abortLocally(error)
         }
     }
 
