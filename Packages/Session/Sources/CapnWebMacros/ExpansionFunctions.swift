@@ -70,22 +70,10 @@ public func _capnwebEncode(_ value: RpcReadableStream) throws -> RpcPayload {
 }
 
 /// An `AsyncSequence` of `Encodable` elements: a readable stream the peer reads chunk by chunk.
-/// The sequence is read as the peer reads, and no further once the stream is cancelled.
+/// The sequence is read as the peer reads, in the task that reads the stream (no task of its own
+/// reads ahead), and no further once the stream is cancelled.
 public func _capnwebEncode<S: AsyncSequence & Sendable>(_ value: S) throws -> RpcPayload
 where S.Element: Encodable & Sendable {
-    let chunks = AsyncThrowingStream<RpcPayload, any Error> { continuation in
-        // Owned by the stream: cancelled when the peer's reading ends or the stream goes away.
-        let task = Task {
-            do {
-                for try await element in value {
-                    continuation.yield(try RpcPayload(encoding: element))
-                }
-                continuation.finish()
-            } catch {
-                continuation.finish(throwing: error)
-            }
-        }
-        continuation.onTermination = { _ in task.cancel() }
-    }
-    return .readable(RpcReadableStream(chunks))
+    let reader = PulledSequence(value) { element in try RpcPayload(encoding: element) }
+    return .readable(RpcReadableStream(AsyncThrowingStream(unfolding: { try await reader.next() })))
 }

@@ -89,8 +89,12 @@ final class SessionCore: Sendable {
     /// Called with every frame: `true` for sent, `false` for received.
     let trace: (@Sendable (_ sent: Bool, _ text: String) -> Void)?
     let state: Mutex<State>
-    /// The session's own tasks (stream copies): cancelled when it ends.
+    /// The session's own tasks (stream copies, the processing of drops that found the mutex
+    /// held): cancelled when it ends.
     private let tasks = OwnedTasks<UInt64>()
+    /// Where the transport's close after an abort runs: the set of the session connection that
+    /// made this engine, whose close awaits it (``tasks`` takes nothing once the engine ended).
+    private let closings: TransportClosings
     private let taskKeys = Atomic<UInt64>(0)
     private let drops = Mutex<[(id: Int64, owner: ObjectIdentifier)]>([])
     /// How many entries ``drops`` holds, read without its lock on every table operation.
@@ -112,9 +116,11 @@ final class SessionCore: Sendable {
         main: (any StubHook)?,
         limits: RpcLimits,
         callTimeout: Duration? = nil,
-        trace: (@Sendable (_ sent: Bool, _ text: String) -> Void)? = nil
+        trace: (@Sendable (_ sent: Bool, _ text: String) -> Void)? = nil,
+        closings: TransportClosings = TransportClosings()
     ) {
         self.transport = transport
+        self.closings = closings
         self.limits = limits
         self.deadlines = callTimeout.map(CallDeadlines.init(timeout:))
         self.codec = CapnWebCodec(configuration: limits.codecConfiguration)
@@ -377,11 +383,11 @@ final class SessionCore: Sendable {
             break
         case .none:
             // The mutex is held (by this thread, inside a transition, or by another): the drop
-            // is processed by the next transition, or, if none comes, by this task. Left
-            // unowned on purpose: it cannot be registered with the session (that takes the
-            // mutex), it only takes the mutex once and ends, and it keeps the core alive until
-            // then, so it never acts on a session that is gone.
-            Task { [self] in locked { _ in } }
+            // is processed by the next transition, or, if none comes, by this task, which the
+            // session owns (its task set has a lock of its own, not the mutex). It takes the
+            // mutex once and ends. Once the session has ended none starts: its tables are
+            // emptied, and a drop has nothing left to release.
+            spawn { [self] in locked { _ in } }
         }
     }
 
@@ -502,13 +508,10 @@ final class SessionCore: Sendable {
     /// (its own or the peer's), without waiting: the abort happens on the path that reads or
     /// writes, which must not wait for a close handshake.
     ///
-    /// The close runs in a task of its own, not in one the session owns: the session has ended
-    /// (its task set takes nothing more, and its end cancelled the rest), and this task holds
-    /// only the transport, whose close ends by itself within the transport's close timeout. It
-    /// is a hand-off to the transport, which owns its closing from then on.
+    /// The close runs in a task of ``closings``, owned by the session connection that made this
+    /// engine: closing the session awaits it (within the close's limit, if it has one).
     func closeTransport(reason: String) {
-        let transport = self.transport
-        Task { await transport.close(code: .applicationError, reason: reason) }
+        closings.close(transport, code: .applicationError, reason: reason)
     }
 
     /// Shuts the session down without an abort message, as disposing the main stub does.

@@ -15,9 +15,13 @@ final class BatchClientTransport: MessageTransport {
         var pending: [TransportEvent] = []
         var outbox: [TransportMessage] = []
         var deadline: ContinuousClock.Instant?
-        /// The task that posts the request once no message has come for the delay; owned here
-        /// and awaited (or cancelled with its caller) by ``finish()``.
+        /// The task that posts the request once no message has come for the delay. Owned by
+        /// this transport: awaited (or cancelled with its caller) by ``finish()``, and stopped
+        /// (unless already posting) and awaited by ``close(code:reason:)``. None starts once the
+        /// transport is closed.
         var sender: Task<Void, Never>?
+        /// Whether the sender has taken the messages and is posting them.
+        var posting = false
         var sent = false
         /// Whether a result has been asked for: only then does the quiet time count.
         var awaited = false
@@ -100,9 +104,16 @@ final class BatchClientTransport: MessageTransport {
         try enqueue(message)
     }
 
+    /// Closes the batch: nothing more is sent. A sender still waiting for its quiet time is
+    /// stopped (the batch cannot leave any more); one already posting is let finish, as
+    /// ``finish()`` would. Returns once the sender has ended.
     func close(code: CloseCode, reason: String) async {
         let closure = TransportClosure(code: code, reason: reason, initiatedLocally: true)
         finishState(closure, deliver: true)
+        let (sender, posting) = lock.withLock { ($0.sender, $0.posting) }
+        guard let sender else { return }
+        if !posting { sender.cancel() }
+        await sender.value
     }
 
     func stateUpdates() -> AsyncStream<TransportState> {
@@ -152,6 +163,7 @@ final class BatchClientTransport: MessageTransport {
         let taken = lock.withLock { state -> [TransportMessage]? in
             guard !state.transportState.isClosed else { return nil }
             state.sent = true
+            state.posting = true
             defer { state.outbox = [] }
             return state.outbox
         }

@@ -50,6 +50,8 @@ final class SessionConnection: Sendable {
     /// (a session opened from a URL pins one event loop).
     let pinnedExecutor: (any TaskExecutor)?
     private let state = Mutex(State())
+    /// The closes of the transports its engines end after an abort: awaited by ``close(within:)``.
+    private let closings = TransportClosings()
     /// For an HTTP batch session, the calls made in it not sent yet; `nil` otherwise.
     let batchCalls: BatchCallRegistry?
 
@@ -129,7 +131,8 @@ final class SessionConnection: Sendable {
             main: makeMain().map { TargetHook($0) },
             limits: configuration.limits,
             callTimeout: configuration.timeout,
-            trace: trace)
+            trace: trace,
+            closings: closings)
         let wasReconnect = state.withLock { state -> Bool? in
             guard !state.closed else { return nil }
             let was = state.core != nil || state.lastError != nil
@@ -254,12 +257,32 @@ final class SessionConnection: Sendable {
         state.withLock { $0.reconnectHandlers.append(handler) }
     }
 
-    /// Stops reconnecting, shuts the current engine down and finishes every state stream.
+    /// Stops reconnecting, shuts the current engine down, waits for the closes an abort started
+    /// and finishes every state stream.
     ///
     /// - Parameter limit: How long to wait for the peer's half of the close handshake; then the
     ///   connection is cut (``RpcTransport/MessageTransport/abort(_:)``), at once for `.zero`.
     ///   `nil` waits as long as the transport's own close timeout.
     func close(within limit: Duration? = nil) async {
+        let deadline = limit.map { ContinuousClock.now + $0 }
+        await shutDown(within: limit)
+        // An engine that ended on an abort may still be closing its transport: that close is
+        // this connection's too, bounded by the same limit.
+        await closings.finish(until: deadline)
+        guard reconnecting == nil else { return }
+        let observers = state.withLock { state in
+            state.connectionState = .disconnected(nil)
+            return state.observers.removeAll()
+        }
+        for observer in observers {
+            observer.yield(.disconnected(nil))
+            observer.finish()
+        }
+    }
+
+    /// Stops reconnecting and shuts the current engine down (the first part of
+    /// ``close(within:)``).
+    private func shutDown(within limit: Duration?) async {
         let core = state.withLock { state -> SessionCore? in
             state.closed = true
             return state.core
@@ -285,14 +308,6 @@ final class SessionConnection: Sendable {
             } else {
                 await core.shutdown(reason: reason)
             }
-        }
-        let observers = state.withLock { state in
-            state.connectionState = .disconnected(nil)
-            return state.observers.removeAll()
-        }
-        for observer in observers {
-            observer.yield(.disconnected(nil))
-            observer.finish()
         }
     }
 

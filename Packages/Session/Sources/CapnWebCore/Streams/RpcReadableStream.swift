@@ -41,22 +41,10 @@ public final class RpcReadableStream: AsyncSequence, Sendable {
         chunks.makeAsyncIterator()
     }
 
-    /// The chunks decoded as `type`.
+    /// The chunks decoded as `type`, read and decoded in the task that reads them (no task of
+    /// its own reads ahead): a reader that stops, or is cancelled, stops the reading with it.
     public func decoded<T: Decodable & Sendable>(as type: T.Type = T.self) -> AsyncThrowingStream<T, any Error> {
-        let chunks = self.chunks
-        return AsyncThrowingStream { continuation in
-            // Owned by the decoded stream: cancelled when its reader stops or goes away.
-            let task = Task {
-                do {
-                    for try await chunk in chunks {
-                        continuation.yield(try chunk.decode(T.self))
-                    }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
+        let reader = PulledSequence(chunks) { chunk in try chunk.decode(T.self) }
+        return AsyncThrowingStream(unfolding: { try await reader.next() })
     }
 }
