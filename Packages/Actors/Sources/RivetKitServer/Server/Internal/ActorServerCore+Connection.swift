@@ -20,22 +20,25 @@ extension ActorServerCore {
     /// loop reads on, so its reply is written with the others of the same read, without a hop
     /// to another thread and back.
     ///
+    /// A connection closed by the server (a hostile frame, the actor's destruction) is closed
+    /// here, in the task that serves it: serving returns once that close has finished.
+    ///
     /// Any message transport is served: the gateway's WebSocket, or one end of an in-process
     /// pair (the upgrade request then describes the connection the client asked for).
     func serve(_ transport: any MessageTransport, request: WebSocketUpgradeRequest) async {
+        let tracker = ConnectionTracker(
+            limit: max(configuration.maxActionsInFlightPerConnection, 1),
+            byteLimit: max(configuration.maxPendingActionBytesPerConnection, 0))
         let instance: ActorInstance
         let connection: ActorConnectionInfo
         do throws(ActorError) {
-            (instance, connection) = try await open(transport, request: request)
+            (instance, connection) = try await open(transport, request: request, tracker: tracker)
         } catch {
             await Self.close(transport, with: error)
             return
         }
         _ = try? transport.enqueue(.text(RivetMessageCodec.encode(ServerMessage.initialize(
             actorId: instance.record.id, connectionId: connection.id))))
-        let tracker = ConnectionTracker(
-            limit: max(configuration.maxActionsInFlightPerConnection, 1),
-            byteLimit: max(configuration.maxPendingActionBytesPerConnection, 0))
         let executor = transport.executor
         let maxFrameSize = configuration.maxMessageSize
         let budget = OutboundBudget(limit: configuration.maxPendingBytesPerConnection)
@@ -49,7 +52,9 @@ extension ActorServerCore {
                 tracker.close()
             }
         }
-        await tracker.finished()
+        while case .close(let error) = await tracker.next() {
+            await Self.close(transport, with: error)
+        }
         await instance.disconnect(connection)
     }
 
@@ -61,14 +66,14 @@ extension ActorServerCore {
     ) {
         guard tracker.isReading else { return }
         guard message.kind == .text else {
-            stop(transport, tracker: tracker, with: .malformed("frames of the json encoding are text"))
+            stop(tracker, with: .malformed("frames of the json encoding are text"))
             return
         }
         let decoded: ClientMessage
         do throws(ActorError) {
             decoded = try RivetMessageCodec.decodeClientMessage(utf8: message.bytes)
         } catch {
-            stop(transport, tracker: tracker, with: error)
+            stop(tracker, with: error)
             return
         }
         switch decoded {
@@ -129,13 +134,15 @@ extension ActorServerCore {
         }
     }
 
-    /// Stops reading a connection and closes it with `error`.
-    private static func stop(_ transport: any MessageTransport, tracker: ConnectionTracker, with error: ActorError) {
+    /// Stops reading a connection and has it closed with `error` (by the task serving it).
+    private static func stop(_ tracker: ConnectionTracker, with error: ActorError) {
         tracker.stopReading()
-        Task { await close(transport, with: error) }
+        tracker.requestClose(error)
     }
 
-    private func open(_ transport: any MessageTransport, request: WebSocketUpgradeRequest) async throws(ActorError)
+    private func open(
+        _ transport: any MessageTransport, request: WebSocketUpgradeRequest, tracker: ConnectionTracker
+    ) async throws(ActorError)
         -> (ActorInstance, ActorConnectionInfo)
     {
         guard let target = try GatewayTarget.parse(path: request.path, query: request.query) else {
@@ -158,9 +165,8 @@ extension ActorServerCore {
         try await instance.connect(
             connection,
             deliver: { frame in _ = try? transport.enqueue(.text(frame)) },
-            close: { error in
-                Task { await Self.close(transport, with: error) }
-            })
+            // The task serving the connection closes it.
+            close: { error in tracker.requestClose(error) })
         return (instance, connection)
     }
 
