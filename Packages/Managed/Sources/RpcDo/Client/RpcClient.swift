@@ -33,7 +33,8 @@ public actor RpcClient {
     /// The observable snapshot of the connection's state.
     private nonisolated let connectionStatus = ConnectionStatus()
     private let urlProblem: RpcError?
-    /// The last header change's reconnect; the next one waits for it, so each one applies.
+    /// The last header change's reconnect; the next one waits for it, so each one applies. The
+    /// ``updateHeader(_:value:)`` call that started it awaits it.
     private var headerRefresh: Task<Void, Never>?
 
     /// Creates a client for `configuration` (not connected yet). A URL that is not `ws://` or
@@ -198,6 +199,9 @@ public actor RpcClient {
         connection.updateHeader(name, value: value)
         let previous = headerRefresh
         let core = self.core
+        // Owned by this call, which awaits it before it returns (and keeps the client alive
+        // meanwhile), so it never outlives the client; `headerRefresh` only lets the next call,
+        // made while this one waits (the actor is re-entered), wait for it too before its own.
         let refresh = Task {
             await previous?.value
             await core.reconnectForHeaders()
