@@ -245,8 +245,9 @@ public final class ReconnectingConnection: Sendable {
     /// Ends the connection without waiting, for an owner that goes away without calling
     /// ``close()``: every task of the connection is cancelled (each ends at its next suspension
     /// point), waiting callers fail with ``TransportError/Code/closed``, and the open
-    /// transport's close handshake goes on in a task the connection owns, bounded by the
-    /// transport's close timeout (a later ``close()`` waits for it).
+    /// transport's close handshake goes on in a task the connection owns (a later ``close()``
+    /// waits for it), bounded by the transport's close timeout even when the connection is
+    /// dropped meanwhile.
     public func abandon() {
         let actions = lock.withLock { $0.machine.close() }
         tasks.abandon()
