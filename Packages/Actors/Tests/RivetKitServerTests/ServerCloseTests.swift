@@ -13,7 +13,7 @@ struct ServerCloseTests {
         let core = ActorServerCore(
             registry: DemoActors.registry, store: try SQLiteActorStore.inMemory(), configuration: ServerHarness.configuration())
         let (client, server) = InMemoryTransport.makePair()
-        let watched = CloseWatchingTransport(server)
+        let watched = HeldCloseTransport(server)
         let events = EventLog()
         client.start { event in events.record(event) }
         let uri = "/gateway/counter/connect?rvt-namespace=default&rvt-method=getOrCreate&rvt-key=closing"
@@ -25,6 +25,9 @@ struct ServerCloseTests {
         }
         try await waitUntil("the Init message") { events.messages >= 1 }
         try client.enqueue(.binary([1, 2, 3]))
+        // The close is held: serving that did not await it would return with it unfinished.
+        try await waitUntil("the server's close to begin") { watched.closesStarted == 1 }
+        watched.release()
         #expect(await serving.value, "serving returned before the close it started had finished")
         try await waitUntil("the client's end to close") { events.closure != nil }
         #expect(events.closure?.reason == "message.malformed")
@@ -45,49 +48,5 @@ private final class EventLog: Sendable {
             case .closed(let closure): state.closure = closure
             }
         }
-    }
-}
-
-/// A transport that records when a close of it has returned.
-private final class CloseWatchingTransport: MessageTransport {
-    let inner: any MessageTransport
-    private let finished = Atomic<Bool>(false)
-
-    init(_ inner: any MessageTransport) {
-        self.inner = inner
-    }
-
-    /// Whether a call of ``close(code:reason:)`` has returned.
-    var closeFinished: Bool { finished.load(ordering: .sequentiallyConsistent) }
-
-    var state: TransportState { inner.state }
-
-    func start(_ handler: @escaping @Sendable (TransportEvent) -> Void) {
-        inner.start(handler)
-    }
-
-    func enqueue(_ message: TransportMessage) throws(TransportError) {
-        try inner.enqueue(message)
-    }
-
-    func send(_ message: TransportMessage) async throws(TransportError) {
-        try await inner.send(message)
-    }
-
-    func close(code: CloseCode, reason: String) async {
-        await inner.close(code: code, reason: reason)
-        finished.store(true, ordering: .sequentiallyConsistent)
-    }
-
-    func abort(_ error: TransportError) async {
-        await inner.abort(error)
-    }
-
-    func stateUpdates() -> AsyncStream<TransportState> {
-        inner.stateUpdates()
-    }
-
-    func afterInboundBurst(_ body: @escaping @Sendable () -> Void) {
-        inner.afterInboundBurst(body)
     }
 }
