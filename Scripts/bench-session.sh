@@ -13,6 +13,7 @@
 # `ratio session-deflate-throughput-vs-plain`, is calls per second with deflate over without.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+forget_release_plan
 
 package="$REPO_ROOT/Tests/Benchmarks"
 # The release scratch path every benchmark build shares (see lib.sh).

@@ -6,6 +6,7 @@
 # The last two lines have the form `ratio <name> <x.xx>`.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+forget_release_plan
 
 package="$REPO_ROOT/Tests/Benchmarks"
 # The release scratch path every benchmark build shares (see lib.sh).

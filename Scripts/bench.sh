@@ -4,6 +4,7 @@
 # checks that it is up to date.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+forget_release_plan
 
 "$REPO_ROOT/Scripts/bootstrap.sh" --system
 log "bench: building every benchmark (release)"

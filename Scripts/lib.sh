@@ -80,6 +80,14 @@ SWIFT_DEBUG_FLAGS=(
 RELEASE_BUILD_DIR="$REPO_ROOT/.build-release"
 SWIFT_RELEASE_FLAGS=(-c release --scratch-path "$RELEASE_BUILD_DIR")
 
+# SwiftPM does not always notice a source file added to or removed from a layer package that
+# the benchmark package depends on by path, and then builds from a stale plan ("missing
+# inputs", "cannot find ... in scope"). The benchmark scripts call this before they build: the
+# plan is quick to make again, and the compiled modules are kept.
+forget_release_plan() {
+    rm -f "$RELEASE_BUILD_DIR/release.yaml"
+}
+
 # Warns when the packages given (folders relative to REPO_ROOT) resolved one dependency to
 # different revisions: they share the checkouts of BUILD_DIR, so each switch between them
 # compiles that dependency again. `swift package update` in each package brings them together.

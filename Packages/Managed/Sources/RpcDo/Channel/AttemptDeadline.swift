@@ -1,4 +1,5 @@
 import RpcTransport
+import Synchronization
 
 /// The deadline of one attempt of a managed call: how long it may still wait, and the means to
 /// end a wait when the time is up without a task of its own, on the channel's
@@ -32,26 +33,42 @@ public struct AttemptDeadline<Failure: ManagedFailure>: Sendable {
 
     /// An expiry to arm once the attempt waits.
     public func makeExpiry() -> Expiry {
-        Expiry(deadline: self, id: timer.makeID())
+        Expiry(deadline: self)
     }
 
     /// Ends one wait of an attempt when its deadline passes.
-    public struct Expiry: Sendable {
-        let deadline: AttemptDeadline
-        let id: UInt64
+    public final class Expiry: ExpiringWait {
+        private let deadline: AttemptDeadline
+        /// The id it is armed under; 0 while not armed.
+        private let armed = Atomic<UInt64>(0)
+        /// What ends the wait, once armed.
+        private let ending = Mutex<(@Sendable (Failure) -> Void)?>(nil)
+
+        init(deadline: AttemptDeadline) {
+            self.deadline = deadline
+        }
 
         /// Runs `expire` with ``AttemptDeadline/failure`` once the deadline passes (soon, from
-        /// the timer, when it passed already), unless ``disarm()`` runs first. Arm it after the
-        /// wait is registered, so that `expire` finds it; `expire` must do nothing when the
-        /// wait has ended meanwhile.
+        /// the timer, when it passed already), unless ``disarm()`` runs first. Arm it once,
+        /// after the wait is registered, so that `expire` finds it; `expire` must do nothing
+        /// when the wait has ended meanwhile.
         public func arm(_ expire: @escaping @Sendable (Failure) -> Void) {
-            let deadline = self.deadline
-            deadline.timer.arm(id, until: deadline.instant) { expire(deadline.failure) }
+            ending.withLock { $0 = expire }
+            guard let id = deadline.timer.arm(until: deadline.instant, self) else { return }
+            armed.store(id, ordering: .releasing)
         }
 
         /// Disarms it: `expire` does not run from now on.
         public func disarm() {
-            deadline.timer.disarm(id)
+            let id = armed.exchange(0, ordering: .acquiringAndReleasing)
+            if id != 0 { deadline.timer.disarm(id) }
+            ending.withLock { $0 = nil }
+        }
+
+        /// The deadline passed: runs what was armed, with ``AttemptDeadline/failure``.
+        public func expire() {
+            guard let expire = ending.withLock({ $0.take() }) else { return }
+            expire(deadline.failure)
         }
     }
 }

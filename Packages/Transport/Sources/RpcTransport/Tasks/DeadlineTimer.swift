@@ -4,34 +4,31 @@ import Synchronization
 /// awaited by id, a settlement): one sleeping task for every deadline armed on it, where a
 /// timeout race (``Deadline``) starts a task group and two tasks per wait.
 ///
-/// A wait arms its deadline with the closure that ends it; the timer runs that closure when the
-/// deadline passes first (at most a few milliseconds late), unless the wait disarmed it. The
-/// timer's task runs only while something is armed, and is cancelled by ``close()`` or when the
-/// timer goes away. A Cap'n Web session keeps its call timeout on one, a managed channel the
-/// deadlines of its attempts.
+/// A wait arms its deadline with itself (an ``ExpiringWait``); when the deadline passes
+/// first, the timer calls its ``ExpiringWait/expire()`` (at most a few milliseconds late),
+/// unless the wait disarmed it. Deadlines armed in order (one timeout for all) cost no hashing
+/// and no allocation. The timer's task runs only while something is armed, and is cancelled by
+/// ``close()`` or when the timer goes away. A Cap'n Web session keeps its call timeout on one,
+/// a managed channel the deadlines of its attempts.
 ///
 /// ```swift
 /// let timer = DeadlineTimer()
-/// let id = timer.makeID()
-/// let answer = try await withCheckedThrowingContinuation { continuation in
-///     waiters[id] = continuation
-///     timer.arm(id, until: .now + .seconds(5)) { waiters.take(id)?.resume(throwing: TimeoutError()) }
-/// }
-/// timer.disarm(id)
+/// let armed = timer.arm(after: .seconds(30), waiter)   // waiter: some ExpiringWait
+/// let answer = await waiter.value
+/// if let armed { timer.disarm(armed) }
 /// ```
 public final class DeadlineTimer: Sendable {
-    /// What runs when a deadline passes.
-    public typealias Expire = @Sendable () -> Void
+    /// What a timer holds for each deadline.
+    public typealias Payload = any ExpiringWait
 
     private struct State {
-        var schedule = DeadlineSchedule<Expire>()
+        var schedule = DeadlineSchedule<Payload>()
         var timer: Task<Void, Never>?
         var timerID: UInt64 = 0
         var closed = false
     }
 
     private let state = Mutex(State())
-    private let ids = Atomic<UInt64>(0)
 
     /// Creates a timer; its task starts with the first deadline armed.
     public init() {}
@@ -43,39 +40,32 @@ public final class DeadlineTimer: Sendable {
     /// How many deadlines are armed.
     public var armedCount: Int { state.withLock { $0.schedule.count } }
 
-    /// How many deadlines the timer stores, disarmed ones not yet shed included: at most twice
-    /// ``armedCount``, plus 64.
+    /// How many deadlines the timer stores, disarmed ones not yet shed included.
     public var storedCount: Int { state.withLock { $0.schedule.storedCount } }
 
-    /// A new id to arm under, unique on this timer.
-    public func makeID() -> UInt64 {
-        ids.wrappingAdd(1, ordering: .relaxed).newValue
-    }
-
-    /// Runs `expire` once `deadline` passes (from the timer's task; soon, when it has passed
-    /// already), unless ``disarm(_:)`` runs first. `expire` must do nothing when the wait it
-    /// ends is over.
+    /// Arms `payload` until `deadline` (expired soon, from the timer's task, when it has passed
+    /// already).
     ///
-    /// - Returns: `false` (and nothing is armed) once the timer is closed.
-    @discardableResult
-    public func arm(_ id: UInt64, until deadline: ContinuousClock.Instant, _ expire: @escaping Expire) -> Bool {
-        let (armed, replaced) = state.withLock { state -> (Bool, Task<Void, Never>?) in
-            guard !state.closed else { return (false, nil) }
-            guard let wake = state.schedule.arm(id, until: deadline, expire) else { return (true, nil) }
-            let running = state.timer
-            state.timer = startTimer(until: wake, state: &state)
-            return (true, running)
-        }
-        replaced?.cancel()
-        return armed
+    /// - Returns: The id to pass to ``disarm(_:)`` (never 0), or `nil` (nothing armed) once the
+    ///   timer is closed.
+    public func arm(until deadline: ContinuousClock.Instant, _ payload: Payload) -> UInt64? {
+        arm(payload) { _ in deadline }
     }
 
-    /// Disarms `id`: its `expire` does not run from now on.
+    /// Arms `payload` until `timeout` from now, with the clock read under the timer's lock, so
+    /// that one timeout for everything keeps its deadlines in order.
+    ///
+    /// - Returns: As ``arm(until:_:)``.
+    public func arm(after timeout: Duration, _ payload: Payload) -> UInt64? {
+        arm(payload) { now in now.advanced(by: timeout) }
+    }
+
+    /// Disarms `id`: its wait is not expired from now on.
     public func disarm(_ id: UInt64) {
         state.withLock { $0.schedule.disarm(id) }
     }
 
-    /// Stops the timer: nothing armed runs, and nothing more can be armed.
+    /// Stops the timer: nothing armed expires, and nothing more can be armed.
     public func close() {
         let timer = state.withLock { state -> Task<Void, Never>? in
             state.closed = true
@@ -84,6 +74,19 @@ public final class DeadlineTimer: Sendable {
             return state.timer
         }
         timer?.cancel()
+    }
+
+    private func arm(_ payload: Payload, deadline: (ContinuousClock.Instant) -> ContinuousClock.Instant) -> UInt64? {
+        let (id, replaced) = state.withLock { state -> (UInt64?, Task<Void, Never>?) in
+            guard !state.closed else { return (nil, nil) }
+            let armed = state.schedule.arm(until: deadline(.now), payload)
+            guard let wake = armed.wake else { return (armed.id, nil) }
+            let running = state.timer
+            state.timer = startTimer(until: wake, state: &state)
+            return (armed.id, running)
+        }
+        replaced?.cancel()
+        return id
     }
 
     private func startTimer(until wake: ContinuousClock.Instant, state: inout State) -> Task<Void, Never> {
@@ -105,16 +108,24 @@ public final class DeadlineTimer: Sendable {
         }
     }
 
-    /// The timer `timerID` woke: runs what passed, and returns when it wakes next (`nil`: it
-    /// ends).
+    /// The timer `timerID` woke: expires what passed, and returns when it wakes next (`nil`:
+    /// it ends).
     private func fire(_ timerID: UInt64) -> ContinuousClock.Instant? {
-        let (expired, next) = state.withLock { state -> ([Expire], ContinuousClock.Instant?) in
+        let (expired, next) = state.withLock { state -> ([Payload], ContinuousClock.Instant?) in
             guard state.timerID == timerID, !state.closed else { return ([], nil) }
             let fired = state.schedule.fire(at: .now)
             if fired.next == nil { state.timer = nil }
             return fired
         }
-        for expire in expired { expire() }
+        for wait in expired { wait.expire() }
         return next
     }
+}
+
+/// A wait a ``DeadlineTimer`` can end: armed on the timer, it is expired when its deadline
+/// passes first.
+public protocol ExpiringWait: AnyObject, Sendable {
+    /// Ends the wait because its time is up (from the timer's task, outside its lock); does
+    /// nothing when the wait is over already.
+    func expire()
 }
