@@ -21,4 +21,11 @@ enum ActorValues {
             throw ActorError(.clientDecodeError, "\(value) is not a \(T.self): \(error)")
         }
     }
+
+    /// Decodes a value of the type the caller expects; failure is `client.decode_error`. Takes
+    /// no metatype, so that what it returns is the caller's alone even when `T` is not
+    /// `Sendable`.
+    static func decode<T: Decodable>(from value: JSONValue) throws(ActorError) -> T {
+        try decode(T.self, from: value)
+    }
 }

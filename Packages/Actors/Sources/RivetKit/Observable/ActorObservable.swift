@@ -9,6 +9,9 @@ public import OpenCombine
 /// positional arguments. The platform-neutral core of `@Actor`: all the logic lives here,
 /// and it runs the same on Linux (with OpenCombine) as under SwiftUI.
 ///
+/// Options whose params or input could not be encoded (``ActorOptions/encodingError``) are
+/// reported on ``error`` and do not connect.
+///
 /// While enabled it holds one use of the client's shared connection for its identity
 /// ``hash`` (name, key and params); disabling it releases that use (the last user's release
 /// disposes the connection) and resets it to ``ActorConnStatus/idle``.
@@ -61,7 +64,8 @@ public final class ActorObservable: ObservableObject {
     /// connection and resets to idle, true connects again.
     public func update(_ options: ActorOptions) {
         guard options != opts else { return }
-        let identityChanged = options.hash != opts.hash || options.enabled != opts.enabled
+        let identityChanged =
+            options.hash != opts.hash || options.enabled != opts.enabled || options.encodingError != opts.encodingError
         opts = options
         hash = options.hash
         if identityChanged {
@@ -119,9 +123,11 @@ public final class ActorObservable: ObservableObject {
     }
 
     /// Calls an action with any number of arguments. Errors are thrown (not reported to
-    /// ``error``): the action's ``ActorError``, or `client.not_connected` while disabled.
+    /// ``error``): the action's ``ActorError``, `client.not_connected` while disabled, or the
+    /// options' ``ActorOptions/encodingError``.
     public func action<R: Decodable>(_ name: String, args: [any Encodable]) async throws -> R {
         guard let shared else {
+            if opts.enabled, let encodingError = opts.encodingError { throw encodingError }
             throw ActorError(.clientNotConnected, "the actor is disabled")
         }
         let values = try ActorValues.encode(args)
@@ -156,7 +162,28 @@ public final class ActorObservable: ObservableObject {
 
     // MARK: Events
 
-    /// The events `name` with exactly one argument, decoded as `T`.
+    /// The events `name` with exactly one argument, decoded as `T`, which need not be
+    /// `Sendable`: the stream is made and fed on the main actor, to be read there.
+    ///
+    /// ```swift
+    /// for await message in actor.events("message", as: Message.self) { messages.append(message) }
+    /// ```
+    public func events<T: Decodable>(_ name: String, as: T.Type) -> AsyncStream<T> {
+        let (stream, continuation) = AsyncStream<T>.makeStream(bufferingPolicy: bufferingPolicy())
+        let token = addListener(name) { [weak self] args in
+            let decoded: Result<T, ActorError> = Self.decodedSingle(name, args)
+            switch decoded {
+            case .success(let value):
+                continuation.yield(value)
+            case .failure(let error):
+                self?.error = error
+            }
+        }
+        Self.onEnd(of: continuation, removal(of: token))
+        return stream
+    }
+
+    /// The events `name` with exactly one argument, decoded as `T` (inferred when not given).
     public func events<T: Decodable & Sendable>(_ name: String, as: T.Type = T.self) -> AsyncStream<T> {
         typedEvents(name, arity: 1) { args in try ActorValues.decode(T.self, from: args[0]) }
     }
@@ -218,19 +245,48 @@ public final class ActorObservable: ObservableObject {
     /// Decodes raw arguments of an event with exactly `arity` arguments; a mismatch or a
     /// failed decoding sets ``error`` to `client.decode_error`.
     public func decodeEvent<T>(_ name: String, _ args: [JSONValue], arity: Int, _ decode: ([JSONValue]) throws -> T) -> T? {
-        guard args.count == arity else {
-            error = ActorError(
-                .clientDecodeError,
-                "the event \(name) carried \(args.count) arguments, \(arity) were expected")
+        switch Self.decoded(name, args, arity: arity, decode) {
+        case .success(let value):
+            return value
+        case .failure(let error):
+            self.error = error
             return nil
         }
+    }
+
+    /// The arguments of event `name` decoded, or the `client.decode_error` of a wrong arity or
+    /// a failed decoding.
+    private nonisolated static func decoded<T>(
+        _ name: String, _ args: [JSONValue], arity: Int, _ decode: ([JSONValue]) throws -> T
+    ) -> Result<T, ActorError> {
+        guard args.count == arity else {
+            return .failure(
+                ActorError(
+                    .clientDecodeError, "the event \(name) carried \(args.count) arguments, \(arity) were expected"))
+        }
         do {
-            return try decode(args)
+            return .success(try decode(args))
         } catch {
-            self.error =
+            return .failure(
                 (error as? ActorError).map { ActorError(.clientDecodeError, $0.message) }
-                ?? ActorError(.clientDecodeError, "\(error)")
-            return nil
+                    ?? ActorError(.clientDecodeError, "\(error)"))
+        }
+    }
+
+    /// The one argument of event `name` decoded as `T`, a fresh value the caller may hand on,
+    /// or the `client.decode_error` of a wrong arity or a failed decoding.
+    private nonisolated static func decodedSingle<T: Decodable>(_ name: String, _ args: [JSONValue])
+        -> sending Result<T, ActorError>
+    {
+        guard args.count == 1 else {
+            return .failure(
+                ActorError(.clientDecodeError, "the event \(name) carried \(args.count) arguments, 1 was expected"))
+        }
+        do throws(ActorError) {
+            let value: T = try ActorValues.decode(from: args[0])
+            return .success(value)
+        } catch {
+            return .failure(error)
         }
     }
 
@@ -239,22 +295,35 @@ public final class ActorObservable: ObservableObject {
     {
         let (stream, continuation) = AsyncStream<T>.makeStream(bufferingPolicy: bufferingPolicy())
         let token = addListener(name) { [weak self] args in
-            guard let self, let value = self.decodeEvent(name, args, arity: arity, decode) else { return }
-            continuation.yield(value)
+            switch Self.decoded(name, args, arity: arity, decode) {
+            case .success(let value):
+                continuation.yield(value)
+            case .failure(let error):
+                self?.error = error
+            }
         }
-        continuation.onTermination = { [weak self, tasks] _ in
-            tasks.spawn { @MainActor in self?.removeListener(token) }
-        }
+        Self.onEnd(of: continuation, removal(of: token))
         return stream
     }
 
     private func rawEvents(_ name: String) -> AsyncStream<[JSONValue]> {
         let (stream, continuation) = AsyncStream<[JSONValue]>.makeStream(bufferingPolicy: bufferingPolicy())
         let token = addListener(name) { args in continuation.yield(args) }
-        continuation.onTermination = { [weak self, tasks] _ in
-            tasks.spawn { @MainActor in self?.removeListener(token) }
-        }
+        Self.onEnd(of: continuation, removal(of: token))
         return stream
+    }
+
+    /// What a stream's end does: removes its listener on the main actor (the stream may end
+    /// anywhere).
+    private func removal(of token: UInt64) -> @Sendable () -> Void {
+        { [weak self, tasks] in tasks.spawn { @MainActor in self?.removeListener(token) } }
+    }
+
+    /// Runs `action` when the stream of `continuation` ends.
+    private nonisolated static func onEnd<T>(
+        of continuation: AsyncStream<T>.Continuation, _ action: @escaping @Sendable () -> Void
+    ) {
+        continuation.onTermination = { _ in action() }
     }
 
     /// At most ``ClientConfig/maxBufferedEvents`` waiting events per stream, the oldest dropped.
@@ -267,6 +336,13 @@ public final class ActorObservable: ObservableObject {
     private func apply() {
         guard opts.enabled else {
             connStatus = .idle
+            return
+        }
+        if let encodingError = opts.encodingError {
+            // Connecting without the params or input meant would reach another identity, or
+            // create the actor without its input.
+            connStatus = .idle
+            error = encodingError
             return
         }
         let connection = client.acquireConnection(opts)

@@ -14,7 +14,6 @@ public struct Actor: DynamicProperty {
     @Environment(\.rivetKitClient) private var client
     @StateObject private var box = ActorObservableBox()
     private let options: ActorOptions
-    private let encodingError: ActorError?
 
     /// An actor with a one-part key.
     public init(
@@ -39,25 +38,14 @@ public struct Actor: DynamicProperty {
         createInRegion: String? = nil,
         enabled: Bool = true
     ) {
-        var encodingError: ActorError?
-        func encode(_ value: (any Encodable)?) -> JSONValue? {
-            guard let value else { return nil }
-            do {
-                return try ActorValues.encode([value]).first
-            } catch {
-                encodingError = ActorError(.clientConfigError, error.message)
-                return nil
-            }
-        }
         options = ActorOptions(
-            name: name, key: key, params: encode(params), createWithInput: encode(createWithInput),
-            createInRegion: createInRegion, enabled: enabled)
-        self.encodingError = encodingError
+            name: name, key: key, params: params, createWithInput: createWithInput, createInRegion: createInRegion,
+            enabled: enabled)
     }
 
     /// The actor's observable state and operations.
     public var wrappedValue: ActorObservable {
-        box.observable(client: client ?? DefaultRivetKitClient.shared, options: options, error: encodingError)
+        box.observable(client: client ?? DefaultRivetKitClient.shared, options: options)
     }
 
     /// The same observable, for `$counter`.
@@ -70,14 +58,13 @@ final class ActorObservableBox: ObservableObject {
     private var current: ActorObservable?
     private var forwarding: AnyCancellable?
 
-    func observable(client: RivetKitClient, options: ActorOptions, error: ActorError?) -> ActorObservable {
+    func observable(client: RivetKitClient, options: ActorOptions) -> ActorObservable {
         if let current, current.client === client {
             current.update(options)
             return current
         }
         current?.release()
         let observable = ActorObservable(client: client, options: options)
-        if let error { observable.report(error) }
         forwarding = observable.objectWillChange.sink { [weak self] _ in self?.objectWillChange.send() }
         current = observable
         return observable
