@@ -56,6 +56,8 @@ let package = Package(
                 "TinyvexProtocol",
                 .product(name: "RpcDo", package: "Managed"),
                 .product(name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: [.linux, .windows, .android, .wasi])),
+                // `receive(on:)` a dispatch queue, where Combine is missing.
+                .product(name: "OpenCombineDispatch", package: "OpenCombine", condition: .when(platforms: [.linux, .windows, .android, .wasi])),
             ],
             swiftSettings: strictSettings
         ),

@@ -49,6 +49,7 @@ public final class TinyvexClient: Sendable {
     private let channel: JSONRPCChannel
     private let tasks = OwnedTasks<Job>()
     private let states: StateBroadcaster<ConnectionState>
+    private let deliverer: Deliverer
     private var registry: SubscriptionRegistry { core.registry }
     /// This client's id (see ``TinyvexClientCore/clientID``).
     var clientID: String { core.clientID }
@@ -74,6 +75,7 @@ public final class TinyvexClient: Sendable {
     public init(endpoint: URL, configuration: TinyvexClientConfiguration, transportFactory: TransportFactory? = nil) {
         self.endpoint = endpoint
         self.configuration = configuration
+        self.deliverer = Deliverer(configuration.delivery)
         let core = self.core
         let url = endpoint.absoluteString
         let handshakeTimeout = configuration.handshakeTimeout
@@ -133,9 +135,10 @@ public final class TinyvexClient: Sendable {
         channel.connection.abandon()
     }
 
-    /// The connection's states, starting with the current one.
+    /// The connection's states, starting with the current one, delivered where
+    /// ``TinyvexClientConfiguration/delivery`` says (the main queue by default).
     public var connectionState: AnyPublisher<ConnectionState, Never> {
-        states.subject.eraseToAnyPublisher()
+        deliverer.deliver(states.subject)
     }
 
     /// The number of upstream subscriptions the client holds: one per distinct live query.
@@ -144,14 +147,18 @@ public final class TinyvexClient: Sendable {
     /// How many `tinyvex/subscribe` requests the client has sent (first ones and resumes).
     public var subscribeRequestCount: Int { core.subscribeRequestCount }
 
-    /// Closes the connection, ends every subscription with a transport error and stops the
-    /// background work (cancelled and awaited). Calls and subscriptions made afterwards fail
+    /// Closes the connection, ends every subscription with a transport error (delivered to the
+    /// publishers' subscribers before this returns) and stops the background work (cancelled
+    /// and awaited). Calls and subscriptions made afterwards fail
     /// with a transport error.
     public func close() async {
         core.close()
         await tasks.close()
         await channel.connection.close()
+        let hadPublishers = deliverer.hasLivePublishers
         registry.failAll(Self.closedError)
+        // The publishers' subscribers have their completion when this returns.
+        await deliverer.drain(force: hadPublishers)
     }
 
     /// Whether ``close()`` was called.
@@ -166,8 +173,9 @@ public final class TinyvexClient: Sendable {
 
     /// The live value of the query `name` with `params`, as a publisher: the current value, then
     /// each new one. A server error or a value that does not decode ends it with a failure;
-    /// cancelling the last subscriber of the query unsubscribes upstream. Values arrive on the
-    /// connection's thread; use `receive(on:)` to move them (to the main actor, say).
+    /// cancelling the last subscriber of the query unsubscribes upstream. Values and the
+    /// completion arrive where ``TinyvexClientConfiguration/delivery`` says: on the main queue
+    /// (the main actor) by default, so a `sink` in main-actor code is safe.
     public func subscribe<T: Decodable & SendableMetatype>(_ name: String, params: any Encodable, as type: T.Type) -> AnyPublisher<T, TinyvexError> {
         let query: (key: String, params: JSONValue)
         do {
@@ -192,10 +200,22 @@ public final class TinyvexClient: Sendable {
                 }
             }
             listenerID.withLock { $0 = id }
-            return box.subject
-                .compactMap { $0 }
-                .handleEvents(receiveCancel: { [weak self] in self?.detach(key: query.key, listenerID: id) })
-                .eraseToAnyPublisher()
+            let deliverer = self.deliverer
+            deliverer.publisherStarted()
+            // Counted until it ends or is cancelled, whichever comes first.
+            let ended = Atomic<Bool>(false)
+            let end: @Sendable () -> Void = {
+                if !ended.exchange(true, ordering: .relaxed) { deliverer.publisherEnded() }
+            }
+            return deliverer.deliver(
+                box.subject
+                    .compactMap { $0 }
+                    .handleEvents(
+                        receiveCompletion: { _ in end() },
+                        receiveCancel: { [weak self] in
+                            end()
+                            self?.detach(key: query.key, listenerID: id)
+                        }))
         }
         .eraseToAnyPublisher()
     }
@@ -276,7 +296,8 @@ public final class TinyvexClient: Sendable {
     // MARK: Mutations, actions, auth
 
     /// Runs the mutation `name` with `args` and decodes its result. When this returns, every
-    /// subscription of this client that the mutation changed has received its new value.
+    /// subscription of this client that the mutation changed has received its new value (a
+    /// publisher's subscriber too, on its delivery queue).
     ///
     /// - Throws: ``TinyvexError``.
     public func mutation<T: Decodable>(_ name: String, args: any Encodable, as type: T.Type) async throws -> T {
@@ -284,7 +305,11 @@ public final class TinyvexClient: Sendable {
         let params: JSONObject = [
             "requestId": .string(requestID), "clientId": .string(clientID), "name": .string(name), "args": try Self.encode(args),
         ]
-        return try await call(TinyvexMethod.mutation, params: params, idempotent: true, as: type)
+        let result = try await call(TinyvexMethod.mutation, params: params, idempotent: true, as: type)
+        // The new values were handed to the delivery queue before the answer came: wait for
+        // them to be delivered, so the caller sees its own write.
+        await deliverer.drain()
+        return result
     }
 
     /// Runs the action `name` with `args` and decodes its result.

@@ -23,8 +23,12 @@ public struct TinyvexClientConfiguration: Sendable {
     /// How long the ready handshake of a new connection may take (`tinyvex/connect`, then every
     /// live query resubscribed); past it the attempt fails and the client tries again.
     public var handshakeTimeout: Duration
+    /// Where the publishers deliver values, completions and connection states: the main queue
+    /// (the main actor) by default, so that a main-actor `sink` is safe (see ``TinyvexDelivery``).
+    public var delivery: TinyvexDelivery
 
-    /// Creates a configuration: a ping every 15 s, dead after 120 s without an answer.
+    /// Creates a configuration: a ping every 15 s, dead after 120 s without an answer, values
+    /// delivered on the main queue.
     public init(
         reconnect: ReconnectPolicy = ReconnectPolicy(maxAttempts: 100, backoff: .exponential(base: .milliseconds(100), max: .seconds(16))),
         heartbeatInterval: Duration = .seconds(15),
@@ -33,7 +37,8 @@ public struct TinyvexClientConfiguration: Sendable {
         maxMutationResends: Int = 5,
         offlineQueueLimit: Int = 256,
         connectTimeout: Duration = .seconds(10),
-        handshakeTimeout: Duration = .seconds(30)
+        handshakeTimeout: Duration = .seconds(30),
+        delivery: TinyvexDelivery = .main
     ) {
         self.reconnect = reconnect
         self.heartbeatInterval = heartbeatInterval
@@ -43,6 +48,7 @@ public struct TinyvexClientConfiguration: Sendable {
         self.offlineQueueLimit = offlineQueueLimit
         self.connectTimeout = connectTimeout
         self.handshakeTimeout = handshakeTimeout
+        self.delivery = delivery
     }
 
     /// The supervised connection's settings: one liveness probe, the transport's ping.

@@ -53,7 +53,7 @@ struct TinyvexDemo {
                 clients.append(client)
                 cancellables.append(client.subscribe("messages.list", params: Channel(channel: "general"), as: [Message].self)
                     .sink(
-                        // Values arrive on the connection's thread, not the main actor.
+                        // Values arrive on the main queue (the client's default delivery).
                         receiveCompletion: { @Sendable completion in print("  \(seen.name)'s subscription ended: \(completion)") },
                         receiveValue: { @Sendable value in seen.add(value) }))
             }

@@ -202,12 +202,13 @@ final class InMemoryServer: Sendable {
     }
 }
 
-/// Runs `body` with a started in-memory server of `schema`, stopped afterwards even when
-/// `body` throws.
+/// Runs `body` (on the caller's isolation) with a started in-memory server of `schema`,
+/// stopped afterwards even when `body` throws.
 func withInMemoryServer<T>(
     schema: TinyvexSchema = TinyvexDemoSchema.schema(),
     configuration: TinyvexServerConfiguration = TinyvexServerConfiguration(),
     database: TinyvexDatabase = .inMemory,
+    isolation: isolated (any Actor)? = #isolation,
     _ body: (InMemoryServer) async throws -> T
 ) async throws -> T {
     let server = InMemoryServer(schema: schema, configuration: configuration)
