@@ -3,3 +3,12 @@
 @_exported public import RpcDo
 @_exported public import RpcTransport
 @_exported public import RpcWire
+
+// The Combine names the API surfaces (`ObservableObject`, `Published`, `AnyPublisher`,
+// `AnyCancellable`, `sink`, ...): Combine where it exists, OpenCombine, which spells them the
+// same, elsewhere.
+#if canImport(Combine)
+@_exported public import Combine
+#else
+@_exported public import OpenCombine
+#endif
