@@ -17,7 +17,28 @@ struct ActorConnectionCoreTests {
         }
     }
 
+    /// The errors reported among `effects`, as code@readies.
+    static func reports(_ effects: [Core.Effect]) -> [String] {
+        effects.compactMap { effect in
+            guard case .report(let error, let readies) = effect else { return nil }
+            return "\(error.code)@\(readies)"
+        }
+    }
+
     static let frame: [UInt8] = Array("{}".utf8)
+
+    @Test("Each error reported is dated by how many times a link was ready, so an observer can tell one from before a reconnection")
+    func errorsDated() {
+        var core = Core(queueLimit: 4)
+        _ = core.start()
+        _ = core.linkReady(7, generation: 1)
+        #expect(core.readies == 1)
+        #expect(Self.reports(core.linkClosed(generation: 1, reason: nil, description: "1006")) == ["connection_lost@1"])
+        _ = core.linkReady(8, generation: 2)
+        #expect(core.readies == 2)
+        let frameError = core.connectionError(ActorError(group: "actor", code: "internal_error"))
+        #expect(Self.reports(frameError) == ["internal_error@2"])
+    }
 
     @Test("An action held offline is sent by its attempt on the link that becomes ready, and is rejected when that link closes")
     func heldThenSentThenLost() {

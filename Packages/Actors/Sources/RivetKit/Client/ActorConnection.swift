@@ -78,6 +78,7 @@ public final class ActorConnection: Sendable {
         var eventListeners: [String: [UInt64: AsyncStream<[JSONValue]>.Continuation]] = [:]
         var errorListeners: [UInt64: AsyncStream<ActorError>.Continuation] = [:]
         var statusListeners: [UInt64: AsyncStream<ActorConnStatus>.Continuation] = [:]
+        var changeListeners: [UInt64: AsyncStream<Change>.Continuation] = [:]
         var nextListener: UInt64 = 0
     }
 
@@ -206,6 +207,32 @@ public final class ActorConnection: Sendable {
         }
         continuation.onTermination = { [weak self] _ in
             _ = self?.state.withLock { $0.errorListeners.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// A status or an error, as ``changes()`` gives them: each dated by how many times the
+    /// connection was ready (connected) when it happened.
+    enum Change: Sendable {
+        /// The status now current.
+        case status(ActorConnStatus, readies: UInt64)
+        /// A connection-level error.
+        case error(ActorError, readies: UInt64)
+    }
+
+    /// The statuses and the errors from now on, starting with the current status: what an
+    /// observer that shows both watches. An error dated before the latest `connected` status
+    /// it saw happened before that connection, however late it arrives.
+    func changes() -> AsyncStream<Change> {
+        let (stream, continuation) = AsyncStream<Change>.makeStream()
+        let id = state.withLock { state -> UInt64 in
+            state.nextListener += 1
+            state.changeListeners[state.nextListener] = continuation
+            continuation.yield(.status(state.core.status, readies: state.core.readies))
+            return state.nextListener
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.changeListeners.removeValue(forKey: id) }
         }
         return stream
     }
@@ -566,12 +593,18 @@ public final class ActorConnection: Sendable {
                 waiter.resume(throwing: error)
             case .write(let frames, let transport):
                 for frame in frames { Self.write(frame, on: transport) }
-            case .report(let error):
-                let listeners = state.withLock { Array($0.errorListeners.values) }
+            case .report(let error, let readies):
+                let (listeners, observers) = state.withLock {
+                    (Array($0.errorListeners.values), Array($0.changeListeners.values))
+                }
                 for listener in listeners { listener.yield(error) }
+                for observer in observers { observer.yield(.error(error, readies: readies)) }
             case .publishStatus:
-                let (status, listeners) = state.withLock { ($0.core.status, Array($0.statusListeners.values)) }
+                let (status, readies, listeners, observers) = state.withLock {
+                    ($0.core.status, $0.core.readies, Array($0.statusListeners.values), Array($0.changeListeners.values))
+                }
                 for listener in listeners { listener.yield(status) }
+                for observer in observers { observer.yield(.status(status, readies: readies)) }
             }
         }
     }

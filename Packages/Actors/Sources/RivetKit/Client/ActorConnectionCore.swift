@@ -36,8 +36,9 @@ struct ActorConnectionCore<Link: Sendable, Waiter: Sendable>: Sendable {
         case answer(Waiter, Result<JSONValue, ActorError>)
         /// Write these frames to the link, in order.
         case write([[UInt8]], to: Link)
-        /// Tell the error listeners of a connection-level error.
-        case report(ActorError)
+        /// Tell the error listeners of a connection-level error, dated by ``readies`` when it
+        /// happened.
+        case report(ActorError, readies: UInt64)
         /// Tell the status listeners of the status now current.
         case publishStatus
     }
@@ -56,6 +57,9 @@ struct ActorConnectionCore<Link: Sendable, Waiter: Sendable>: Sendable {
     private(set) var ready: (link: Link, generation: UInt64)?
     /// Whether a link was ready since the last start.
     private(set) var everReady = false
+    /// How many times a link was made ready (the connection connected), ever: what an error
+    /// reported is dated by, so that an observer who saw a later connection knows it is over.
+    private(set) var readies: UInt64 = 0
     private var pending: [UInt64: Pending] = [:]
     private var unsent: [UInt64] = []
     private var subscriptions: [String: Int] = [:]
@@ -90,7 +94,7 @@ struct ActorConnectionCore<Link: Sendable, Waiter: Sendable>: Sendable {
         status = .idle
         ready = nil
         lastError = error
-        effects.append(.report(error))
+        effects.append(.report(error, readies: readies))
         effects.append(.publishStatus)
         return effects
     }
@@ -232,6 +236,7 @@ struct ActorConnectionCore<Link: Sendable, Waiter: Sendable>: Sendable {
         }
         ready = (link, generation)
         everReady = true
+        readies += 1
         status = .connected
         effects.append(.publishStatus)
         return effects
@@ -248,11 +253,11 @@ struct ActorConnectionCore<Link: Sendable, Waiter: Sendable>: Sendable {
             if status == .connected { status = .disconnected }
             lastError = error
             effects.append(.publishStatus)
-            effects.append(.report(error))
+            effects.append(.report(error, readies: readies))
         } else if everReady, let parsed {
             // A reconnect refused with a reason.
             lastError = parsed
-            effects.append(.report(parsed))
+            effects.append(.report(parsed, readies: readies))
         }
         return effects
     }
@@ -264,7 +269,7 @@ struct ActorConnectionCore<Link: Sendable, Waiter: Sendable>: Sendable {
             if case .sent = entry.stage { effects += settle(id, .failure(error)) }
         }
         lastError = error
-        effects.append(.report(error))
+        effects.append(.report(error, readies: readies))
         return effects
     }
 

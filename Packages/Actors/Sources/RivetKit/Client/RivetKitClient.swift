@@ -29,6 +29,9 @@ public final class RivetKitClient: Sendable {
 
     private let state = Mutex(State())
     private let lookup = SerialLookup()
+    /// The disposals of connections whose last user let go without waiting
+    /// (``relinquishConnection(_:)``); ``close()`` awaits them.
+    private let disposals = OwnedTasks<Int>()
 
     /// Creates a client; nothing is sent until it is used.
     ///
@@ -239,19 +242,32 @@ public final class RivetKitClient: Sendable {
         }
     }
 
-    /// Releases one use of a shared connection; the last release disposes it.
+    /// Releases one use of a shared connection; the last release disposes it, and this waits
+    /// for that.
     public func releaseConnection(_ connection: ActorConnection) async {
-        let dispose = state.withLock { state -> Bool in
-            let hash = connection.options.hash
-            guard let entry = state.shared[hash], entry.connection === connection else { return false }
-            if entry.users <= 1 {
-                state.shared[hash] = nil
-                return true
-            }
-            state.shared[hash] = (entry.connection, entry.users - 1)
-            return false
-        }
+        let dispose = state.withLock { state in Self.releaseUse(of: connection, in: &state) }
         if dispose { await connection.dispose() }
+    }
+
+    /// Releases one use of a shared connection without waiting: the last release disposes it
+    /// in a task the client owns, which ``close()`` awaits. What a user that goes away does.
+    func relinquishConnection(_ connection: ActorConnection) {
+        state.withLock { state in
+            // Spawned under the lock, so that a close that follows awaits it.
+            if Self.releaseUse(of: connection, in: &state) { disposals.spawn { await connection.dispose() } }
+        }
+    }
+
+    /// Counts one use of `connection` down; `true` when it was the last (the entry is gone).
+    private static func releaseUse(of connection: ActorConnection, in state: inout State) -> Bool {
+        let hash = connection.options.hash
+        guard let entry = state.shared[hash], entry.connection === connection else { return false }
+        if entry.users <= 1 {
+            state.shared[hash] = nil
+            return true
+        }
+        state.shared[hash] = (entry.connection, entry.users - 1)
+        return false
     }
 
     /// How many users share the connection of `hash` (0 when there is none).
@@ -259,7 +275,8 @@ public final class RivetKitClient: Sendable {
         state.withLock { $0.shared[hash]?.users ?? 0 }
     }
 
-    /// Disposes every shared connection and closes the HTTP connections.
+    /// Disposes every shared connection, awaits the disposals of those released without
+    /// waiting, and closes the HTTP connections.
     public func close() async {
         let (http, connections) = state.withLock { state -> ((any ActorHTTPClient)?, [ActorConnection]) in
             state.closed = true
@@ -267,6 +284,7 @@ public final class RivetKitClient: Sendable {
             return (state.http, state.shared.values.map(\.connection))
         }
         for connection in connections { await connection.dispose() }
+        await disposals.close()
         await http?.close()
     }
 }

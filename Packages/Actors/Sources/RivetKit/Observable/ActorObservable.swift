@@ -3,6 +3,7 @@ public import Combine
 #else
 public import OpenCombine
 #endif
+import Synchronization
 
 /// One actor as a view sees it, with React `useActor` semantics: get-or-create identity, a
 /// lifecycle driven by `enabled`, async actions, fire-and-forget `send`, and events with
@@ -14,7 +15,12 @@ public import OpenCombine
 ///
 /// While enabled it holds one use of the client's shared connection for its identity
 /// ``hash`` (name, key and params); disabling it releases that use (the last user's release
-/// disposes the connection) and resets it to ``ActorConnStatus/idle``.
+/// disposes the connection) and resets it to ``ActorConnStatus/idle``. No manual cleanup: an
+/// observable that goes away releases its use as well, so the last one closes the socket.
+///
+/// ``error`` clears when the connection becomes connected (again), as React's `useActor` does;
+/// ``newErrors`` gives each error once, as it is set, and never one set before its subscriber
+/// came (nor a connection's error that arrives after the reconnection that ended it).
 ///
 /// ```swift
 /// let counter = ActorObservable(client: client, options: ActorOptions(name: "counter", key: ["a"]))
@@ -25,7 +31,8 @@ public import OpenCombine
 public final class ActorObservable: ObservableObject {
     /// The connection's status.
     @Published public private(set) var connStatus: ActorConnStatus = .idle
-    /// The last connection, configuration or decode error.
+    /// The last connection, configuration or decode error; `nil` again once the connection is
+    /// connected.
     @Published public private(set) var error: ActorError?
     /// The realtime connection; `nil` while disabled or before the first `Init`.
     @Published public private(set) var connection: ActorConnection?
@@ -39,15 +46,27 @@ public final class ActorObservable: ObservableObject {
     /// Whether the connection is connected (`Init` arrived).
     public var isConnected: Bool { connStatus == .connected }
 
+    /// Every error as it is set, once: unlike `$error`, a subscriber is not given the error
+    /// current when it subscribes, and clearing ``error`` sends nothing. What `onActorError`
+    /// runs on.
+    public var newErrors: AnyPublisher<ActorError, Never> { errorSubject.eraseToAnyPublisher() }
+
     /// The client the actor is reached through.
     public let client: RivetKitClient
-    private var shared: ActorConnection?
+    /// The use of the client's shared connection held while enabled; behind a lock rather than
+    /// the main actor, so that `deinit` can give it back.
+    private let lease = Mutex<ActorConnection?>(nil)
+    private var shared: ActorConnection? { lease.withLock { $0 } }
+    private let errorSubject = PassthroughSubject<ActorError, Never>()
+    /// How many times the current connection had been ready when it was last seen connected:
+    /// its errors dated before that are over.
+    private var connectedReadies: UInt64 = 0
     /// Which use of the connection the watchers and forwarders serve (one more per attach).
     private var attachment: UInt64 = 0
     private var forwarding: Set<String> = []
-    /// Every task of the observable: the status and error watchers and the event forwarders of
-    /// the current attachment, fire-and-forget sends, releases of the connection; ``close()``
-    /// cancels and awaits them.
+    /// Every task of the observable: the watcher and the event forwarders of the current
+    /// attachment, fire-and-forget sends; ``close()`` cancels and awaits them, `deinit` cancels
+    /// them.
     private let tasks = OwnedTasks<TaskKey>()
     private var listeners: [String: [UInt64: ([JSONValue]) -> Void]] = [:]
     private var nextListener: UInt64 = 0
@@ -60,6 +79,11 @@ public final class ActorObservable: ObservableObject {
         apply()
     }
 
+    deinit {
+        tasks.abandon()
+        if let shared = lease.withLock({ $0.take() }) { client.relinquishConnection(shared) }
+    }
+
     /// Changes the options: a new identity reconnects; `enabled` false disposes the use of the
     /// connection and resets to idle, true connects again.
     public func update(_ options: ActorOptions) {
@@ -69,7 +93,7 @@ public final class ActorObservable: ObservableObject {
         opts = options
         hash = options.hash
         if identityChanged {
-            detach()
+            release()
             apply()
         }
     }
@@ -81,21 +105,30 @@ public final class ActorObservable: ObservableObject {
         update(options)
     }
 
-    /// Releases the connection, as disabling does; call it when the owner goes away.
+    /// Releases the connection now, as disabling does (the last user's release disposes it in
+    /// the background, which ``RivetKitClient/close()`` awaits). An observable that goes away
+    /// does it by itself.
     public func release() {
-        detach()
+        if let shared = detach() { client.relinquishConnection(shared) }
     }
 
-    /// Releases the connection and cancels and awaits the observable's background work (the
-    /// release itself, sends in flight, watchers); nothing starts afterwards.
+    /// Releases the connection and awaits its disposal when this was its last user, then
+    /// cancels and awaits the observable's background work (sends in flight, watchers);
+    /// nothing starts afterwards.
     public func close() async {
-        detach()
+        if let shared = detach() { await client.releaseConnection(shared) }
         await tasks.close()
     }
 
     /// Reports a configuration error (what `.rivetKit(_:)` does with an unusable endpoint).
     public func report(_ error: ActorError) {
+        record(error)
+    }
+
+    /// Sets ``error`` and sends it to ``newErrors``.
+    private func record(_ error: ActorError) {
         self.error = error
+        errorSubject.send(error)
     }
 
     // MARK: Actions
@@ -176,7 +209,7 @@ public final class ActorObservable: ObservableObject {
             case .success(let value):
                 continuation.yield(value)
             case .failure(let error):
-                self?.error = error
+                self?.record(error)
             }
         }
         Self.onEnd(of: continuation, removal(of: token))
@@ -249,7 +282,7 @@ public final class ActorObservable: ObservableObject {
         case .success(let value):
             return value
         case .failure(let error):
-            self.error = error
+            record(error)
             return nil
         }
     }
@@ -299,7 +332,7 @@ public final class ActorObservable: ObservableObject {
             case .success(let value):
                 continuation.yield(value)
             case .failure(let error):
-                self?.error = error
+                self?.record(error)
             }
         }
         Self.onEnd(of: continuation, removal(of: token))
@@ -342,48 +375,59 @@ public final class ActorObservable: ObservableObject {
             // Connecting without the params or input meant would reach another identity, or
             // create the actor without its input.
             connStatus = .idle
-            error = encodingError
+            record(encodingError)
             return
         }
         let connection = client.acquireConnection(opts)
-        shared = connection
+        lease.withLock { $0 = connection }
         handle = client.getOrCreate(
             opts.name, key: opts.key, params: opts.params, createWithInput: opts.createWithInput,
             createInRegion: opts.createInRegion)
         do {
             _ = try client.config.resolved()
         } catch {
-            self.error = error
+            record(error)
         }
-        let statuses = connection.statusUpdates()
-        let errors = connection.errors()
+        let changes = connection.changes()
         attachment += 1
-        tasks.spawn(.statuses(attachment)) { @MainActor [weak self] in
-            for await status in statuses {
+        connectedReadies = 0
+        tasks.spawn(.changes(attachment)) { @MainActor [weak self] in
+            for await change in changes {
                 guard let self else { return }
-                self.connStatus = status
-                self.connection = status == .connected ? connection : (status == .idle ? nil : self.connection)
+                self.observe(change, of: connection)
             }
-        }
-        tasks.spawn(.errors(attachment)) { @MainActor [weak self] in
-            for await error in errors { self?.error = error }
         }
         for name in listeners.keys { forward(name, from: connection) }
         connection.start()
     }
 
-    private func detach() {
-        tasks.cancel(.statuses(attachment))
-        tasks.cancel(.errors(attachment))
+    /// Shows a status or an error of the connection: `connected` clears ``error``; an error
+    /// dated before the last connection seen is over and is dropped.
+    private func observe(_ change: ActorConnection.Change, of connection: ActorConnection) {
+        switch change {
+        case .status(let status, let readies):
+            connStatus = status
+            self.connection = status == .connected ? connection : (status == .idle ? nil : self.connection)
+            if status == .connected {
+                connectedReadies = max(connectedReadies, readies)
+                if error != nil { error = nil }
+            }
+        case .error(let error, let readies):
+            guard readies >= connectedReadies else { return }
+            record(error)
+        }
+    }
+
+    /// Stops watching the connection and resets to idle; returns the use of the connection to
+    /// release, if one was held.
+    private func detach() -> ActorConnection? {
+        tasks.cancel(.changes(attachment))
         for name in forwarding { tasks.cancel(.forward(name, attachment)) }
         forwarding = []
         connStatus = .idle
         connection = nil
         handle = nil
-        guard let shared else { return }
-        self.shared = nil
-        let client = self.client
-        tasks.spawn { await client.releaseConnection(shared) }
+        return lease.withLock { $0.take() }
     }
 
     private func forward(_ name: String, from connection: ActorConnection) {
@@ -399,8 +443,7 @@ public final class ActorObservable: ObservableObject {
 
     /// What the observable's tasks are known by.
     private enum TaskKey: Hashable, Sendable {
-        case statuses(UInt64)
-        case errors(UInt64)
+        case changes(UInt64)
         case forward(String, UInt64)
     }
 }

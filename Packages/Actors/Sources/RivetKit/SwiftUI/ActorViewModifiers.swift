@@ -6,8 +6,8 @@ extension View {
     /// Runs `perform` for every event `event` without arguments.
     public func onActorEvent(_ actor: ActorObservable, _ event: String, perform: @escaping () -> Void) -> some View {
         modifier(
-            ActorEventModifier(actor: actor, event: event) { args in
-                if actor.decodeEvent(event, args, arity: 0, { _ in () }) != nil { perform() }
+            ActorEventModifier(actor: actor, event: event) { [weak actor] args in
+                if actor?.decodeEvent(event, args, arity: 0, { _ in () }) != nil { perform() }
             })
     }
 
@@ -16,8 +16,8 @@ extension View {
         _ actor: ActorObservable, _ event: String, perform: @escaping (A) -> Void
     ) -> some View {
         modifier(
-            ActorEventModifier(actor: actor, event: event) { args in
-                if let a = actor.decodeEvent(event, args, arity: 1, { try ActorValues.decode(A.self, from: $0[0]) }) {
+            ActorEventModifier(actor: actor, event: event) { [weak actor] args in
+                if let a = actor?.decodeEvent(event, args, arity: 1, { try ActorValues.decode(A.self, from: $0[0]) }) {
                     perform(a)
                 }
             })
@@ -28,8 +28,8 @@ extension View {
         _ actor: ActorObservable, _ event: String, perform: @escaping (A, B) -> Void
     ) -> some View {
         modifier(
-            ActorEventModifier(actor: actor, event: event) { args in
-                let decoded = actor.decodeEvent(event, args, arity: 2) { args in
+            ActorEventModifier(actor: actor, event: event) { [weak actor] args in
+                let decoded = actor?.decodeEvent(event, args, arity: 2) { args in
                     (try ActorValues.decode(A.self, from: args[0]), try ActorValues.decode(B.self, from: args[1]))
                 }
                 if let pair = decoded { perform(pair.0, pair.1) }
@@ -41,8 +41,8 @@ extension View {
         _ actor: ActorObservable, _ event: String, perform: @escaping (A, B, C) -> Void
     ) -> some View {
         modifier(
-            ActorEventModifier(actor: actor, event: event) { args in
-                let decoded = actor.decodeEvent(event, args, arity: 3) { args in
+            ActorEventModifier(actor: actor, event: event) { [weak actor] args in
+                let decoded = actor?.decodeEvent(event, args, arity: 3) { args in
                     (
                         try ActorValues.decode(A.self, from: args[0]), try ActorValues.decode(B.self, from: args[1]),
                         try ActorValues.decode(C.self, from: args[2])
@@ -59,9 +59,11 @@ extension View {
         modifier(ActorEventModifier(actor: actor, event: event, handler: perform))
     }
 
-    /// Runs `perform` with every connection, configuration and decode error of `actor`.
+    /// Runs `perform` once with each new connection, configuration or decode error of `actor`
+    /// (``ActorObservable/newErrors``): never again for one it was given, nor for the error
+    /// current when the view subscribes.
     public func onActorError(_ actor: ActorObservable, perform: @escaping (ActorError) -> Void) -> some View {
-        onReceive(actor.$error.compactMap { $0 }) { perform($0) }
+        onReceive(actor.newErrors) { perform($0) }
     }
 }
 
