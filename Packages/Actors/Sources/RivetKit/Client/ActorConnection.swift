@@ -310,7 +310,7 @@ public final class ActorConnection: Sendable {
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws.
     public func withConnection<T>(
-        isolation: isolated (any Actor)? = #isolation,
+        isolation: isolated (any _Concurrency.Actor)? = #isolation,
         _ body: (ActorConnection) async throws -> T
     ) async throws -> T {
         start()

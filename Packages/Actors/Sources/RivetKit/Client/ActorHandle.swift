@@ -162,7 +162,7 @@ public final class ActorHandle: Sendable {
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws.
     public func withConnection<T>(
-        isolation: isolated (any Actor)? = #isolation,
+        isolation: isolated (any _Concurrency.Actor)? = #isolation,
         _ body: (ActorConnection) async throws -> T
     ) async throws -> T {
         try await connect().withConnection(body)

@@ -61,7 +61,7 @@ public final class RivetKitClient: Sendable {
     public static func withClient<T>(
         _ config: ClientConfig = ClientConfig(),
         transports: ClientTransports = .network,
-        isolation: isolated (any Actor)? = #isolation,
+        isolation: isolated (any _Concurrency.Actor)? = #isolation,
         _ body: (RivetKitClient) async throws -> T
     ) async throws -> T {
         let client = RivetKitClient(config, transports: transports)

@@ -22,7 +22,7 @@ public func withActorServer<Value>(
     registry: ActorRegistry,
     store: any ActorStore,
     configuration: ActorServerConfiguration = ActorServerConfiguration(),
-    isolation: isolated (any Actor)? = #isolation,
+    isolation: isolated (any _Concurrency.Actor)? = #isolation,
     _ body: (ActorServer) async throws -> Value
 ) async throws -> Value {
     let core = ActorServerCore(registry: registry, store: store, configuration: configuration)

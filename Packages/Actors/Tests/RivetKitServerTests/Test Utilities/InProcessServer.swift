@@ -52,7 +52,7 @@ final class InProcessServer: Sendable {
     /// their serving awaited), even when `body` throws.
     static func with(
         registry: ActorRegistry = DemoActors.registry, store: (any ActorStore)? = nil, token: String? = nil,
-        isolation: isolated (any Actor)? = #isolation,
+        isolation: isolated (any _Concurrency.Actor)? = #isolation,
         _ body: (InProcessServer) async throws -> Void
     ) async throws {
         let server = InProcessServer(
