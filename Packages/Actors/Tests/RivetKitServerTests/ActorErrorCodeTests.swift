@@ -30,6 +30,7 @@ struct ActorErrorCodeTests {
         ("actor.state_too_large", "resourceExhausted", .remote),
         ("actor.too_many_connections", "resourceExhausted", .remote),
         ("actor.destroyed_while_connected", "unavailable", .remote),
+        ("actor.action_timed_out", "deadlineExceeded", .remote),
         ("message.malformed", "internalError", .remote),
         ("message.incoming_too_long", "resourceExhausted", .remote),
         ("message.outgoing_too_long", "resourceExhausted", .remote),

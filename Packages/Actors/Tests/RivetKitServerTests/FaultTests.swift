@@ -22,10 +22,12 @@ struct FaultTests {
             let http = try server.transports.makeHTTPClient("http://in-process", [:])
             let deleted = try await http.execute(HTTPClientRequest(method: .DELETE, path: "/actors/\(oldId)"))
             #expect(deleted.status == 200)
+            // The server closes a destroyed actor's connections as RivetKit does (1000, no
+            // reason): the client sees its connection lost and looks the key up again.
             var iterator = errors.makeAsyncIterator()
             let error = await iterator.next()
-            #expect(error?.group == "actor")
-            #expect(error?.code == "destroyed_while_connected")
+            #expect(error?.group == "client")
+            #expect(error?.code == "connection_lost")
             try await waitUntil("a connection to the new actor") { connection.status == .connected && connection.actorId != oldId }
             #expect(try await connection.action("getCount", args: []) == 0)
             await connection.dispose()

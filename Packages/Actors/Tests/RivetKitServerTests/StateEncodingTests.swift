@@ -63,12 +63,15 @@ private struct Named: Codable, Sendable {
 
 @Suite("The state's JSON after an action", .serialized)
 struct StateEncodingTests {
-    static let connection = ActorConnectionInfo(id: "c", actorId: "a", actorName: "t", key: [], namespace: "default", params: nil)
+    static let connection = ActorConn(
+        info: ActorConnectionInfo(id: "c", actorId: "a", actorName: "t", key: [], namespace: "default", params: nil),
+        state: nil, deliver: nil, close: nil, maxFrameSize: .max)
+    static let runtime = ActorRuntime(actorId: "a", name: "t", key: [], broadcaster: ActorBroadcaster())
 
     static func run<State>(
         _ definition: ActorDefinition<State>, _ name: String, _ args: [JSONValue] = [], on state: ActorStateValue
     ) async throws -> ActorStateValue {
-        try await definition.perform(name, args: args, state: state, connection: connection, broadcaster: ActorBroadcaster()).state
+        try await definition.perform(name, args: args, state: state, connection: connection, runtime: runtime).state
     }
 
     @Test("A plain-value state an action only reads keeps its JSON without being encoded again; a change is encoded")

@@ -62,7 +62,7 @@ struct TranscriptReplayTests {
                     let url = "ws://127.0.0.1:\(server.port)" + substitute(entry.string("url") ?? "/")
                     inbox = FrameInbox(try await WebSocketClient.connect(to: url, configuration: wsConfiguration))
                 case "ws_open":
-                    #expect(inbox?.transport.subprotocol == entry.string("protocol"))
+                    #expect(inbox?.subprotocol == entry.string("protocol"))
                 case "ws_send":
                     let socket = try #require(inbox)
                     let expected = try RivetMessageCodec.decodeServerMessage(substitute(entry.string("frame") ?? ""))

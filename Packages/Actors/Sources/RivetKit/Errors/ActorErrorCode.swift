@@ -83,6 +83,8 @@ public struct ActorErrorCode: Hashable, Sendable, CustomStringConvertible {
     public static let actorTooManyConnections = ActorErrorCode(group: "actor", code: "too_many_connections")
     /// The actor was destroyed while the connection was open (one of the `destroyed_*` codes).
     public static let actorDestroyedWhileConnected = ActorErrorCode(group: "actor", code: "destroyed_while_connected")
+    /// An action ran past the actor's action timeout (`actor.action_timed_out`).
+    public static let actorActionTimedOut = ActorErrorCode(group: "actor", code: "action_timed_out")
     /// A frame or body that does not follow RivetKit's protocol.
     public static let messageMalformed = ActorErrorCode(group: "message", code: "malformed")
     /// An incoming message is longer than the server accepts.
@@ -117,7 +119,7 @@ public struct ActorErrorCode: Hashable, Sendable, CustomStringConvertible {
         .clientNotConnected, .clientActionTimeout,
         .actorNotFound, .actorInvalidKey, .actorStarting, .actorStopping, .actorNotConfigured, .actorDroppedReply,
         .actorDuplicateKey, .actorStateUnreadable, .actorStateInvalid, .actorStateTooLarge,
-        .actorTooManyConnections, .actorDestroyedWhileConnected,
+        .actorTooManyConnections, .actorDestroyedWhileConnected, .actorActionTimedOut,
         .messageMalformed, .messageIncomingTooLong, .messageOutgoingTooLong,
         .actionNotFound, .actionTooManyInFlight, .actionTooManyPendingBytes,
         .connectionOutboundFull, .connectionTooManySubscriptions,
@@ -146,7 +148,7 @@ public struct ActorErrorCode: Hashable, Sendable, CustomStringConvertible {
     /// | `client.config_error`, `client.encode_error` | `invalidArgument` |
     /// | `client.decode_error`, `client.internal_error` | `internalError` |
     /// | `client.cancelled` | `cancelled` |
-    /// | `client.action_timeout` | `deadlineExceeded` |
+    /// | `client.action_timeout`, `actor.action_timed_out` | `deadlineExceeded` |
     /// | `actor.not_found`, `request.not_found` | `notFound` |
     /// | `actor.invalid_key`, `actor.state_invalid`, `request.invalid`, `request.invalid_params` | `invalidArgument` |
     /// | `actor.starting`, `actor.stopping`, `actor.not_configured`, `actor.dropped_reply`, `actor.destroyed_*` | `unavailable` |
@@ -165,7 +167,7 @@ public struct ActorErrorCode: Hashable, Sendable, CustomStringConvertible {
         case .clientConfigError, .clientEncodeError: .invalidArgument
         case .clientDecodeError, .clientInternalError: .internalError
         case .clientCancelled: .cancelled
-        case .clientActionTimeout: .deadlineExceeded
+        case .clientActionTimeout, .actorActionTimedOut: .deadlineExceeded
         case .actorNotFound, .requestNotFound: .notFound
         case .actorInvalidKey, .actorStateInvalid, .requestInvalid, .requestInvalidParams: .invalidArgument
         case .actorStarting, .actorStopping, .actorNotConfigured, .actorDroppedReply: .unavailable

@@ -12,18 +12,32 @@ protocol ActorBehavior: Sendable {
     ///
     /// - Throws: `actor.state_unreadable` when `json` does not decode as the state type.
     func loadState(_ json: JSONValue) throws(ActorError) -> ActorStateValue
+    /// The type's options.
+    var options: ActorDefinitionOptions { get }
     /// Runs action `name` on `state`; returns the new state and the output, on the caller's
     /// executor (a connection's event loop), with no hop of its own.
     nonisolated(nonsending) func perform(
-        _ name: String, args: [JSONValue], state: ActorStateValue, connection: ActorConnectionInfo,
-        broadcaster: ActorBroadcaster
+        _ name: String, args: [JSONValue], state: ActorStateValue, connection: ActorConn, runtime: ActorRuntime
     ) async throws(ActorError) -> (state: ActorStateValue, output: JSONValue)
+    /// Runs a lifecycle hook (if the type has it); returns the state it left.
+    func lifecycle(_ hook: ActorLifecycleHook, state: ActorStateValue, runtime: ActorRuntime) async throws(ActorError)
+        -> ActorStateValue
+    /// Makes the vars of a starting instance; `nil` when the type makes none.
+    func makeVars(state: ActorStateValue, runtime: ActorRuntime) async throws(ActorError) -> (any Sendable)?
+    /// Runs the state-change hook with the new state.
+    func stateChanged(_ state: ActorStateValue, runtime: ActorRuntime) async
     /// Runs the before-connect hook.
-    func beforeConnect(_ connection: ActorConnectionInfo) async throws(ActorError)
-    /// Runs the connect hook.
-    func connected(_ connection: ActorConnectionInfo) async
-    /// Runs the disconnect hook.
-    func disconnected(_ connection: ActorConnectionInfo) async
+    func beforeConnect(_ connection: ActorConnectionInfo, state: ActorStateValue, runtime: ActorRuntime)
+        async throws(ActorError)
+    /// Makes a connection's state; `nil` when the type makes none.
+    func makeConnState(_ connection: ActorConnectionInfo, state: ActorStateValue, runtime: ActorRuntime)
+        async throws(ActorError) -> (any Sendable)?
+    /// Runs the connect hook; returns the state it left.
+    func connected(_ connection: ActorConn, state: ActorStateValue, runtime: ActorRuntime) async throws(ActorError)
+        -> ActorStateValue
+    /// Runs the disconnect hook; returns the state it left.
+    func disconnected(_ connection: ActorConn, state: ActorStateValue, runtime: ActorRuntime)
+        async throws(ActorError) -> ActorStateValue
 }
 
 extension ActorDefinition: ActorBehavior {
@@ -53,34 +67,101 @@ extension ActorDefinition: ActorBehavior {
     }
 
     nonisolated(nonsending) func perform(
-        _ name: String, args: [JSONValue], state: ActorStateValue, connection: ActorConnectionInfo,
-        broadcaster: ActorBroadcaster
+        _ name: String, args: [JSONValue], state: ActorStateValue, connection: ActorConn, runtime: ActorRuntime
     ) async throws(ActorError) -> (state: ActorStateValue, output: JSONValue) {
         guard let action = actions[name] else {
             throw ActorError(.actionNotFound, "the action \(name) does not exist")
         }
-        let typed: State
-        // A typed state left by the previous action is what `state.json` was encoded from.
-        let cached: Bool
-        if let decoded = state.typed as? State {
-            typed = decoded
-            cached = true
-        } else {
-            cached = false
-            typed = try Self.decodeState(state.json)
-        }
-        var context = ActorContext(state: typed, connection: connection, broadcaster: broadcaster)
+        let (typed, cached) = try Self.typedState(state)
+        var context = ActorContext(state: typed, connection: connection, runtime: runtime)
         let output: JSONValue
         do {
             output = try await action.run(&context, args)
         } catch {
             throw Self.clientError(error)
         }
-        let json = cached && Self.isPlainValue(context.state, bitwiseEqualTo: typed)
-            ? state.json : try ActorValueCoding.encode(context.state)
+        return (try Self.stateValue(context.state, before: typed, cached: cached, json: state.json), output)
+    }
+
+    /// The typed state an action or hook starts from, and whether it came from memory.
+    static func typedState(_ state: ActorStateValue) throws(ActorError) -> (State, cached: Bool) {
+        // A typed state left by the previous action is what `state.json` was encoded from.
+        if let decoded = state.typed as? State { return (decoded, true) }
+        return (try decodeState(state.json), false)
+    }
+
+    /// The state `after` an action or hook that started from `before` (`json`'s value).
+    static func stateValue(_ after: State, before: State, cached: Bool, json: JSONValue) throws(ActorError)
+        -> ActorStateValue
+    {
+        let json = cached && isPlainValue(after, bitwiseEqualTo: before) ? json : try ActorValueCoding.encode(after)
         // A class instance is shared with the action and may change after it: only values are kept.
-        let keep: (any Sendable)? = State.self is AnyObject.Type ? nil : context.state
-        return (ActorStateValue(json: json, typed: keep), output)
+        let keep: (any Sendable)? = State.self is AnyObject.Type ? nil : after
+        return ActorStateValue(json: json, typed: keep)
+    }
+
+    /// Runs `body` with a lifecycle context on `state`; returns the state it left.
+    func withContext(
+        _ state: ActorStateValue, runtime: ActorRuntime,
+        _ body: (inout ActorLifecycleContext<State>) async throws -> Void
+    ) async throws(ActorError) -> ActorStateValue {
+        let (typed, cached) = try Self.typedState(state)
+        var context = ActorLifecycleContext(state: typed, runtime: runtime)
+        do {
+            try await body(&context)
+        } catch {
+            throw Self.clientError(error)
+        }
+        return try Self.stateValue(context.state, before: typed, cached: cached, json: state.json)
+    }
+
+    func lifecycle(_ hook: ActorLifecycleHook, state: ActorStateValue, runtime: ActorRuntime) async throws(ActorError)
+        -> ActorStateValue
+    {
+        guard let body = lifecycleHooks[hook] else { return state }
+        return try await withContext(state, runtime: runtime) { context in try await body(&context) }
+    }
+
+    func makeVars(state: ActorStateValue, runtime: ActorRuntime) async throws(ActorError) -> (any Sendable)? {
+        guard let makeVars else { return nil }
+        var vars: (any Sendable)?
+        _ = try await withContext(state, runtime: runtime) { context in vars = try await makeVars(context) }
+        return vars
+    }
+
+    func stateChanged(_ state: ActorStateValue, runtime: ActorRuntime) async {
+        guard let stateChanged, let (typed, _) = try? Self.typedState(state) else { return }
+        await stateChanged(ActorLifecycleContext(state: typed, runtime: runtime), typed)
+    }
+
+    func beforeConnect(_ connection: ActorConnectionInfo, state: ActorStateValue, runtime: ActorRuntime)
+        async throws(ActorError)
+    {
+        guard let beforeConnect else { return }
+        _ = try await withContext(state, runtime: runtime) { context in try await beforeConnect(context, connection) }
+    }
+
+    func makeConnState(_ connection: ActorConnectionInfo, state: ActorStateValue, runtime: ActorRuntime)
+        async throws(ActorError) -> (any Sendable)?
+    {
+        guard let makeConnState else { return nil }
+        var made: (any Sendable)?
+        _ = try await withContext(state, runtime: runtime) { context in made = try await makeConnState(context, connection) }
+        return made
+    }
+
+    func connected(_ connection: ActorConn, state: ActorStateValue, runtime: ActorRuntime) async throws(ActorError)
+        -> ActorStateValue
+    {
+        guard let connected else { return state }
+        return try await withContext(state, runtime: runtime) { context in try await connected(&context, connection) }
+    }
+
+    func disconnected(_ connection: ActorConn, state: ActorStateValue, runtime: ActorRuntime)
+        async throws(ActorError) -> ActorStateValue
+    {
+        guard let disconnected else { return state }
+        return try await withContext(state, runtime: runtime) { context in try await disconnected(&context, connection) }
     }
 
     /// Whether `after` is bit for bit `before` and `State` is a plain value, holding no
@@ -93,23 +174,6 @@ extension ActorDefinition: ActorBehavior {
         return withUnsafeBytes(of: after) { after in
             withUnsafeBytes(of: before) { before in after.elementsEqual(before) }
         }
-    }
-
-    func beforeConnect(_ connection: ActorConnectionInfo) async throws(ActorError) {
-        guard let beforeConnect else { return }
-        do {
-            try await beforeConnect(connection)
-        } catch {
-            throw Self.clientError(error)
-        }
-    }
-
-    func connected(_ connection: ActorConnectionInfo) async {
-        await self.connected?(connection)
-    }
-
-    func disconnected(_ connection: ActorConnectionInfo) async {
-        await self.disconnected?(connection)
     }
 
     /// What the client sees of an error: an ``ActorError`` as it is, anything else as an

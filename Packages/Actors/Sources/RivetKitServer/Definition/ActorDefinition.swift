@@ -1,8 +1,9 @@
 public import RivetKit
 
-/// An actor type: its name, how its `Codable` state begins, its typed actions and its
-/// connection hooks. Build one with the initialiser and the chained `action`/`on…` methods,
-/// and register it in an ``ActorRegistry``.
+/// An actor type: its name, how its `Codable` state begins, its typed actions, its vars and
+/// connection state, its lifecycle and connection hooks and its options. Build one with the
+/// initialiser and the chained `action`/`on…`/`create…` methods, and register it in an
+/// ``ActorRegistry``.
 ///
 /// ```swift
 /// struct Counter: Codable, Sendable { var count = 0 }
@@ -24,9 +25,14 @@ public struct ActorDefinition<State: Codable & Sendable>: Sendable {
     public let name: String
     let makeState: @Sendable (JSONValue?) async throws -> State
     var actions: [String: ActionBody<State>] = [:]
-    var beforeConnect: (@Sendable (ActorConnectionInfo) async throws -> Void)?
-    var connected: (@Sendable (ActorConnectionInfo) async -> Void)?
-    var disconnected: (@Sendable (ActorConnectionInfo) async -> Void)?
+    var options = ActorDefinitionOptions()
+    var lifecycleHooks: [ActorLifecycleHook: @Sendable (inout ActorLifecycleContext<State>) async throws -> Void] = [:]
+    var makeVars: (@Sendable (ActorLifecycleContext<State>) async throws -> any Sendable)?
+    var stateChanged: (@Sendable (ActorLifecycleContext<State>, State) async -> Void)?
+    var makeConnState: (@Sendable (ActorLifecycleContext<State>, ActorConnectionInfo) async throws -> any Sendable)?
+    var beforeConnect: (@Sendable (ActorLifecycleContext<State>, ActorConnectionInfo) async throws -> Void)?
+    var connected: (@Sendable (inout ActorLifecycleContext<State>, ActorConn) async throws -> Void)?
+    var disconnected: (@Sendable (inout ActorLifecycleContext<State>, ActorConn) async throws -> Void)?
 
     /// Defines an actor type whose instances start with `initialState`, whatever their input.
     public init(_ name: String, initialState: State) {
@@ -92,28 +98,6 @@ public struct ActorDefinition<State: Codable & Sendable>: Sendable {
         _ name: String, rawArguments body: @escaping @Sendable (inout ActorContext<State>, [JSONValue]) async throws -> R
     ) -> Self {
         adding(name) { context, args in try await body(&context, args) }
-    }
-
-    /// Runs before a connection (realtime or HTTP action) is accepted; throwing refuses it,
-    /// and the client gets the error (an ``RivetKit/ActorError`` such as `auth.forbidden`).
-    public func onBeforeConnect(_ body: @escaping @Sendable (ActorConnectionInfo) async throws -> Void) -> Self {
-        var copy = self
-        copy.beforeConnect = body
-        return copy
-    }
-
-    /// Runs once a connection is accepted.
-    public func onConnect(_ body: @escaping @Sendable (ActorConnectionInfo) async -> Void) -> Self {
-        var copy = self
-        copy.connected = body
-        return copy
-    }
-
-    /// Runs when a connection has gone.
-    public func onDisconnect(_ body: @escaping @Sendable (ActorConnectionInfo) async -> Void) -> Self {
-        var copy = self
-        copy.disconnected = body
-        return copy
     }
 
     private func adding<R: Encodable & Sendable>(

@@ -33,8 +33,9 @@ public final class ActorServer: Sendable {
         await core.directory.awakeIds.count
     }
 
-    /// Puts to sleep, now, the actors idle for ``ActorServerConfiguration/sleepAfter``; returns
-    /// how many. The server also does this by itself, several times per `sleepAfter`.
+    /// Puts to sleep, now, the actors idle for their sleep timeout
+    /// (``ActorServerConfiguration/sleepTimeout``); returns how many began to. The server also
+    /// does this by itself, four times per shortest sleep timeout.
     @discardableResult
     public func sleepIdleActors() async -> Int {
         await core.directory.sleepIdle()

@@ -5,7 +5,7 @@ import Foundation
 /// ```swift
 /// var configuration = ActorServerConfiguration(host: "127.0.0.1", port: 6420)
 /// configuration.token = "secret"
-/// configuration.sleepAfter = .seconds(30)
+/// configuration.sleepTimeout = .seconds(30)
 /// ```
 public struct ActorServerConfiguration: Sendable {
     /// The address to listen on. Default `127.0.0.1`.
@@ -26,9 +26,19 @@ public struct ActorServerConfiguration: Sendable {
     /// How many realtime connections one actor accepts; more are closed with
     /// `actor.too_many_connections`. Default 10,000.
     public var maxConnectionsPerActor: Int
-    /// How long an actor without connections or actions stays in memory before it sleeps
-    /// (its state is already saved; the next request wakes it). Default 60 seconds.
-    public var sleepAfter: Duration
+    /// How long an actor with no connection, no HTTP request and no `keepAwake` work stays in
+    /// memory before it sleeps (`onSleep` runs; its state is already saved; the next request
+    /// wakes it and `onWake` runs). An actor type's ``ActorDefinitionOptions/sleepTimeout``
+    /// overrides it. Default 30 seconds, RivetKit's.
+    public var sleepTimeout: Duration
+    /// How long sleep and destroy wait for an actor's `runInBackground` and `keepAwake` work before
+    /// cancelling it. Default 15 seconds, RivetKit's.
+    public var sleepGracePeriod: Duration
+    /// How long one action may run before its caller gets `actor.action_timed_out` (HTTP 408,
+    /// or an `Error` frame for that action on a realtime connection, which stays open); the
+    /// action is cancelled. An actor type's ``ActorDefinitionOptions/actionTimeout`` overrides
+    /// it. Default 60 seconds, RivetKit's.
+    public var actionTimeout: Duration
     /// How many bytes of frames may wait for one realtime connection that does not read;
     /// past it that connection is cut, so a slow subscriber cannot make the server hold more.
     /// Default 8 MiB.
@@ -66,7 +76,9 @@ public struct ActorServerConfiguration: Sendable {
         maxMessageSize: Int = 1024 * 1024,
         maxActionsInFlightPerConnection: Int = 64,
         maxConnectionsPerActor: Int = 10_000,
-        sleepAfter: Duration = .seconds(60),
+        sleepTimeout: Duration = .seconds(30),
+        sleepGracePeriod: Duration = .seconds(15),
+        actionTimeout: Duration = .seconds(60),
         maxPendingBytesPerConnection: Int = 8 * 1024 * 1024,
         maxSubscriptionsPerConnection: Int = 1_000,
         maxSubscriptionBytesPerConnection: Int = 64 * 1024,
@@ -81,7 +93,9 @@ public struct ActorServerConfiguration: Sendable {
         self.maxMessageSize = maxMessageSize
         self.maxActionsInFlightPerConnection = maxActionsInFlightPerConnection
         self.maxConnectionsPerActor = maxConnectionsPerActor
-        self.sleepAfter = sleepAfter
+        self.sleepTimeout = sleepTimeout
+        self.sleepGracePeriod = sleepGracePeriod
+        self.actionTimeout = actionTimeout
         self.maxPendingBytesPerConnection = maxPendingBytesPerConnection
         self.maxSubscriptionsPerConnection = maxSubscriptionsPerConnection
         self.maxSubscriptionBytesPerConnection = maxSubscriptionBytesPerConnection

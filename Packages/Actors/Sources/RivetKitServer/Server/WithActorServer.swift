@@ -43,16 +43,18 @@ public func withActorServer<Value>(
         isolation: isolation
     ) { transport in
         let server = ActorServer(core: core, transport: transport)
-        return try await withThrowingTaskGroup(of: Void.self, returning: Value.self, isolation: isolation) { group in
-            let interval = max(configuration.sleepAfter / 4, .milliseconds(10))
-            group.addTask {
-                while !Task.isCancelled {
-                    try await Task.sleep(for: interval)
-                    await core.directory.sleepIdle()
-                }
-            }
-            defer { group.cancelAll() }
-            return try await body(server)
+        let outcome: Result<Value, any Error>
+        do {
+            outcome = .success(
+                try await withThrowingTaskGroup(of: Void.self, returning: Value.self, isolation: isolation) { group in
+                    group.addTask { await core.sleepIdleActors() }
+                    defer { group.cancelAll() }
+                    return try await body(server)
+                })
+        } catch {
+            outcome = .failure(error)
         }
+        await core.shutdown()
+        return try outcome.get()
     }
 }

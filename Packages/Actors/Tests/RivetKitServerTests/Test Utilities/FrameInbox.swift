@@ -1,15 +1,16 @@
 import RivetKit
 import RpcTransportNIO
 
-/// Reads a WebSocket's text frames in order, each within a time limit.
+/// Reads a WebSocket's (or an in-memory transport's) text frames in order, each within a time
+/// limit.
 final class FrameInbox: Sendable {
     struct TimedOut: Error {}
     struct Closed: Error { var closure: TransportClosure }
 
     private let stream: AsyncStream<TransportEvent>
-    let transport: WebSocketTransport
+    let transport: any MessageTransport
 
-    init(_ transport: WebSocketTransport) {
+    init(_ transport: any MessageTransport) {
         self.transport = transport
         let (stream, continuation) = AsyncStream<TransportEvent>.makeStream()
         self.stream = stream
@@ -18,6 +19,9 @@ final class FrameInbox: Sendable {
             if case .closed = event { continuation.finish() }
         }
     }
+
+    /// The subprotocol a WebSocket selected; `nil` for an in-memory transport.
+    var subprotocol: String? { (transport as? WebSocketTransport)?.subprotocol }
 
     /// The next event, within `limit`.
     func nextEvent(within limit: Duration = .seconds(10)) async throws -> TransportEvent {

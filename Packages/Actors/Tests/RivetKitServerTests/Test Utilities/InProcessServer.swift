@@ -52,12 +52,16 @@ final class InProcessServer: Sendable {
     /// their serving awaited), even when `body` throws.
     static func with(
         registry: ActorRegistry = DemoActors.registry, store: (any ActorStore)? = nil, token: String? = nil,
+        configure: (inout ActorServerConfiguration) -> Void = { _ in },
         isolation: isolated (any _Concurrency.Actor)? = #isolation,
         _ body: (InProcessServer) async throws -> Void
     ) async throws {
+        var configuration = ServerHarness.configuration(token: token)
+        configure(&configuration)
         let server = InProcessServer(
-            registry: registry, store: try store ?? SQLiteActorStore.inMemory(),
-            configuration: ServerHarness.configuration(token: token))
+            registry: registry, store: try store ?? SQLiteActorStore.inMemory(), configuration: configuration)
+        // The server's own idle check, as `withActorServer` runs it.
+        server.tasks.spawn(0) { [core = server.core] in await core.sleepIdleActors() }
         let outcome: Result<Void, any Error>
         do {
             outcome = .success(try await body(server))
@@ -85,6 +89,34 @@ final class InProcessServer: Sendable {
             makeHTTPClient: { [core] (_: String, headers: [String: String]) throws(TransportError) -> any ActorHTTPClient in
                 InProcessHTTPClient(core: core, headers: headers)
             })
+    }
+
+    /// Opens a realtime connection at `uri` (path and query) offering RivetKit's subprotocols
+    /// and `params` as the connection parameters, read frame by frame.
+    func connectRaw(_ uri: String, params: String? = nil) async throws -> FrameInbox {
+        var subprotocols = ["rivet", "rivet_encoding.json"]
+        if let params {
+            subprotocols.append("rivet_conn_params." + HTTPQuery.percentEncode(params))
+        }
+        let (transport, _) = try await openSocket(url: "ws://in-process" + uri, subprotocols: subprotocols)
+        return FrameInbox(transport)
+    }
+
+    /// Calls an action over HTTP on an actor id; returns the status and body.
+    func httpAction(
+        actorId: String, _ name: String, args: [JSONValue] = [], headers: HTTPHeaders = [:]
+    ) async throws -> (status: Int, body: JSONValue) {
+        let response = await core.respond(
+            to: HTTPServerRequest(
+                method: .POST, uri: "/gateway/\(actorId)/action/\(name)", headers: headers,
+                body: Array(RivetMessageCodec.encodeActionRequestBody(args: args).utf8)))
+        return (response.status, try JSONValue(parsing: String(decoding: response.body, as: UTF8.self)))
+    }
+
+    /// Sends a request to the server's router; returns the status and body.
+    func request(_ method: HTTPMethod, _ uri: String, json: String = "") async -> (status: Int, body: String) {
+        let response = await core.respond(to: HTTPServerRequest(method: method, uri: uri, body: Array(json.utf8)))
+        return (response.status, String(decoding: response.body, as: UTF8.self))
     }
 
     /// What the server does with new connections.
@@ -121,6 +153,7 @@ final class InProcessServer: Sendable {
         state.withLock { $0.accepting = false }
         dropConnections()
         await tasks.close()
+        await core.shutdown()
     }
 
     private func openSocket(url: String, subprotocols: [String]) async throws -> (any MessageTransport, subprotocol: String?) {

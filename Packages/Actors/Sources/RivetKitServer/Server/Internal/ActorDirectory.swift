@@ -1,19 +1,31 @@
 import Foundation
 import RivetKit
+import RpcTransport
 
-/// The server's actors: looks them up and creates them in the store, wakes sleeping ones on
-/// demand and puts idle ones to sleep.
+/// The server's actors: looks them up and creates them in the store, starts (wakes) them on
+/// demand, puts idle ones to sleep and destroys them.
+///
+/// An instance is in ``awake`` from the moment it starts until it begins to stop, then in
+/// ``stopping`` until it has: a request for a sleeping actor waits for it to have stopped and
+/// wakes a new instance from the store; one for a destroyed actor gets `actor.not_found`.
 actor ActorDirectory {
     private let registry: ActorRegistry
     private let store: any ActorStore
     private let configuration: ActorServerConfiguration
     private var awake: [String: ActorInstance] = [:]
+    private var stopping: [String: ActorInstance] = [:]
     private var reported: Set<String> = []
+    /// Sleeps and destructions under way.
+    private let tasks = OwnedTasks<String>()
+    /// How often the idle rule is checked: a quarter of the shortest sleep timeout.
+    nonisolated let sleepCheckInterval: Duration
 
     init(registry: ActorRegistry, store: any ActorStore, configuration: ActorServerConfiguration) {
         self.registry = registry
         self.store = store
         self.configuration = configuration
+        let timeouts = registry.behaviors.values.compactMap(\.options.sleepTimeout) + [configuration.sleepTimeout]
+        self.sleepCheckInterval = max((timeouts.min() ?? configuration.sleepTimeout) / 4, .milliseconds(10))
     }
 
     /// The actor of a namespace, name and key, created from `input` when there is none.
@@ -31,12 +43,25 @@ actor ActorDirectory {
         let record = StoredActor(
             id: Self.newId(), namespace: namespace, name: name, key: key, state: state,
             createdAt: Int64(Date().timeIntervalSince1970 * 1000))
+        let stored: StoredActor
+        let inserted: Bool
         do {
-            let (stored, inserted) = try await store.insert(record)
-            return (stored, inserted)
+            (stored, inserted) = try await store.insert(record)
         } catch {
             throw storeFailure(error)
         }
+        if inserted {
+            // A new actor starts at once: `onCreate` runs now, as RivetKit runs it on creation.
+            // A start that fails undoes the creation, so that no actor is left whose
+            // `onCreate` never ran.
+            do throws(ActorError) {
+                _ = try await instance(id: stored.id, created: true)
+            } catch {
+                _ = try? await store.delete(id: stored.id)
+                throw error
+            }
+        }
+        return (stored, inserted)
     }
 
     /// The actor of a namespace, name and key, if there is one.
@@ -58,37 +83,94 @@ actor ActorDirectory {
         }
     }
 
-    /// The awake instance of an actor, woken from the store when it sleeps.
-    func instance(id: String) async throws(ActorError) -> ActorInstance {
-        if let instance = awake[id] { return instance }
-        guard let record = try await find(id: id) else {
-            throw ActorError(.actorNotFound, "the actor \(id) does not exist")
+    /// The awake instance of an actor, started, woken from the store when it sleeps (after its
+    /// sleep has finished).
+    ///
+    /// - Throws: `actor.not_found` for an actor that does not exist or is being destroyed; the
+    ///   start's error when its hooks fail.
+    func instance(id: String, created: Bool = false) async throws(ActorError) -> ActorInstance {
+        // A few rounds at most: each waits for one stop, and a sleep starts only after the
+        // actor's timeout.
+        for _ in 0 ..< 16 {
+            if let instance = awake[id] {
+                try await instance.ready()
+                return instance
+            }
+            if let stopping = stopping[id] {
+                guard !stopping.isDestroyed else { throw ActorInstance.destroyedError(id) }
+                await stopping.stopped()
+                continue
+            }
+            guard let record = try await find(id: id) else {
+                throw ActorError(.actorNotFound, "the actor \(id) does not exist")
+            }
+            guard awake[id] == nil, stopping[id] == nil else { continue }  // woken meanwhile
+            guard let behavior = registry.behavior(record.name) else {
+                throw ActorError(.actorNotFound, "no actor type is called \(record.name)")
+            }
+            // A saved state the type cannot read is this actor's problem only: it is reported and
+            // its callers are refused, while every other actor serves on.
+            let state: ActorStateValue
+            do throws(ActorError) {
+                state = try behavior.loadState(record.state)
+            } catch {
+                report(error, actor: record.id)
+                throw error
+            }
+            let instance = ActorInstance(
+                record: record, state: state, behavior: behavior, store: store, configuration: configuration)
+            instance.runtime.install(
+                ActorRuntime.Hooks(
+                    // Taken at once, so that the actions queued behind the caller's are refused;
+                    // the rest runs once the caller's action has answered.
+                    destroy: { [weak self, weak instance] in
+                        guard let self, let instance, instance.beginDestroy() else { return }
+                        self.tasks.spawn { _ = try? await self.finishDestroying(id: id, instance) }
+                    },
+                    enter: { [weak instance] in instance?.enter() ?? false },
+                    leave: { [weak instance] in instance?.leave() }))
+            awake[id] = instance
+            do throws(ActorError) {
+                try await instance.start(created: created)
+            } catch {
+                if awake[id] === instance { awake[id] = nil }
+                throw error
+            }
+            return instance
         }
-        if let instance = awake[id] { return instance }  // woken meanwhile
-        guard let behavior = registry.behavior(record.name) else {
-            throw ActorError(.actorNotFound, "no actor type is called \(record.name)")
-        }
-        // A saved state the type cannot read is this actor's problem only: it is reported and
-        // its callers are refused, while every other actor serves on.
-        let state: ActorStateValue
-        do throws(ActorError) {
-            state = try behavior.loadState(record.state)
-        } catch {
-            report(error, actor: record.id)
-            throw error
-        }
-        if let instance = awake[id] { return instance }  // woken meanwhile
-        let instance = ActorInstance(
-            record: record, state: state, behavior: behavior, store: store, configuration: configuration)
-        awake[id] = instance
-        return instance
+        throw ActorError(.actorStopping, "the actor \(id) kept stopping")
     }
 
-    /// Destroys an actor: its connections are closed and its record removed.
+    /// Destroys an actor: `onDestroy` runs (when it is awake), its connections are closed and
+    /// its record removed; returns whether there was one.
     func destroy(id: String) async throws(ActorError) -> Bool {
-        if let instance = awake.removeValue(forKey: id) {
-            instance.closeAll(ActorError(.actorDestroyedWhileConnected, "the actor was destroyed"))
+        if let instance = stopping[id] ?? awake[id], instance.isDestroyed {
+            // Being destroyed already (by its own context): done once it has stopped.
+            await instance.stopped()
+            return try await deleteRecord(id: id) || true
         }
+        if let instance = stopping[id] {
+            await instance.stopped()  // falling asleep: then its record goes
+        }
+        if let instance = awake[id], instance.beginDestroy() {
+            return try await finishDestroying(id: id, instance)
+        }
+        return try await deleteRecord(id: id)
+    }
+
+    /// Finishes destroying an instance that began to be destroyed: `onDestroy`, connections
+    /// closed, record removed.
+    @discardableResult
+    private func finishDestroying(id: String, _ instance: ActorInstance) async throws(ActorError) -> Bool {
+        if awake[id] === instance { awake[id] = nil }
+        stopping[id] = instance
+        defer { if stopping[id] === instance { stopping[id] = nil } }
+        await instance.destroy()
+        _ = try await deleteRecord(id: id)
+        return true
+    }
+
+    private func deleteRecord(id: String) async throws(ActorError) -> Bool {
         do {
             return try await store.delete(id: id)
         } catch {
@@ -96,12 +178,36 @@ actor ActorDirectory {
         }
     }
 
-    /// Puts to sleep the actors idle for the configured time; returns how many.
+    /// Puts to sleep the actors the idle rule lets sleep (``ActorLifecycle/canSleep(now:)``);
+    /// returns how many began to. Each leaves ``awake`` at once and finishes its sleep
+    /// (`onSleep`, background work) in a task of the directory.
     @discardableResult
     func sleepIdle(now: ContinuousClock.Instant = .now) -> Int {
-        let sleeping = awake.filter { $0.value.isIdle(for: configuration.sleepAfter, now: now) }.map(\.key)
-        for id in sleeping { awake[id] = nil }
-        return sleeping.count
+        var count = 0
+        for (id, instance) in awake where instance.beginSleepIfIdle(now: now) {
+            awake[id] = nil
+            stopping[id] = instance
+            count += 1
+            let spawned = tasks.spawn { [weak self] in
+                await instance.sleep()
+                await self?.stopped(id: id, instance: instance)
+            }
+            if !spawned { stopping[id] = nil }
+        }
+        return count
+    }
+
+    private func stopped(id: String, instance: ActorInstance) {
+        if stopping[id] === instance { stopping[id] = nil }
+    }
+
+    /// Stops the directory's work and the awake instances' background work (the server is
+    /// stopping; their state is saved already).
+    func shutdown() async {
+        await tasks.close()
+        for instance in awake.values {
+            await instance.shutdown()
+        }
     }
 
     /// The ids of the awake actors.

@@ -1,47 +1,125 @@
 import RivetKit
+import RpcTransport
 import Synchronization
 
-/// One awake actor: its state in memory, its connections, and the queue that runs its actions
-/// one at a time, saving the state after each action that changed it and before answering.
+/// One actor instance in memory: its state, its lifecycle (``ActorLifecycle``), its
+/// connections, and the queue that runs its actions and state-changing hooks one at a time,
+/// saving the state after each that changed it and before answering.
+///
+/// The directory makes an instance and calls ``start(created:)``; the instance then serves
+/// until the directory puts it to sleep (``sleep()``) or destroys it (``destroy()``).
 final class ActorInstance: Sendable {
     let record: StoredActor
     let behavior: any ActorBehavior
-    let broadcaster: ActorBroadcaster
+    let runtime: ActorRuntime
+    /// How long one action may run before its caller gets `actor.action_timed_out`.
+    let actionTimeout: Duration
     private let store: any ActorStore
     private let queue = SerialQueue()
+    private let startTicket: UInt64
     private let maxConnections: Int
     private let maxStateSize: Int
+    private let maxFrameSize: Int
+    private let gracePeriod: Duration
+    private let reportProblem: @Sendable (String) -> Void
 
     private struct Activity {
         var state: ActorStateValue
-        var running = 0
-        var connections = 0
-        var lastActive = ContinuousClock.now
-        var closers: [String: @Sendable (ActorError) -> Void] = [:]
+        var lifecycle: ActorLifecycle
+        /// Realtime connections, counted against the connection limit.
+        var realtime = 0
+        /// Why the start failed, once it has.
+        var startFailure: ActorError?
+        /// Waiters for a change of phase.
+        var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
     private let activity: Mutex<Activity>
 
-    /// An awake actor starting from `state`, its saved state as ``ActorBehavior/loadState(_:)``
-    /// read it.
+    /// An instance starting from `state`, its saved state as ``ActorBehavior/loadState(_:)``
+    /// read it; nothing runs before ``start(created:)``.
     init(
         record: StoredActor, state: ActorStateValue, behavior: any ActorBehavior, store: any ActorStore,
-        configuration: ActorServerConfiguration
+        configuration: ActorServerConfiguration, now: ContinuousClock.Instant = .now
     ) {
         self.record = record
         self.behavior = behavior
         self.store = store
         self.maxConnections = configuration.maxConnectionsPerActor
         self.maxStateSize = configuration.maxStateSize
-        self.broadcaster = ActorBroadcaster(
-            maxSubscriptions: configuration.maxSubscriptionsPerConnection,
-            maxSubscriptionBytes: configuration.maxSubscriptionBytesPerConnection,
-            maxFrameSize: configuration.maxMessageSize)
-        self.activity = Mutex(Activity(state: state))
+        self.maxFrameSize = configuration.maxMessageSize
+        self.gracePeriod = configuration.sleepGracePeriod
+        self.reportProblem = configuration.reportProblem
+        self.actionTimeout = behavior.options.actionTimeout ?? configuration.actionTimeout
+        self.runtime = ActorRuntime(
+            actorId: record.id, name: record.name, key: record.key,
+            broadcaster: ActorBroadcaster(
+                maxSubscriptions: configuration.maxSubscriptionsPerConnection,
+                maxSubscriptionBytes: configuration.maxSubscriptionBytesPerConnection,
+                maxFrameSize: configuration.maxMessageSize))
+        let lifecycle = ActorLifecycle(
+            now: now, sleepTimeout: behavior.options.sleepTimeout ?? configuration.sleepTimeout,
+            noSleep: behavior.options.noSleep)
+        self.activity = Mutex(Activity(state: state, lifecycle: lifecycle))
+        // The start hooks run before anything else the queue runs.
+        self.startTicket = queue.ticket()
     }
+
+    /// The broadcaster of the instance's events.
+    var broadcaster: ActorBroadcaster { runtime.broadcaster }
 
     /// The state in memory (saved already).
     var state: JSONValue { activity.withLock { $0.state.json } }
+
+    /// The lifecycle, for inspection.
+    var lifecycle: ActorLifecycle { activity.withLock { $0.lifecycle } }
+
+    /// Whether the instance is being, or has been, destroyed.
+    var isDestroyed: Bool { activity.withLock { $0.lifecycle.isDestroyed } }
+
+    // MARK: Start
+
+    /// Runs the start hooks: `onCreate` (when `created`), `createVars`, `onWake`. A failure
+    /// stops the instance and is rethrown (and given to whoever waits in ``ready()``).
+    func start(created: Bool) async throws(ActorError) {
+        do throws(ActorError) {
+            try await queue.run(ticket: startTicket) { () async throws(ActorError) -> Void in
+                if created {
+                    try await self.runLifecycleHook(.create)
+                }
+                self.runtime.currentVars = try await self.behavior.makeVars(state: self.currentState, runtime: self.runtime)
+                try await self.runLifecycleHook(.wake)
+            }
+        } catch {
+            changePhase { $0.lifecycle.failedToStart(); $0.startFailure = error }
+            await runtime.tasks.close()
+            throw error
+        }
+        changePhase { $0.lifecycle.started(now: .now) }
+    }
+
+    /// Returns once the start hooks have run.
+    ///
+    /// - Throws: The start's error when it failed.
+    func ready() async throws(ActorError) {
+        await waitForPhase { $0.lifecycle.phase != .starting }
+        if let failure = activity.withLock({ $0.startFailure }) { throw failure }
+    }
+
+    // MARK: Holds
+
+    /// Takes a hold on the instance (a connection or a request) unless it is stopping; returns
+    /// whether it did. Every hold taken must be released with ``leave()``.
+    func enter() -> Bool {
+        activity.withLock { $0.lifecycle.enter() }
+    }
+
+    /// Releases a hold.
+    func leave() {
+        activity.withLock { $0.lifecycle.leave(now: .now) }
+    }
+
+    // MARK: Actions
 
     /// A place in the action queue, for a caller that must keep its actions in order.
     func ticket() -> UInt64 {
@@ -50,33 +128,61 @@ final class ActorInstance: Sendable {
 
     /// Runs an action after the ones before it (those of earlier tickets); the new state is
     /// saved before this returns.
+    ///
+    /// - Throws: What the action throws; `actor.not_found` when the actor was destroyed
+    ///   before the action's turn.
     nonisolated(nonsending) func perform(
-        _ name: String, args: [JSONValue], connection: ActorConnectionInfo, ticket: UInt64? = nil
+        _ name: String, args: [JSONValue], connection: ActorConn, ticket: UInt64? = nil
     ) async throws(ActorError) -> JSONValue {
         let ticket = ticket ?? queue.ticket()
-        activity.withLock { $0.running += 1 }
-        defer {
-            activity.withLock {
-                $0.running -= 1
-                $0.lastActive = .now
-            }
-        }
         return try await queue.run(ticket: ticket) { () async throws(ActorError) -> JSONValue in
-            let before = self.activity.withLock { $0.state }
+            let before = try self.stateForAction()
             let (after, output) = try await self.behavior.perform(
-                name, args: args, state: before, connection: connection, broadcaster: self.broadcaster)
-            if after.json != before.json {
-                // Checked before it is stored, so that a saved state can always be read back.
-                try Self.check(after.json, limit: self.maxStateSize)
+                name, args: args, state: before, connection: connection, runtime: self.runtime)
+            try await self.commit(after, from: before)
+            return output
+        }
+    }
+
+    /// The state an action starts from.
+    ///
+    /// - Throws: `actor.not_found` once the actor is destroyed.
+    private func stateForAction() throws(ActorError) -> ActorStateValue {
+        let (state, destroyed) = activity.withLock { ($0.state, $0.lifecycle.isDestroyed) }
+        guard !destroyed else { throw Self.destroyedError(record.id) }
+        return state
+    }
+
+    /// Keeps the state an action or hook left: checked, saved (unless the actor is destroyed)
+    /// and, when it changed, reported to `onStateChange`.
+    private nonisolated(nonsending) func commit(_ after: ActorStateValue, from before: ActorStateValue)
+        async throws(ActorError)
+    {
+        let changed = after.json != before.json
+        if changed {
+            // Checked before it is stored, so that a saved state can always be read back.
+            try Self.check(after.json, limit: maxStateSize)
+            if !isDestroyed {
                 do {
-                    try await self.store.saveState(id: self.record.id, state: after.json)
+                    try await store.saveState(id: record.id, state: after.json)
                 } catch {
                     throw ActorError(.rivetkitInternalError, "the state could not be saved")
                 }
             }
-            self.activity.withLock { $0.state = after }
-            return output
         }
+        activity.withLock { $0.state = after }
+        if changed {
+            await behavior.stateChanged(after, runtime: runtime)
+        }
+    }
+
+    private var currentState: ActorStateValue { activity.withLock { $0.state } }
+
+    /// Runs a lifecycle hook in the queue's current turn and keeps the state it left.
+    private func runLifecycleHook(_ hook: ActorLifecycleHook) async throws(ActorError) {
+        let before = currentState
+        let after = try await behavior.lifecycle(hook, state: before, runtime: runtime)
+        try await commit(after, from: before)
     }
 
     /// Refuses a state that cannot be stored as JSON (a non-finite number, nesting past the
@@ -97,51 +203,155 @@ final class ActorInstance: Sendable {
         }
     }
 
-    /// Admits a connection: the before-connect hook, the connection limit, then the connect hook.
+    /// `actor.not_found` for a destroyed actor, with RivetKit's message.
+    static func destroyedError(_ id: String) -> ActorError {
+        ActorError(.actorNotFound, "The actor does not exist or was destroyed.", metadata: ["actorId": .string(id)])
+    }
+
+    // MARK: Connections
+
+    /// Admits a connection: `onBeforeConnect`, `createConnState`, the connection limit (for a
+    /// realtime one: `deliver` and `close` given), then it joins the actor's connections and
+    /// `onConnect` runs in the queue. The caller holds the instance (``enter()``).
     func connect(
-        _ connection: ActorConnectionInfo,
-        deliver: @escaping @Sendable (String) -> Void,
-        close: @escaping @Sendable (ActorError) -> Void
-    ) async throws(ActorError) {
-        try await behavior.beforeConnect(connection)
-        let admitted = activity.withLock { activity -> Bool in
-            guard activity.connections < maxConnections else { return false }
-            activity.connections += 1
-            activity.closers[connection.id] = close
-            return true
+        _ info: ActorConnectionInfo,
+        deliver: (@Sendable (String) -> Void)?,
+        close: (@Sendable (String) -> Void)?
+    ) async throws(ActorError) -> ActorConn {
+        try await behavior.beforeConnect(info, state: currentState, runtime: runtime)
+        let connState = try await behavior.makeConnState(info, state: currentState, runtime: runtime)
+        let realtime = deliver != nil
+        if realtime {
+            let admitted = activity.withLock { activity -> Bool in
+                guard activity.realtime < maxConnections else { return false }
+                activity.realtime += 1
+                return true
+            }
+            guard admitted else {
+                throw ActorError(.actorTooManyConnections, "the actor has \(maxConnections) connections")
+            }
         }
-        guard admitted else {
-            throw ActorError(.actorTooManyConnections, "the actor has \(maxConnections) connections")
+        let connection = ActorConn(
+            info: info, state: connState, deliver: deliver, close: close, maxFrameSize: maxFrameSize)
+        runtime.add(connection)
+        if let deliver { broadcaster.add(connectionId: info.id, deliver: deliver) }
+        do throws(ActorError) {
+            try await queue.run(ticket: queue.ticket()) { () async throws(ActorError) -> Void in
+                let before = self.currentState
+                let after = try await self.behavior.connected(connection, state: before, runtime: self.runtime)
+                try await self.commit(after, from: before)
+            }
+        } catch {
+            release(connection)
+            throw error
         }
-        broadcaster.add(connectionId: connection.id, deliver: deliver)
-        await behavior.connected(connection)
+        return connection
     }
 
-    /// Lets a connection go and runs the disconnect hook.
-    func disconnect(_ connection: ActorConnectionInfo) async {
+    /// Runs `onDisconnect` in the queue, then lets the connection go.
+    func disconnect(_ connection: ActorConn) async {
         broadcaster.remove(connectionId: connection.id)
-        activity.withLock {
-            $0.connections -= 1
-            $0.closers[connection.id] = nil
-            $0.lastActive = .now
+        try? await queue.run(ticket: queue.ticket()) { () async -> Void in
+            let before = self.currentState
+            do throws(ActorError) {
+                let after = try await self.behavior.disconnected(connection, state: before, runtime: self.runtime)
+                try await self.commit(after, from: before)
+            } catch {
+                self.reportProblem("actor \(self.record.id): onDisconnect failed: \(error)")
+            }
         }
-        await behavior.disconnected(connection)
+        release(connection)
     }
 
-    /// Runs the before-connect and connect hooks of a short-lived HTTP action connection.
-    func admitStateless(_ connection: ActorConnectionInfo) async throws(ActorError) {
-        try await behavior.beforeConnect(connection)
-        await behavior.connected(connection)
+    private func release(_ connection: ActorConn) {
+        broadcaster.remove(connectionId: connection.id)
+        runtime.remove(id: connection.id)
+        if connection.isRealtime {
+            activity.withLock { $0.realtime -= 1 }
+        }
     }
 
-    /// Whether the actor has had no connection and no action for `interval`.
-    func isIdle(for interval: Duration, now: ContinuousClock.Instant) -> Bool {
-        activity.withLock { $0.connections == 0 && $0.running == 0 && now - $0.lastActive >= interval }
+    // MARK: Sleep and destroy
+
+    /// Begins sleeping when the idle rule (``ActorLifecycle/canSleep(now:)``) allows it;
+    /// returns whether it did. From then on nothing enters; ``sleep()`` finishes.
+    func beginSleepIfIdle(now: ContinuousClock.Instant) -> Bool {
+        activity.withLock { $0.lifecycle.beginSleep(now: now) }
     }
 
-    /// Closes every connection with `error` (the actor was destroyed).
-    func closeAll(_ error: ActorError) {
-        let closers = activity.withLock { Array($0.closers.values) }
-        for close in closers { close(error) }
+    /// Runs `onSleep` (its state change saved), waits for `runInBackground` work within the grace
+    /// period, and stops.
+    func sleep() async {
+        try? await queue.run(ticket: queue.ticket()) { () async -> Void in
+            do throws(ActorError) {
+                try await self.runLifecycleHook(.sleep)
+            } catch {
+                self.reportProblem("actor \(self.record.id): onSleep failed: \(error)")
+            }
+        }
+        await finishStopping()
+    }
+
+    /// Begins destroying (a second call, or one while sleeping, does nothing); returns whether
+    /// it did. From then on nothing enters and queued actions get `actor.not_found`.
+    func beginDestroy() -> Bool {
+        activity.withLock { $0.lifecycle.beginDestroy() }
+    }
+
+    /// Closes the realtime connections (1000, empty reason), runs `onDestroy` after the action
+    /// running now, waits for `runInBackground` work within the grace period, and stops.
+    func destroy() async {
+        for connection in runtime.connections {
+            connection.disconnect(reason: "")
+        }
+        try? await queue.run(ticket: queue.ticket()) { () async -> Void in
+            do throws(ActorError) {
+                _ = try await self.behavior.lifecycle(.destroy, state: self.currentState, runtime: self.runtime)
+            } catch {
+                self.reportProblem("actor \(self.record.id): onDestroy failed: \(error)")
+            }
+        }
+        await finishStopping()
+    }
+
+    /// Returns once the instance has stopped.
+    func stopped() async {
+        await waitForPhase { $0.lifecycle.isStopped }
+    }
+
+    /// Cancels the instance's background work (the server is stopping).
+    func shutdown() async {
+        await runtime.tasks.close()
+    }
+
+    private func finishStopping() async {
+        let tasks = runtime.tasks
+        _ = await Deadline.completes(within: gracePeriod) { await tasks.drain() }
+        await tasks.close()
+        changePhase { $0.lifecycle.stopped() }
+    }
+
+    // MARK: Phase waits
+
+    private func changePhase(_ change: (inout Activity) -> Void) {
+        let waiters = activity.withLock { activity in
+            change(&activity)
+            defer { activity.waiters = [] }
+            return activity.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    private func waitForPhase(_ condition: @escaping @Sendable (Activity) -> Bool) async {
+        while !activity.withLock({ condition($0) }) {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = activity.withLock { activity -> Bool in
+                    if condition(activity) { return true }
+                    activity.waiters.append(continuation)
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        }
     }
 }

@@ -1,4 +1,5 @@
 import RivetKit
+import RpcTransport
 import RpcTransportNIO
 
 extension ActorServerCore {
@@ -30,30 +31,37 @@ extension ActorServerCore {
             limit: max(configuration.maxActionsInFlightPerConnection, 1),
             byteLimit: max(configuration.maxPendingActionBytesPerConnection, 0))
         let instance: ActorInstance
-        let connection: ActorConnectionInfo
+        let connection: ActorConn
         do throws(ActorError) {
             (instance, connection) = try await open(transport, request: request, tracker: tracker)
         } catch {
             await Self.close(transport, with: error)
             return
         }
+        defer { instance.leave() }
         _ = try? transport.enqueue(.text(RivetMessageCodec.encode(ServerMessage.initialize(
             actorId: instance.record.id, connectionId: connection.id))))
         let executor = transport.executor
         let maxFrameSize = configuration.maxMessageSize
         let budget = OutboundBudget(limit: configuration.maxPendingBytesPerConnection)
+        let timer = self.timer
         transport.start { event in
             switch event {
             case .message(let message):
                 Self.handle(
                     message, transport: transport, instance: instance, connection: connection, tracker: tracker,
-                    executor: executor, maxFrameSize: maxFrameSize, budget: budget)
+                    executor: executor, maxFrameSize: maxFrameSize, budget: budget, timer: timer)
             case .closed:
                 tracker.close()
             }
         }
-        while case .close(let error) = await tracker.next() {
-            await Self.close(transport, with: error)
+        while case .close(let close) = await tracker.next() {
+            switch close {
+            case .error(let error):
+                await Self.close(transport, with: error)
+            case .normal(let reason):
+                await transport.close(code: .normal, reason: reason)
+            }
         }
         await instance.disconnect(connection)
     }
@@ -61,8 +69,8 @@ extension ActorServerCore {
     /// Handles one inbound frame of a connection, on the thread that delivered it.
     private static func handle(
         _ message: TransportMessage, transport: any MessageTransport, instance: ActorInstance,
-        connection: ActorConnectionInfo, tracker: ConnectionTracker, executor: (any TaskExecutor)?, maxFrameSize: Int,
-        budget: OutboundBudget
+        connection: ActorConn, tracker: ConnectionTracker, executor: (any TaskExecutor)?, maxFrameSize: Int,
+        budget: OutboundBudget, timer: DeadlineTimer
     ) {
         guard tracker.isReading else { return }
         guard message.kind == .text else {
@@ -104,7 +112,16 @@ extension ActorServerCore {
             }
             // The ticket keeps this connection's actions in the order they arrived.
             let ticket = instance.ticket()
-            ImmediateTask.start(preferring: executor) {
+            // Past its deadline the action gets the timeout's `Error` frame, and is cancelled;
+            // its own answer, when it comes, is dropped. The connection goes on.
+            let deadline = ActionDeadline {
+                let frame = RivetMessageCodec.frame(ServerMessage.error(ActionDeadline.timedOut, actionId: id))
+                _ = try? transport.enqueue(.text(utf8: frame))
+            }
+            let armed = timer.arm(after: instance.actionTimeout, deadline)
+            let task = ImmediateTask.start(preferring: executor) {
+                // Released once the answer is written: a normal close waits for it.
+                defer { tracker.release(bytes: size) }
                 let reply: ServerMessage
                 do throws(ActorError) {
                     let output = try await instance.perform(name, args: args, connection: connection, ticket: ticket)
@@ -112,7 +129,9 @@ extension ActorServerCore {
                 } catch {
                     reply = .error(error, actionId: id)
                 }
-                tracker.release(bytes: size)
+                if let armed { timer.disarm(armed) }
+                // The reply itself travels in the frame below; the deadline only learns it came.
+                guard deadline.settle(.success(.null)) else { return }
                 var frame = RivetMessageCodec.frame(reply)
                 if frame.count > maxFrameSize {
                     // Too large for the peer to read: that action gets the reason instead, and
@@ -131,6 +150,7 @@ extension ActorServerCore {
                 }
                 _ = try? transport.enqueue(.text(utf8: frame))
             }
+            deadline.onCancel { task.cancel() }
         }
     }
 
@@ -140,10 +160,12 @@ extension ActorServerCore {
         tracker.requestClose(error)
     }
 
+    /// Opens a connection: resolves its actor (holding it), reads its parameters and admits
+    /// it; the caller releases the hold when the connection has gone.
     private func open(
         _ transport: any MessageTransport, request: WebSocketUpgradeRequest, tracker: ConnectionTracker
     ) async throws(ActorError)
-        -> (ActorInstance, ActorConnectionInfo)
+        -> (ActorInstance, ActorConn)
     {
         guard let target = try GatewayTarget.parse(path: request.path, query: request.query) else {
             throw ActorError(.requestNotFound, "not a gateway path")
@@ -158,16 +180,21 @@ extension ActorServerCore {
                 params = try Self.params(HTTPQuery.decode(offered.dropFirst("rivet_conn_params.".count)))
             }
         }
-        let instance = try await instance(for: target)
-        let connection = ActorConnectionInfo(
+        let instance = try await enteredInstance(for: target)
+        let info = ActorConnectionInfo(
             id: nextConnectionId(), actorId: instance.record.id, actorName: instance.record.name,
             key: instance.record.key, namespace: instance.record.namespace, params: params)
-        try await instance.connect(
-            connection,
-            deliver: { frame in _ = try? transport.enqueue(.text(frame)) },
-            // The task serving the connection closes it.
-            close: { error in tracker.requestClose(error) })
-        return (instance, connection)
+        do throws(ActorError) {
+            let connection = try await instance.connect(
+                info,
+                deliver: { frame in _ = try? transport.enqueue(.text(frame)) },
+                // The task serving the connection closes it.
+                close: { reason in tracker.requestClose(.normal(reason: reason)) })
+            return (instance, connection)
+        } catch {
+            instance.leave()
+            throw error
+        }
     }
 
     /// Closes a connection with RivetKit's reason text for `error`: `group.code`.

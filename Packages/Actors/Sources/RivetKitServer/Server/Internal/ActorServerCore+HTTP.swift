@@ -101,7 +101,10 @@ extension ActorServerCore {
             return Self.json(["actors": .array(found.map(Self.actorObject))])
         case (.DELETE, 2):
             guard try await directory.destroy(id: segments[1]) else {
-                throw ActorError(.actorNotFound, "the actor \(segments[1]) does not exist")
+                // RivetKit's engine answers an unknown id with 400 (its API maps only its own
+                // group to other statuses).
+                let error = ActorError(.actorNotFound, "The actor does not exist or was destroyed.")
+                return HTTPServerResponse(status: 400, json: RivetMessageCodec.encodeErrorBody(error))
             }
             return Self.json([:])
         default:
@@ -117,18 +120,39 @@ extension ActorServerCore {
         }
         let args = try RivetMessageCodec.decodeActionRequestBody(request.body)
         let params = try Self.params(request.headers.first(name: "x-rivet-conn-params"))
-        let instance = try await instance(for: target)
-        let connection = ActorConnectionInfo(
+        let instance = try await enteredInstance(for: target)
+        let info = ActorConnectionInfo(
             id: nextConnectionId(), actorId: instance.record.id, actorName: instance.record.name,
             key: instance.record.key, namespace: instance.record.namespace, params: params)
-        try await instance.admitStateless(connection)
-        let result: Result<JSONValue, ActorError>
-        do throws(ActorError) {
-            result = .success(try await instance.perform(name, args: args, connection: connection))
-        } catch {
-            result = .failure(error)
+        // The action runs in a task of its own, so that its deadline can answer while it runs;
+        // the connection and the hold last until it has ended.
+        let deadline = ActionDeadline()
+        let key = nextRequestKey()
+        let started = requests.spawn(key) {
+            let result: Result<JSONValue, ActorError>
+            do throws(ActorError) {
+                let connection = try await instance.connect(info, deliver: nil, close: nil)
+                do throws(ActorError) {
+                    result = .success(try await instance.perform(name, args: args, connection: connection))
+                } catch {
+                    result = .failure(error)
+                }
+                await instance.disconnect(connection)
+            } catch {
+                result = .failure(error)
+            }
+            instance.leave()
+            deadline.settle(result)
         }
-        await instance.behavior.disconnected(connection)
+        guard started else {
+            instance.leave()
+            throw ActorError(.actorStopping, "the server is stopping")
+        }
+        let requests = self.requests
+        deadline.onCancel { requests.cancel(key) }
+        let armed = timer.arm(after: instance.actionTimeout, deadline)
+        let result = await deadline.value()
+        if let armed { timer.disarm(armed) }
         return HTTPServerResponse(status: 200, json: RivetMessageCodec.encodeActionResponseBody(output: try result.get()))
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import RivetKit
+import RpcTransport
 import RpcTransportNIO
 import Synchronization
 
@@ -7,7 +8,12 @@ import Synchronization
 final class ActorServerCore: Sendable {
     let configuration: ActorServerConfiguration
     let directory: ActorDirectory
+    /// The deadlines of running actions (``ActionDeadline``).
+    let timer = DeadlineTimer()
+    /// HTTP actions, which run apart from the request so that their timeout can answer first.
+    let requests = OwnedTasks<UInt64>()
     private let connectionCounter = Atomic<UInt64>(0)
+    private let requestCounter = Atomic<UInt64>(0)
 
     /// The version `/metadata` reports.
     static let version = "0.1.0"
@@ -19,6 +25,32 @@ final class ActorServerCore: Sendable {
 
     func nextConnectionId() -> String {
         "conn_\(connectionCounter.add(1, ordering: .relaxed).newValue)"
+    }
+
+    func nextRequestKey() -> UInt64 {
+        requestCounter.add(1, ordering: .relaxed).newValue
+    }
+
+    /// Puts idle actors to sleep, checking every ``ActorDirectory/sleepCheckInterval``, until
+    /// cancelled.
+    func sleepIdleActors() async {
+        let interval = directory.sleepCheckInterval
+        while !Task.isCancelled {
+            do {
+                try await Task.sleep(for: interval)
+            } catch {
+                return
+            }
+            await directory.sleepIdle()
+        }
+    }
+
+    /// Stops what the core runs in the background: HTTP actions, sleeps and destructions, the
+    /// actors' background work, the action deadlines.
+    func shutdown() async {
+        await requests.close()
+        await directory.shutdown()
+        timer.close()
     }
 
     // MARK: Tokens
@@ -50,6 +82,18 @@ final class ActorServerCore: Sendable {
         }
     }
 
+    /// The instance a gateway target names, with a hold taken on it (``ActorInstance/enter()``):
+    /// an instance that began to sleep meanwhile is waited for and woken anew.
+    func enteredInstance(for target: GatewayTarget) async throws(ActorError) -> ActorInstance {
+        for _ in 0 ..< 16 {
+            let instance = try await instance(for: target)
+            if instance.enter() { return instance }
+            guard !instance.isDestroyed else { throw ActorInstance.destroyedError(instance.record.id) }
+            await instance.stopped()
+        }
+        throw ActorError(.actorStopping, "the actor kept stopping")
+    }
+
     // MARK: HTTP errors
 
     static func status(for error: ActorError) -> Int {
@@ -58,6 +102,7 @@ final class ActorServerCore: Sendable {
         case (_, "not_found"): 404
         case ("rivetkit", _), ("actor", "state_unreadable"): 500
         case ("actor", "too_many_connections"), ("action", "too_many_in_flight"): 429
+        case ("actor", "action_timed_out"): 408
         case ("message", "incoming_too_long"): 413
         default: 400
         }

@@ -18,10 +18,18 @@ final class ConnectionTracker: Sendable {
         case tooManyBytes
     }
 
+    /// How the server closes the connection.
+    enum Close: Equatable, Sendable {
+        /// 1011 with RivetKit's reason for the error, `group.code`.
+        case error(ActorError)
+        /// 1000 with this reason, without an error (the actor disconnected it, or was destroyed).
+        case normal(reason: String)
+    }
+
     /// What serving the connection does next.
     enum Step: Equatable {
-        /// Close the connection with RivetKit's reason for the error.
-        case close(ActorError)
+        /// Close the connection as told.
+        case close(Close)
         /// Nothing: the connection has closed and its last action has answered.
         case finished
     }
@@ -34,15 +42,30 @@ final class ConnectionTracker: Sendable {
         /// Set by the first ``ConnectionTracker/requestClose(_:)``: later requests change nothing.
         var closeRequested = false
         /// A close asked for that serving has not taken yet.
-        var pendingClose: ActorError?
+        var pendingClose: Close?
         var waiter: CheckedContinuation<Step, Never>?
 
         var isDone: Bool { closed && inFlight == 0 }
 
-        mutating func takeWaiterIfDone() -> CheckedContinuation<Step, Never>? {
+        /// The pending close serving may take now: an error close at once, a normal one once
+        /// the connection's actions have answered (its frames are no longer read meanwhile).
+        mutating func takeReadyClose() -> Close? {
+            guard let close = pendingClose else { return nil }
+            if case .normal = close, inFlight > 0 { return nil }
+            pendingClose = nil
+            return close
+        }
+
+        /// The waiter and what to resume it with, when there is something for it.
+        mutating func takeWaiterIfReady() -> (CheckedContinuation<Step, Never>, Step)? {
+            guard let waiter else { return nil }
+            if let close = takeReadyClose() {
+                self.waiter = nil
+                return (waiter, .close(close))
+            }
             guard isDone else { return nil }
-            defer { waiter = nil }
-            return waiter
+            self.waiter = nil
+            return (waiter, .finished)
         }
     }
 
@@ -74,12 +97,12 @@ final class ConnectionTracker: Sendable {
 
     /// Counts one action of `bytes` fewer in flight.
     func release(bytes: Int) {
-        let waiter = state.withLock { state -> CheckedContinuation<Step, Never>? in
+        let ready = state.withLock { state -> (CheckedContinuation<Step, Never>, Step)? in
             state.inFlight -= 1
             state.inFlightBytes = max(state.inFlightBytes - bytes, 0)
-            return state.takeWaiterIfDone()
+            return state.takeWaiterIfReady()
         }
-        waiter?.resume(returning: .finished)
+        if let (waiter, step) = ready { waiter.resume(returning: step) }
     }
 
     /// Ignores the frames that follow (the connection is being closed).
@@ -91,39 +114,41 @@ final class ConnectionTracker: Sendable {
     /// the task serving the connection closes it (see ``next()``). Only the first request
     /// counts; one made after the connection closed does nothing.
     func requestClose(_ error: ActorError) {
-        let waiter = state.withLock { state -> CheckedContinuation<Step, Never>? in
+        requestClose(.error(error))
+    }
+
+    /// Asks for the connection to be closed as `close` says, as ``requestClose(_:)-(ActorError)``.
+    /// A normal close (the actor disconnected the connection, or was destroyed) stops reading
+    /// its frames at once and closes once the actions in flight have answered, so that the
+    /// action that asked for it is answered first.
+    func requestClose(_ close: Close) {
+        let ready = state.withLock { state -> (CheckedContinuation<Step, Never>, Step)? in
             guard !state.closeRequested, !state.closed else { return nil }
             state.closeRequested = true
-            guard let waiter = state.waiter else {
-                state.pendingClose = error
-                return nil
-            }
-            state.waiter = nil
-            return waiter
+            if case .normal = close { state.reading = false }
+            state.pendingClose = close
+            return state.takeWaiterIfReady()
         }
-        waiter?.resume(returning: .close(error))
+        if let (waiter, step) = ready { waiter.resume(returning: step) }
     }
 
     /// Records that the connection closed.
     func close() {
-        let waiter = state.withLock { state -> CheckedContinuation<Step, Never>? in
+        let ready = state.withLock { state -> (CheckedContinuation<Step, Never>, Step)? in
             state.closed = true
             state.pendingClose = nil
-            return state.takeWaiterIfDone()
+            return state.takeWaiterIfReady()
         }
-        waiter?.resume(returning: .finished)
+        if let (waiter, step) = ready { waiter.resume(returning: step) }
     }
 
     /// Returns what serving the connection does next: a close asked for with
-    /// ``requestClose(_:)``, or, once the connection has closed and no action of it is in
+    /// ``requestClose(_:)-(Close)`` (a normal one once no action is in flight), or, once the connection has closed and no action of it is in
     /// flight, ``Step/finished``. One task at a time waits here (the one serving the connection).
     func next() async -> Step {
         await withCheckedContinuation { (continuation: CheckedContinuation<Step, Never>) in
             let step = state.withLock { state -> Step? in
-                if let error = state.pendingClose {
-                    state.pendingClose = nil
-                    return .close(error)
-                }
+                if let close = state.takeReadyClose() { return .close(close) }
                 guard !state.isDone else { return .finished }
                 state.waiter = continuation
                 return nil

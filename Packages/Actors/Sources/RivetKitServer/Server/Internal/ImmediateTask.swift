@@ -4,17 +4,19 @@
 enum ImmediateTask {
     /// Starts `operation` at once, preferring `executor` (a connection's event loop): what it
     /// awaits resumes there too.
+    /// Returns the task, which its starter may cancel (an action past its deadline).
+    @discardableResult
     static func start(
         preferring executor: (any TaskExecutor)?,
         _ operation: sending @escaping @isolated(any) () async -> Void
-    ) {
+    ) -> Task<Void, Never> {
         #if os(Linux) || os(Windows) || os(Android)
-        Task.immediate(executorPreference: executor, operation: operation)
+        return Task.immediate(executorPreference: executor, operation: operation)
         #else
         if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
-            Task.immediate(executorPreference: executor, operation: operation)
+            return Task.immediate(executorPreference: executor, operation: operation)
         } else {
-            Task(executorPreference: executor, operation: operation)
+            return Task(executorPreference: executor, operation: operation)
         }
         #endif
     }
