@@ -81,4 +81,44 @@ struct ActorObservableErrorTests {
             await client.close()
         }
     }
+
+    @Test("An error set before anybody subscribed (a configuration error as the observable is made) is given once, to the next subscriber")
+    func heldForTheFirstSubscriber() async {
+        let client = RivetKitClient(ClientConfig(endpoint: "http://h/?q=1", token: nil, namespace: nil))
+        let actor = ActorObservable(client: client, options: ActorOptions(name: "counter", key: "config"))
+        #expect(actor.error?.code == "config_error")
+        var cancellables = Set<AnyCancellable>()
+        var first: [ActorError] = []
+        actor.newErrors.sink { first.append($0) }.store(in: &cancellables)
+        #expect(first.map(\.code) == ["config_error"])
+        var second: [ActorError] = []
+        actor.newErrors.sink { second.append($0) }.store(in: &cancellables)
+        #expect(second.isEmpty)
+        // A new error goes to every subscriber, once.
+        let next = ActorError(group: "client", code: "config_error", message: "again")
+        actor.report(next)
+        #expect(first.map(\.message).last == "again")
+        #expect(first.count == 2)
+        #expect(second == [next])
+        cancellables.removeAll()
+        await actor.close()
+        await client.close()
+    }
+
+    @Test("An error held for a subscriber is dropped once the connection connects: it is over")
+    func heldErrorDroppedOnConnect() async throws {
+        try await InProcessServer.with(registry: ActorObservableTests.registry) { server in
+            let client = Self.client(of: server)
+            let counter = ActorObservable(client: client, options: ActorOptions(name: "counter", key: "held"))
+            counter.report(ActorError(group: "client", code: "config_error", message: "before connecting"))
+            try await waitUntil("the observable to connect") { counter.isConnected }
+            #expect(counter.error == nil)
+            var cancellables = Set<AnyCancellable>()
+            var seen: [ActorError] = []
+            counter.newErrors.sink { seen.append($0) }.store(in: &cancellables)
+            #expect(seen.isEmpty)
+            await counter.close()
+            await client.close()
+        }
+    }
 }

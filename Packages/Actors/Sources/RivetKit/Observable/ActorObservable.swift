@@ -46,10 +46,20 @@ public final class ActorObservable: ObservableObject {
     /// Whether the connection is connected (`Init` arrived).
     public var isConnected: Bool { connStatus == .connected }
 
-    /// Every error as it is set, once: unlike `$error`, a subscriber is not given the error
-    /// current when it subscribes, and clearing ``error`` sends nothing. What `onActorError`
-    /// runs on.
-    public var newErrors: AnyPublisher<ActorError, Never> { errorSubject.eraseToAnyPublisher() }
+    /// Every error once, as it is set: unlike `$error`, a subscriber is not given an error that
+    /// was given already, and clearing ``error`` sends nothing. An error set while nobody
+    /// subscribed (a configuration error found as the observable was made, before its view
+    /// subscribed) is given to the next subscriber, unless the connection connected since.
+    /// What `onActorError` runs on.
+    public var newErrors: AnyPublisher<ActorError, Never> {
+        let inbox = self.inbox
+        let live = errorSubject.handleEvents(
+            receiveSubscription: { @Sendable _ in inbox.subscribed() },
+            receiveCancel: { @Sendable in inbox.unsubscribed() })
+        return Deferred { @Sendable in Publishers.Sequence<[ActorError], Never>(sequence: inbox.takeHeld()) }
+            .append(live)
+            .eraseToAnyPublisher()
+    }
 
     /// The client the actor is reached through.
     public let client: RivetKitClient
@@ -58,6 +68,7 @@ public final class ActorObservable: ObservableObject {
     private let lease = Mutex<ActorConnection?>(nil)
     private var shared: ActorConnection? { lease.withLock { $0 } }
     private let errorSubject = PassthroughSubject<ActorError, Never>()
+    private let inbox = ErrorInbox()
     /// How many times the current connection had been ready when it was last seen connected:
     /// its errors dated before that are over.
     private var connectedReadies: UInt64 = 0
@@ -125,10 +136,10 @@ public final class ActorObservable: ObservableObject {
         record(error)
     }
 
-    /// Sets ``error`` and sends it to ``newErrors``.
+    /// Sets ``error`` and gives it to ``newErrors``.
     private func record(_ error: ActorError) {
         self.error = error
-        errorSubject.send(error)
+        if inbox.deliverOrHold(error) { errorSubject.send(error) }
     }
 
     // MARK: Actions
@@ -411,6 +422,7 @@ public final class ActorObservable: ObservableObject {
             if status == .connected {
                 connectedReadies = max(connectedReadies, readies)
                 if error != nil { error = nil }
+                inbox.dropHeld()
             }
         case .error(let error, let readies):
             guard readies >= connectedReadies else { return }
