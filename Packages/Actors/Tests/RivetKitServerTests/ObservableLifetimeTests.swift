@@ -48,4 +48,35 @@ struct ObservableLifetimeTests {
             try await waitUntil("the server to see no socket open") { server.openCount == 0 }
         }
     }
+
+    /// Raised on the main actor by a task the test waits for.
+    @MainActor
+    final class Flag {
+        var raised = false
+    }
+
+    @Test("The event streams of an observable that goes away finish, so loops over them end")
+    func droppingFinishesStreams() async throws {
+        try await InProcessServer.with(registry: ActorObservableTests.registry) { server in
+            let client = server.client()
+            var observable: ActorObservable? = ActorObservable(client: client, options: ActorOptions(name: "counter", key: "streams"))
+            guard let counts = observable?.events("newCount", as: Int.self), let ticks = observable?.events("tick", as: Void.self)
+            else {
+                Issue.record("no observable")
+                return
+            }
+            let ended = Flag()
+            let loop = Task { @MainActor in
+                for await _ in counts {}
+                for await _ in ticks {}
+                ended.raised = true
+            }
+            try await waitUntil("the observable to connect") { observable?.isConnected == true }
+            #expect(!ended.raised)
+            observable = nil
+            try await waitUntil("both loops to end") { ended.raised }
+            await loop.value
+            await client.close()
+        }
+    }
 }

@@ -16,7 +16,8 @@ import Synchronization
 /// While enabled it holds one use of the client's shared connection for its identity
 /// ``hash`` (name, key and params); disabling it releases that use (the last user's release
 /// disposes the connection) and resets it to ``ActorConnStatus/idle``. No manual cleanup: an
-/// observable that goes away releases its use as well, so the last one closes the socket.
+/// observable that goes away releases its use as well, so the last one closes the socket, and
+/// finishes the event streams it gave.
 ///
 /// ``error`` clears when the connection becomes connected (again), as React's `useActor` does;
 /// ``newErrors`` gives each error once, as it is set, and never one set before its subscriber
@@ -69,6 +70,9 @@ public final class ActorObservable: ObservableObject {
     private var shared: ActorConnection? { lease.withLock { $0 } }
     private let errorSubject = PassthroughSubject<ActorError, Never>()
     private let inbox = ErrorInbox()
+    /// What finishes each stream ``events(_:as:)`` gave, by listener; behind a lock so that
+    /// `deinit` can finish them.
+    private let streamEnds = Mutex<[UInt64: @Sendable () -> Void]>([:])
     /// How many times the current connection had been ready when it was last seen connected:
     /// its errors dated before that are over.
     private var connectedReadies: UInt64 = 0
@@ -92,6 +96,7 @@ public final class ActorObservable: ObservableObject {
 
     deinit {
         tasks.abandon()
+        finishStreams()
         if let shared = lease.withLock({ $0.take() }) { client.relinquishConnection(shared) }
     }
 
@@ -124,11 +129,12 @@ public final class ActorObservable: ObservableObject {
     }
 
     /// Releases the connection and awaits its disposal when this was its last user, then
-    /// cancels and awaits the observable's background work (sends in flight, watchers);
-    /// nothing starts afterwards.
+    /// cancels and awaits the observable's background work (sends in flight, watchers) and
+    /// finishes its event streams; nothing starts afterwards.
     public func close() async {
         if let shared = detach() { await client.releaseConnection(shared) }
         await tasks.close()
+        finishStreams()
     }
 
     /// Reports a configuration error (what `.rivetKit(_:)` does with an unusable endpoint).
@@ -223,7 +229,7 @@ public final class ActorObservable: ObservableObject {
                 self?.record(error)
             }
         }
-        Self.onEnd(of: continuation, removal(of: token))
+        own(continuation, listener: token)
         return stream
     }
 
@@ -277,6 +283,7 @@ public final class ActorObservable: ObservableObject {
 
     /// Removes a listener; the last one of a name unsubscribes.
     public func removeListener(_ token: UInt64) {
+        _ = streamEnds.withLock { $0.removeValue(forKey: token) }
         for name in listeners.keys where listeners[name]?[token] != nil {
             listeners[name]?[token] = nil
             if listeners[name]?.isEmpty == true {
@@ -346,14 +353,14 @@ public final class ActorObservable: ObservableObject {
                 self?.record(error)
             }
         }
-        Self.onEnd(of: continuation, removal(of: token))
+        own(continuation, listener: token)
         return stream
     }
 
     private func rawEvents(_ name: String) -> AsyncStream<[JSONValue]> {
         let (stream, continuation) = AsyncStream<[JSONValue]>.makeStream(bufferingPolicy: bufferingPolicy())
         let token = addListener(name) { args in continuation.yield(args) }
-        Self.onEnd(of: continuation, removal(of: token))
+        own(continuation, listener: token)
         return stream
     }
 
@@ -363,11 +370,28 @@ public final class ActorObservable: ObservableObject {
         { [weak self, tasks] in tasks.spawn { @MainActor in self?.removeListener(token) } }
     }
 
+    /// Ties a stream to its listener: the stream's end removes the listener, and the
+    /// observable's end (``close()``, `deinit`) finishes the stream.
+    private func own<T>(_ continuation: AsyncStream<T>.Continuation, listener token: UInt64) {
+        Self.onEnd(of: continuation, removal(of: token))
+        streamEnds.withLock { $0[token] = Self.finisher(of: continuation) }
+    }
+
     /// Runs `action` when the stream of `continuation` ends.
     private nonisolated static func onEnd<T>(
         of continuation: AsyncStream<T>.Continuation, _ action: @escaping @Sendable () -> Void
     ) {
         continuation.onTermination = { _ in action() }
+    }
+
+    /// What finishes the stream of `continuation`.
+    private nonisolated static func finisher<T>(of continuation: AsyncStream<T>.Continuation) -> @Sendable () -> Void {
+        { continuation.finish() }
+    }
+
+    /// Finishes every stream the observable gave, which no event will reach any more.
+    private nonisolated func finishStreams() {
+        for finish in streamEnds.withLock({ ends in defer { ends = [:] }; return Array(ends.values) }) { finish() }
     }
 
     /// At most ``ClientConfig/maxBufferedEvents`` waiting events per stream, the oldest dropped.
