@@ -9,8 +9,9 @@ swift-nio and the other dependencies. Each DESCRIPTION.json is a layer package's
 `swift package describe --type json`; the Swift library modules it lists are the ones checked,
 every other graph in the folder is ignored. A checked module without a graph is an error.
 
-Symbols the compiler synthesised, and symbols without a source location (inherited from other
-modules), are not ours to document and are skipped.
+Symbols the compiler synthesised, symbols without a source location (inherited from other
+modules), and symbols of a dependency's sources (a module it re-exports) are not ours to
+document and are skipped.
 """
 import json
 import pathlib
@@ -66,6 +67,10 @@ def main(folder, description_paths):
                     continue
                 uri = symbol["location"].get("uri", "")
                 if "/Sources/" not in uri:
+                    continue
+                # A dependency's symbol, in the graph because a module of ours re-exports it
+                # (RivetKit re-exports OpenCombine's Combine names): not ours to document.
+                if "/checkouts/" in uri:
                     continue
                 checked += 1
                 lines = symbol.get("docComment", {}).get("lines", [])
