@@ -87,6 +87,11 @@ struct ActorObservableErrorTests {
         let client = RivetKitClient(ClientConfig(endpoint: "http://h/?q=1", token: nil, namespace: nil))
         let actor = ActorObservable(client: client, options: ActorOptions(name: "counter", key: "config"))
         #expect(actor.error?.code == "config_error")
+        // Not connected: a connection's open would only fail with the same error, given twice.
+        #expect(client.connectionUsers(hash: actor.hash) == 0)
+        #expect(actor.connStatus == .idle)
+        let refused = await #expect(throws: ActorError.self) { let _: Int = try await actor.action("getCount") }
+        #expect(refused?.code == "config_error")
         var cancellables = Set<AnyCancellable>()
         var first: [ActorError] = []
         actor.newErrors.sink { first.append($0) }.store(in: &cancellables)

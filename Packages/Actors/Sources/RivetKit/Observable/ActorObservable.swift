@@ -10,8 +10,8 @@ import Synchronization
 /// positional arguments. The platform-neutral core of `@Actor`: all the logic lives here,
 /// and it runs the same on Linux (with OpenCombine) as under SwiftUI.
 ///
-/// Options whose params or input could not be encoded (``ActorOptions/encodingError``) are
-/// reported on ``error`` and do not connect.
+/// Options whose params or input could not be encoded (``ActorOptions/encodingError``), and a
+/// client whose configuration cannot be used, are reported on ``error`` and do not connect.
 ///
 /// While enabled it holds one use of the client's shared connection for its identity
 /// ``hash`` (name, key and params); disabling it releases that use (the last user's release
@@ -73,6 +73,9 @@ public final class ActorObservable: ObservableObject {
     /// What finishes each stream ``events(_:as:)`` gave, by listener; behind a lock so that
     /// `deinit` can finish them.
     private let streamEnds = Mutex<[UInt64: @Sendable () -> Void]>([:])
+    /// Why the observable does not connect although enabled (`client.config_error`: options
+    /// that could not be encoded, or a configuration that cannot be used), which actions throw.
+    private var refusal: ActorError?
     /// How many times the current connection had been ready when it was last seen connected:
     /// its errors dated before that are over.
     private var connectedReadies: UInt64 = 0
@@ -174,11 +177,10 @@ public final class ActorObservable: ObservableObject {
 
     /// Calls an action with any number of arguments. Errors are thrown (not reported to
     /// ``error``): the action's ``ActorError``, `client.not_connected` while disabled, or the
-    /// options' ``ActorOptions/encodingError``.
+    /// `client.config_error` that keeps it from connecting.
     public func action<R: Decodable>(_ name: String, args: [any Encodable]) async throws -> R {
         guard let shared else {
-            if opts.enabled, let encodingError = opts.encodingError { throw encodingError }
-            throw ActorError(.clientNotConnected, "the actor is disabled")
+            throw refusal ?? ActorError(.clientNotConnected, "the actor is disabled")
         }
         let values = try ActorValues.encode(args)
         return try ActorValues.decode(R.self, from: try await shared.action(name, args: values))
@@ -402,15 +404,21 @@ public final class ActorObservable: ObservableObject {
     // MARK: Lifecycle
 
     private func apply() {
+        refusal = nil
         guard opts.enabled else {
             connStatus = .idle
             return
         }
-        if let encodingError = opts.encodingError {
+        do throws(ActorError) {
             // Connecting without the params or input meant would reach another identity, or
-            // create the actor without its input.
+            // create the actor without its input; a configuration that cannot be used would
+            // only fail the connection's open with the same error, reported a second time.
+            if let encodingError = opts.encodingError { throw encodingError }
+            _ = try client.config.resolved()
+        } catch {
+            refusal = error
             connStatus = .idle
-            record(encodingError)
+            record(error)
             return
         }
         let connection = client.acquireConnection(opts)
@@ -418,11 +426,6 @@ public final class ActorObservable: ObservableObject {
         handle = client.getOrCreate(
             opts.name, key: opts.key, params: opts.params, createWithInput: opts.createWithInput,
             createInRegion: opts.createInRegion)
-        do {
-            _ = try client.config.resolved()
-        } catch {
-            record(error)
-        }
         let changes = connection.changes()
         attachment += 1
         connectedReadies = 0
