@@ -11,6 +11,11 @@ final class FanoutCounter: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Every message received, across rounds.
+    private let all = Atomic<Int>(0)
+
+    /// How many messages were received since the counter was made.
+    var total: Int { all.load(ordering: .relaxed) }
 
     /// Starts a round that ends after `expected` messages.
     func arm(_ expected: Int) {
@@ -18,6 +23,7 @@ final class FanoutCounter: Sendable {
     }
 
     func received() {
+        all.add(1, ordering: .relaxed)
         let resumed = state.withLock { state -> (CheckedContinuation<ContinuousClock.Instant, Never>, ContinuousClock.Instant)? in
             state.received += 1
             guard state.received == state.expected else { return nil }

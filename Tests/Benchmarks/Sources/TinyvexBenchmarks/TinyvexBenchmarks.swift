@@ -6,11 +6,16 @@ import RpcWire
 import Synchronization
 import TinyvexServer
 
-/// `make bench-tinyvex`. Prints mutations per second with 100 live subscriptions; the time from
-/// sending a mutation until all 1,000 subscribed connections have the new value (p50, p99);
-/// the same for a bare SQLite write followed by a bare WebSocket broadcast to 1,000 connections;
-/// and `ratio tinyvex-fanout-vs-bare X.XX` (Tinyvex's p50 over the bare p50; the goal is 2.0 or
-/// less). `--quick` runs fewer rounds.
+/// `make bench-tinyvex`. Prints mutations per second of the demo schema's `messages.send` with
+/// 100 live subscriptions of `messages.list` on the channel written to, from 32 connections
+/// each awaiting its answer before sending again, on an SQLite file with the server's default
+/// durability; in the same run the rate of bare GRDB transactions doing the same inserts on a
+/// file with the same settings, one transaction each, and `ratio
+/// tinyvex-mutations-vs-bare-sqlite X.XX` (the goal is 0.5 or more). Then the time from sending
+/// a mutation until all 1,000 subscribed connections have the new value (p50, p99); the same for
+/// a bare SQLite write followed by a bare WebSocket broadcast to 1,000 connections; and `ratio
+/// tinyvex-fanout-vs-bare X.XX` (Tinyvex's p50 over the bare p50; the goal is 2.0 or less).
+/// `--quick` runs fewer rounds; `--mutations-only` stops after the mutation rates.
 @main
 struct TinyvexBenchmarks {
     struct Counter: Codable { let n: Int64 }
@@ -37,20 +42,17 @@ struct TinyvexBenchmarks {
         let quick = CommandLine.arguments.contains("--quick")
         let connections = 1_000
         let rounds = quick ? 20 : 100
-        let mutations = quick ? 500 : 3_000
-        print("tinyvex benchmark: \(mutations) mutations with 100 subscriptions; \(rounds) fan-out rounds to \(connections) connections")
+        let mutations = quick ? 2_000 : 10_000
+        print("tinyvex benchmark: \(mutations) mutations from \(writerCount) connections with 100 subscriptions; \(rounds) fan-out rounds to \(connections) connections")
 
-        let perSecond = try await withTinyvex { url in
-            let receivers = try await Receivers.subscribe(url: url, count: 100)
-            let driver = try await Driver(url: url)
-            let start = ContinuousClock.now
-            for _ in 0..<mutations { try await driver.bump() }
-            let elapsed = ContinuousClock.now - start
-            await driver.close()
-            await receivers.close()
-            return Double(mutations) / elapsed.seconds
-        }
-        print(String(format: "mutations/s with 100 live subscriptions: %.0f", perSecond))
+        let (perSecond, watcherMessages) = try await mutationRate(mutations: mutations)
+        let barePerSecond = try bareInsertRate(inserts: mutations)
+        print(String(
+            format: "mutations/s with 100 live subscriptions (SQLite file, %d connections sending, %d channels watched): %.0f (the watchers received %d updates meanwhile)",
+            writerCount, channelCount, perSecond, watcherMessages))
+        print(String(format: "bare GRDB transactions/s, one insert each (SQLite file, same settings): %.0f", barePerSecond))
+        print(String(format: "ratio tinyvex-mutations-vs-bare-sqlite %.2f", perSecond / barePerSecond))
+        if CommandLine.arguments.contains("--mutations-only") { return }
 
         let tinyvexLatencies = try await withTinyvex { url in
             let receivers = try await Receivers.subscribe(url: url, count: connections)
@@ -75,6 +77,77 @@ struct TinyvexBenchmarks {
         print(String(format: "ratio tinyvex-fanout-vs-bare %.2f", tinyvex.p50 / floor.p50))
     }
 
+    /// Connections sending mutations at once in the mutation benchmark.
+    static let writerCount = 32
+    /// Live subscriptions of `messages.list` in the mutation benchmark, one per connection.
+    static let subscriptionCount = 100
+    /// The channels they watch and the mutations write to, in turn.
+    static let channelCount = 100
+
+    /// The demo schema's `messages.send`, each into the next of ``channelCount`` channels, with
+    /// ``subscriptionCount`` connections each subscribed to `messages.list` of one of them,
+    /// sent from ``writerCount`` connections each awaiting its answer, on a fresh SQLite file
+    /// with the server's default settings. Returns the rate and how many messages the watchers
+    /// received while the mutations ran.
+    static func mutationRate(mutations: Int) async throws -> (perSecond: Double, watcherMessages: Int) {
+        let (path, cleanup) = temporaryFile("tinyvex")
+        defer { cleanup() }
+        let configuration = TinyvexServerConfiguration(maxSendQueue: 4_096, heartbeatInterval: .seconds(3600))
+        return try await TinyvexServer.withServer(
+            schema: TinyvexDemoSchema.schema(), database: .file(path), configuration: configuration, port: 0
+        ) { server in
+            let receivers = try await Receivers.subscribe(url: server.url, count: subscriptionCount) { index in
+                #"{"jsonrpc":"2.0","id":1,"method":"tinyvex/subscribe","params":{"subId":"m","name":"messages.list","params":{"channel":"c\#(index % channelCount)"}}}"#
+            }
+            var writers: [Driver] = []
+            for _ in 0..<writerCount { writers.append(try await Driver(url: server.url)) }
+            let perWriter = mutations / writerCount
+            let start = ContinuousClock.now
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (index, writer) in writers.enumerated() {
+                    group.addTask {
+                        for step in 0..<perWriter { try await writer.send(author: "w\(index)", channel: "c\((index + step * writerCount) % channelCount)") }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let elapsed = ContinuousClock.now - start
+            let watcherMessages = receivers.counter.total - subscriptionCount * 2
+            for writer in writers { await writer.close() }
+            await receivers.close()
+            return (Double(perWriter * writerCount) / elapsed.seconds, watcherMessages)
+        }
+    }
+
+    /// Bare GRDB: the same document inserts, one transaction each, on a fresh SQLite file opened
+    /// as the server opens its own (a pool in WAL mode, the server's default `synchronous`).
+    static func bareInsertRate(inserts: Int) throws -> Double {
+        let (path, cleanup) = temporaryFile("bare")
+        defer { cleanup() }
+        let database = try DatabasePool(path: path)
+        try database.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA synchronous = \(TinyvexServerConfiguration().durability.synchronousPragma)")
+            try db.execute(sql: "CREATE TABLE documents (id INTEGER PRIMARY KEY AUTOINCREMENT, tbl TEXT NOT NULL, body TEXT NOT NULL)")
+        }
+        let start = ContinuousClock.now
+        for index in 0..<inserts {
+            try database.write { db in
+                try db.execute(
+                    sql: "INSERT INTO documents(tbl, body) VALUES ('messages', ?)",
+                    arguments: [#"{"author":"w0","channel":"general","text":"m\#(index)"}"#])
+            }
+        }
+        return Double(inserts) / (ContinuousClock.now - start).seconds
+    }
+
+    /// A fresh path in the temporary folder, and what removes the database files there.
+    static func temporaryFile(_ prefix: String) -> (String, @Sendable () -> Void) {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString).sqlite").path
+        return (path, {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        })
+    }
+
     static func withTinyvex<T>(isolation: isolated (any Actor)? = #isolation, _ body: (String) async throws -> T) async throws -> T {
         let configuration = TinyvexServerConfiguration(maxSendQueue: 4_096, heartbeatInterval: .seconds(3600))
         return try await TinyvexServer.withServer(schema: schema(), configuration: configuration, port: 0) { server in
@@ -88,15 +161,18 @@ struct TinyvexBenchmarks {
         var transports: [WebSocketTransport] = []
         var readers: [Task<Void, any Error>] = []
 
-        static func subscribe(url: String, count: Int) async throws -> Receivers {
+        static func subscribe(
+            url: String, count: Int,
+            request: (Int) -> String = { _ in #"{"jsonrpc":"2.0","id":1,"method":"tinyvex/subscribe","params":{"subId":"c","name":"counter.get","params":{}}}"# }
+        ) async throws -> Receivers {
             var receivers = Receivers()
             let counter = receivers.counter
-            for _ in 0..<count {
+            for index in 0..<count {
                 let transport = try await WebSocketClient.connect(to: url)
                 receivers.transports.append(transport)
                 receivers.readers.append(Task { for try await _ in transport.inboundMessages() { counter.received() } })
                 counter.arm(2)  // the first value and the answer
-                try await transport.send(.text(#"{"jsonrpc":"2.0","id":1,"method":"tinyvex/subscribe","params":{"subId":"c","name":"counter.get","params":{}}}"#))
+                try await transport.send(.text(request(index)))
                 _ = await counter.finished()
             }
             return receivers
@@ -126,6 +202,15 @@ struct TinyvexBenchmarks {
             let id = ids.withLock { $0 += 1; return $0 }
             answers.arm(1)
             try await transport.send(.text(#"{"jsonrpc":"2.0","id":\#(id),"method":"tinyvex/mutation","params":{"requestId":"b\#(id)","name":"counter.bump"}}"#))
+            _ = await answers.finished()
+        }
+
+        /// Sends `messages.send` into `channel` and awaits its answer.
+        func send(author: String, channel: String) async throws {
+            let id = ids.withLock { $0 += 1; return $0 }
+            answers.arm(1)
+            try await transport.send(.text(
+                #"{"jsonrpc":"2.0","id":\#(id),"method":"tinyvex/mutation","params":{"requestId":"\#(author)-\#(id)","name":"messages.send","args":{"channel":"\#(channel)","author":"\#(author)","text":"m\#(id)"}}}"#))
             _ = await answers.finished()
         }
 

@@ -97,7 +97,7 @@ struct ConnectionHandler: Sendable {
             return messages
         case .value(let seq, let value):
             guard case .data(let subID) = item.kind else { return [] }
-            return Wire.data(subID: subID, seq: seq, text: value.text, maxChunkBytes: engine.configuration.maxChunkBytes, transitionID: {
+            return Wire.data(subID: subID, seq: seq, value: value, maxChunkBytes: engine.configuration.maxChunkBytes, transitionID: {
                 transitions &+= 1
                 return "t\(transitions)"
             }())

@@ -5,15 +5,19 @@ import TinyvexProtocol
 
 /// The server's state: the store, the live query streams and the connections' subscriptions.
 ///
-/// An actor whose database work is synchronous inside each call, so mutations run one at a
-/// time. That work blocks the thread it runs on, so the actor runs on a ``StoreExecutor`` (a
-/// dispatch queue of its own) and never on a thread of the cooperative pool.
+/// An actor whose writes are synchronous inside each call, so mutations run one at a time, in
+/// one commit order. Mutations that arrive while the engine is busy share the next commit
+/// (group commit: one transaction and one sync to disk, a savepoint and a version each). That
+/// work blocks the thread it runs on, so the actor runs on a ``StoreExecutor`` (a dispatch
+/// queue of its own) and never on a thread of the cooperative pool.
 ///
 /// After a commit the streams whose read set meets the writes are marked stale. Those with a
-/// subscriber on the mutating connection run again before the mutation returns (so its answer
-/// follows their new values: read-your-writes); the others run in a background pass that
-/// evaluates each stale stream once, whatever the number of commits since, and takes at most
-/// about half of the engine's time, so a costly query delays its own watchers, not mutations.
+/// subscriber on a connection whose mutation was in the commit run again before any of its
+/// mutations is answered (so the answer follows their new values: read-your-writes); the others
+/// run in a background pass that evaluates each stale stream once, whatever the number of
+/// commits since, on a committed snapshot read away from the engine (so mutations commit
+/// meanwhile), and takes at most about half of the time, so a costly query delays its own
+/// watchers, not mutations.
 actor TinyvexEngine {
     /// A live query shared by every subscription with the same name, params and identity.
     private struct Stream {
@@ -26,6 +30,8 @@ actor TinyvexEngine {
         /// The version at which the value last changed.
         var seq: Int64
         var reads: ReadSet
+        /// The version of the snapshot `value` and `reads` come from.
+        var evaluatedAt: Int64
         var subscribers: Set<Subscriber>
     }
 
@@ -68,6 +74,10 @@ actor TinyvexEngine {
     /// Streams whose read set met a commit since they last ran.
     private var stale: Set<StreamKey> = []
     private var refreshing = false
+    /// While the background pass evaluates a stream away from the engine: the writes of each
+    /// commit made meanwhile, by the commit's last version, to tell whether they meet what the
+    /// evaluation read.
+    private var writesDuringEvaluation: [(version: Int64, writes: [DocumentWrite])]?
     /// The background pass over stale streams, while one runs.
     private let refreshTasks = OwnedTasks<Int>()
     private var connections: [UInt64: Connection] = [:]
@@ -88,7 +98,7 @@ actor TinyvexEngine {
         self.schema = schema
         self.configuration = configuration
         self.executor = executor
-        self.store = try DocumentStore(database)
+        self.store = try DocumentStore(database, durability: configuration.durability)
         switch try store.version() {
         case .usable(let version):
             self.version = version
@@ -188,7 +198,7 @@ actor TinyvexEngine {
             let (value, reads) = try evaluate(function.body, params: params, identity: connection.identity)
             stream = Stream(
                 name: name, params: params, identity: connection.identity, value: value, encoded: EncodedValue(value), seq: version,
-                reads: reads, subscribers: [])
+                reads: reads, evaluatedAt: version, subscribers: [])
         }
         var resumed = false
         if let lastSeq, lastSeq > version {
@@ -243,16 +253,41 @@ actor TinyvexEngine {
         return try evaluate(function.body, params: params, identity: identity).0
     }
 
-    /// Runs a mutation: one transaction; then the affected streams of the calling connection
-    /// re-run and their new values are queued on it before this returns, and the others are
-    /// left to the background pass.
+    /// A mutation waiting for the next commit; a follower's answer is resumed through its
+    /// continuation, the leader's (which runs the commit) is returned directly.
+    private struct PendingMutation {
+        let connectionID: UInt64?
+        let identity: String?
+        let name: String
+        let body: TinyvexSchema.MutationBody
+        let resultKey: String?
+        let args: JSONValue
+        let continuation: CheckedContinuation<MutationOutcome, Never>?
+    }
+
+    /// What one mutation of a commit answers.
+    typealias MutationOutcome = Result<(value: JSONValue, seq: Int64), TinyvexServerError>
+
+    /// Mutations waiting for the commit the current leader runs.
+    private var pendingMutations: [PendingMutation] = []
+    /// Whether a leader is gathering or committing mutations.
+    private var committing = false
+    /// How many commits ran and how many mutations they held, for tests of group commit.
+    private(set) var commitCount = 0
+
+    /// Runs a mutation. Mutations that arrive while another one is being committed share the
+    /// next transaction (up to `maxMutationsPerCommit`): each runs in its own savepoint, in
+    /// arrival order, sees the ones before it, gets its own version and stored result, and a
+    /// failing one rolls back alone. After the commit the affected streams of the calling
+    /// connections re-run and their new values are queued on them before any of them is
+    /// answered; the others are left to the background pass.
     ///
     /// - Parameters:
     ///   - clientID: The client that sent it, when the request names one; otherwise the one the
     ///     connection named in `tinyvex/connect`, or the connection itself.
     ///   - requestID: The client's id for this mutation; with it the result is stored under
     ///     the client's scope and a resend answers it without applying again.
-    func mutate(connectionID: UInt64?, identity: String?, clientID: String? = nil, requestID: String?, name: String, args: JSONValue) throws(TinyvexServerError) -> (value: JSONValue, seq: Int64) {
+    func mutate(connectionID: UInt64?, identity: String?, clientID: String? = nil, requestID: String?, name: String, args: JSONValue) async throws(TinyvexServerError) -> (value: JSONValue, seq: Int64) {
         guard let function = schema.mutations[name] else {
             throw TinyvexServerError(.mutationFailed, "no mutation named \(name)")
         }
@@ -262,11 +297,6 @@ actor TinyvexEngine {
         if let versionProblem {
             throw TinyvexServerError(
                 .mutationFailed, "mutations are refused: \(versionProblem)", details: ["reason": "storeVersionUnusable"])
-        }
-        let (next, overflow) = version.addingReportingOverflow(1)
-        guard !overflow, next <= DocumentStore.maxVersion else {
-            throw TinyvexServerError(
-                .mutationFailed, "mutations are refused: the server's version reached its largest value", details: ["reason": "versionExhausted"])
         }
         let resultKey: String?
         if let requestID {
@@ -279,39 +309,119 @@ actor TinyvexEngine {
         } else {
             resultKey = nil
         }
+        if committing {
+            // A leader gathers or commits: this one joins its next commit.
+            let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<MutationOutcome, Never>) in
+                pendingMutations.append(PendingMutation(
+                    connectionID: connectionID, identity: identity, name: name, body: function.body, resultKey: resultKey, args: args,
+                    continuation: continuation))
+            }
+            return try outcome.get()
+        }
+        committing = true
+        pendingMutations.append(PendingMutation(
+            connectionID: connectionID, identity: identity, name: name, body: function.body, resultKey: resultKey, args: args,
+            continuation: nil))
+        // The mutations already waiting for the engine come in and join this commit.
+        await Task.yield()
+        var own: MutationOutcome?
+        while !pendingMutations.isEmpty {
+            let batch = Array(pendingMutations.prefix(max(1, configuration.maxMutationsPerCommit)))
+            pendingMutations.removeFirst(batch.count)
+            let outcomes = commit(batch)
+            // Each sender's subscriptions show the commit before any answer leaves.
+            var settled: Set<UInt64> = []
+            for mutation in batch {
+                if let id = mutation.connectionID, settled.insert(id).inserted { settle(id) }
+            }
+            for (mutation, outcome) in zip(batch, outcomes) {
+                if let continuation = mutation.continuation {
+                    continuation.resume(returning: outcome)
+                } else {
+                    own = outcome
+                }
+            }
+        }
+        committing = false
+        guard let own else {
+            throw TinyvexServerError(.mutationFailed, "the mutation \(name) was not committed")
+        }
+        return try own.get()
+    }
+
+    /// Runs `batch` in one transaction, one savepoint per mutation, and returns each one's
+    /// outcome in order. A commit that fails fails them all (nothing of it is applied).
+    private func commit(_ batch: [PendingMutation]) -> [MutationOutcome] {
+        commitCount += 1
         let retention = configuration.mutationResultRetention
         let retentionBytes = configuration.mutationResultRetentionBytes
-        let storedBytes = storedResultBytes
-        let outcome: (value: JSONValue, seq: Int64, writes: [DocumentWrite], replayed: Bool, storedBytes: Int)
+        var outcomes: [MutationOutcome] = []
+        outcomes.reserveCapacity(batch.count)
+        var nextVersion = version
+        var storedBytes = storedResultBytes
+        var writes: [DocumentWrite] = []
         do {
-            outcome = try store.writer.write { db in
-                if let resultKey, let (value, seq) = try DocumentStore.storedResult(resultKey, db) {
-                    return (value, seq, [], true, storedBytes)
+            try store.writer.write { db in
+                for mutation in batch {
+                    // Taken into the commit only once its savepoint is released.
+                    var answer: (value: JSONValue, seq: Int64)?
+                    var ownVersion = nextVersion
+                    var ownBytes = storedBytes
+                    var ownWrites: [DocumentWrite] = []
+                    do {
+                        try db.inSavepoint {
+                            if let key = mutation.resultKey, let (value, seq) = try DocumentStore.storedResult(key, db) {
+                                answer = (value, seq)
+                                return .commit
+                            }
+                            let (next, overflow) = nextVersion.addingReportingOverflow(1)
+                            guard !overflow, next <= DocumentStore.maxVersion else {
+                                throw TinyvexServerError(
+                                    .mutationFailed, "mutations are refused: the server's version reached its largest value",
+                                    details: ["reason": "versionExhausted"])
+                            }
+                            let context = TinyvexMutationContext(db: db, identity: mutation.identity, deadline: nil)
+                            let value = try mutation.body(context, mutation.args)
+                            if let key = mutation.resultKey {
+                                ownBytes = try DocumentStore.storeResult(
+                                    key, value, version: next, retention: retention, retentionBytes: retentionBytes, storedBytes: storedBytes, db)
+                            }
+                            ownVersion = next
+                            ownWrites = context.writes
+                            answer = (value, next)
+                            return .commit
+                        }
+                    } catch let error as TinyvexServerError {
+                        outcomes.append(.failure(error))
+                        continue
+                    } catch {
+                        outcomes.append(.failure(TinyvexServerError(.mutationFailed, "the mutation \(mutation.name) failed: \(error)")))
+                        continue
+                    }
+                    guard let answer else {
+                        outcomes.append(.failure(TinyvexServerError(.mutationFailed, "the mutation \(mutation.name) did not run")))
+                        continue
+                    }
+                    nextVersion = ownVersion
+                    storedBytes = ownBytes
+                    writes.append(contentsOf: ownWrites)
+                    outcomes.append(.success(answer))
                 }
-                let context = TinyvexMutationContext(db: db, identity: identity, deadline: nil)
-                let value = try function.body(context, args)
-                try DocumentStore.setVersion(next, db)
-                var bytes = storedBytes
-                if let resultKey {
-                    bytes = try DocumentStore.storeResult(
-                        resultKey, value, version: next, retention: retention, retentionBytes: retentionBytes, storedBytes: storedBytes, db)
+                if nextVersion != version {
+                    try DocumentStore.setVersion(nextVersion, db)
                 }
-                return (value, next, context.writes, false, bytes)
             }
-        } catch let error as TinyvexServerError {
-            throw error
         } catch {
-            throw TinyvexServerError(.mutationFailed, "the mutation \(name) failed: \(error)")
+            let failure = (error as? TinyvexServerError) ?? TinyvexServerError(.mutationFailed, "the commit failed: \(error)")
+            return batch.map { _ in .failure(failure) }
         }
-        if !outcome.replayed {
-            version = next
-            storedResultBytes = outcome.storedBytes
-            markStale(outcome.writes)
+        version = nextVersion
+        storedResultBytes = storedBytes
+        markStale(writes)
+        if writesDuringEvaluation != nil, !writes.isEmpty {
+            writesDuringEvaluation?.append((nextVersion, writes))
         }
-        if let connectionID {
-            settle(connectionID)
-        }
-        return (outcome.value, outcome.seq)
+        return outcomes
     }
 
     /// Stops the engine's background work (the pass over stale streams), cancelled and awaited;
@@ -342,14 +452,16 @@ actor TinyvexEngine {
     }
 
     /// The background pass: each stale stream runs once, then the pass waits about as long as
-    /// it ran before the next one, so that re-evaluation takes at most about half of the
-    /// engine's time and mutations, subscriptions and other streams go on meanwhile.
+    /// it ran before the next one, so that re-evaluation takes at most about half of the time
+    /// and the rest goes to mutations, subscriptions and the connections' sending. Each
+    /// evaluation reads a committed snapshot away from the engine (a reader connection of a
+    /// database file), so mutations commit meanwhile.
     private func refreshStale() async {
         while !stale.isEmpty, !Task.isCancelled {
             let started = ContinuousClock.now
             let keys = stale
             for key in keys where stale.contains(key) {
-                refresh(key)
+                await refreshAway(key)
                 // Lets the requests waiting for the engine run between two evaluations.
                 await Task.yield()
             }
@@ -361,6 +473,62 @@ actor TinyvexEngine {
         refreshing = false
     }
 
+    /// Runs a stale stream again on a snapshot read away from the engine, then applies the
+    /// value on the engine: unless the stream was evaluated on a newer snapshot meanwhile, a
+    /// changed value is queued for every subscriber with the snapshot's version as its seq, and
+    /// a commit made meanwhile that meets what it read makes it stale again.
+    private func refreshAway(_ key: StreamKey) async {
+        stale.remove(key)
+        guard let stream = streams[key], let function = schema.queries[stream.name] else { return }
+        evaluationCount += 1
+        writesDuringEvaluation = []
+        defer { writesDuringEvaluation = nil }
+        let (body, params, identity, current) = (function.body, stream.params, stream.identity, version)
+        let maxEvaluationTime = configuration.maxEvaluationTime
+        let outcome: Result<(value: JSONValue, reads: ReadSet, snapshot: Int64), TinyvexServerError>
+        do {
+            outcome = .success(try await store.writer.read { db in
+                // The version is read in the same snapshot as the query.
+                let snapshot: Int64 = if case .usable(let stored) = try DocumentStore.version(db) { stored } else { current }
+                let deadline = ContinuousClock.now + maxEvaluationTime
+                let context = TinyvexQueryContext(db: db, identity: identity, deadline: deadline)
+                let value = try body(context, params)
+                if ContinuousClock.now > deadline {
+                    throw TinyvexServerError(.timeout, "the query ran past its evaluation time limit")
+                }
+                return (value, context.reads, snapshot)
+            })
+        } catch let error as TinyvexServerError {
+            outcome = .failure(error)
+        } catch {
+            outcome = .failure(TinyvexServerError(.subscriptionRejected, "the query failed: \(error)"))
+        }
+        guard var updated = streams[key] else { return }
+        switch outcome {
+        case .success(let result):
+            // Evaluated again on a newer snapshot meanwhile (a new subscriber, a settle).
+            guard result.snapshot >= updated.evaluatedAt else { return }
+            let later = writesDuringEvaluation ?? []
+            if later.contains(where: { $0.version > result.snapshot && result.reads.isTouched(by: $0.writes) }) {
+                stale.insert(key)
+            }
+            updated.reads = result.reads
+            updated.evaluatedAt = result.snapshot
+            if result.value != updated.value {
+                updated.value = result.value
+                updated.encoded = EncodedValue(result.value)
+                updated.seq = result.snapshot
+                for subscriber in updated.subscribers {
+                    connections[subscriber.connectionID]?.outbox.push(
+                        Outbox.Item(subID: subscriber.subID, seq: result.snapshot, value: updated.encoded))
+                }
+            }
+            streams[key] = updated
+        case .failure(let error):
+            fail(key, updated, error)
+        }
+    }
+
     /// Runs a stale stream again; a changed value gets the current version as its seq and is
     /// queued for every subscriber (one encoding shared by all).
     private func refresh(_ key: StreamKey) {
@@ -370,6 +538,7 @@ actor TinyvexEngine {
         do {
             let (value, reads) = try evaluate(function.body, params: stream.params, identity: stream.identity)
             updated.reads = reads
+            updated.evaluatedAt = version
             if value != stream.value {
                 updated.value = value
                 updated.encoded = EncodedValue(value)
@@ -380,13 +549,18 @@ actor TinyvexEngine {
             }
             streams[key] = updated
         } catch {
-            // The query fails now: tell each subscriber and drop the stream.
-            for subscriber in stream.subscribers {
-                connections[subscriber.connectionID]?.outbox.push(.init(kind: .control, messages: [Wire.errorNotice(subID: subscriber.subID, error)]))
-                connections[subscriber.connectionID]?.subscriptions[subscriber.subID] = nil
-            }
-            streams[key] = nil
+            fail(key, stream, error)
         }
+    }
+
+    /// The query fails now: tells each subscriber and drops the stream.
+    private func fail(_ key: StreamKey, _ stream: Stream, _ error: TinyvexServerError) {
+        for subscriber in stream.subscribers {
+            connections[subscriber.connectionID]?.outbox.push(.init(kind: .control, messages: [Wire.errorNotice(subID: subscriber.subID, error)]))
+            connections[subscriber.connectionID]?.subscriptions[subscriber.subID] = nil
+        }
+        streams[key] = nil
+        stale.remove(key)
     }
 
     private func evaluate(_ body: TinyvexSchema.QueryBody, params: JSONValue, identity: String?) throws(TinyvexServerError) -> (JSONValue, ReadSet) {

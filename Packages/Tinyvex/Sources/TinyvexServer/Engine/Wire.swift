@@ -41,9 +41,10 @@ enum Wire {
     /// A value for a subscription: one `tinyvex/data`, or `transitionChunk`s when its JSON text
     /// is longer than `maxChunkBytes`. The value's text is written as it is (it was encoded once
     /// for every subscriber), around an envelope made for this subscription.
-    static func data(subID: String, seq: Int64, text: [UInt8], maxChunkBytes: Int, transitionID: @autoclosure () -> String) -> [TransportMessage] {
+    static func data(subID: String, seq: Int64, value: EncodedValue, maxChunkBytes: Int, transitionID: @autoclosure () -> String) -> [TransportMessage] {
+        let text = value.text
+        let subIDText = (try? JSONSerializer().serialize(.string(subID))) ?? Array(#""""#.utf8)
         if text.count <= maxChunkBytes {
-            let subIDText = (try? JSONSerializer().serialize(.string(subID))) ?? Array(#""""#.utf8)
             var bytes: [UInt8] = []
             bytes.reserveCapacity(text.count + subIDText.count + 96)
             bytes += #"{"jsonrpc":"2.0","method":""#.utf8
@@ -57,15 +58,28 @@ enum Wire {
             bytes += "}}".utf8
             return [.text(utf8: bytes)]
         }
-        let pieces = split(text, maxBytes: max(4, maxChunkBytes))
-        let id = transitionID()
+        // The pieces are escaped once per value; only the envelope is written per subscriber.
+        let pieces = value.chunkLiterals(maxBytes: max(4, maxChunkBytes))
+        let id = (try? JSONSerializer().serialize(.string(transitionID()))) ?? Array(#""""#.utf8)
         return pieces.enumerated().map { index, piece in
-            let params: JSONObject = [
-                "subId": .string(subID), "seq": .integer(seq), "transitionId": .string(id),
-                "part": .integer(Int64(index) + 1), "total": .integer(Int64(pieces.count)),
-                "chunk": .string(String(decoding: piece, as: UTF8.self)),
-            ]
-            return encode(.notification(method: TinyvexMethod.transitionChunk, params: .named(params)))
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(piece.count + subIDText.count + id.count + 128)
+            bytes += #"{"jsonrpc":"2.0","method":""#.utf8
+            bytes += TinyvexMethod.transitionChunk.utf8
+            bytes += #"","params":{"subId":"#.utf8
+            bytes += subIDText
+            bytes += #","seq":"#.utf8
+            bytes += String(seq).utf8
+            bytes += #","transitionId":"#.utf8
+            bytes += id
+            bytes += #","part":"#.utf8
+            bytes += String(index + 1).utf8
+            bytes += #","total":"#.utf8
+            bytes += String(pieces.count).utf8
+            bytes += #","chunk":"#.utf8
+            bytes += piece
+            bytes += "}}".utf8
+            return .text(utf8: bytes)
         }
     }
 

@@ -1,8 +1,9 @@
 import GRDB
 public import RpcWire
 
-/// What a mutation sees: the reads of a query plus writes, all inside one transaction that
-/// commits when the mutation returns and rolls back when it throws.
+/// What a mutation sees: the reads of a query plus writes, all inside one savepoint that is
+/// kept when the mutation returns (and committed with its transaction before it is answered)
+/// and rolled back when it throws.
 public final class TinyvexMutationContext: TinyvexQueryContext {
     var writes: [DocumentWrite] = []
 

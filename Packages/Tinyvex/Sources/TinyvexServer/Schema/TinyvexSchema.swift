@@ -44,7 +44,9 @@ public struct TinyvexSchema: Sendable {
         }
     }
 
-    /// Registers a mutation; it runs in one transaction, alone.
+    /// Registers a mutation. It runs serially, alone in its own savepoint: it sees every
+    /// mutation before it, its writes are undone alone when it throws, and it may share the
+    /// transaction (and the sync to disk) with mutations that arrived at the same time.
     ///
     /// - Parameters:
     ///   - name: The name clients call.

@@ -51,6 +51,13 @@ public struct TinyvexServerConfiguration: Sendable {
     /// How many bytes of mutation results (their keys and values) are kept; the oldest are
     /// forgotten past it (the newest one is always kept).
     public var mutationResultRetentionBytes: Int
+    /// How far a commit is on its way to the disk before its mutations are answered (a
+    /// database file only): ``TinyvexDurability/full`` by default.
+    public var durability: TinyvexDurability
+    /// The most mutations that share one transaction (and one sync to the disk). Mutations
+    /// that arrive while the engine is busy are committed together, each in its own savepoint
+    /// and with its own version, in arrival order; more than this many wait for the next commit.
+    public var maxMutationsPerCommit: Int
     /// The auth hook for `tinyvex/connect` and `tinyvex/auth.setToken`.
     public var authenticate: Authenticate?
     /// Where log lines go; `nil` (the default) writes them to standard error.
@@ -74,6 +81,8 @@ public struct TinyvexServerConfiguration: Sendable {
         heartbeatInterval: Duration = .seconds(15),
         mutationResultRetention: Int = 10_000,
         mutationResultRetentionBytes: Int = 64 << 20,
+        durability: TinyvexDurability = .full,
+        maxMutationsPerCommit: Int = 256,
         authenticate: Authenticate? = nil,
         log: Log? = nil
     ) {
@@ -93,6 +102,8 @@ public struct TinyvexServerConfiguration: Sendable {
         self.heartbeatInterval = heartbeatInterval
         self.mutationResultRetention = mutationResultRetention
         self.mutationResultRetentionBytes = mutationResultRetentionBytes
+        self.durability = durability
+        self.maxMutationsPerCommit = maxMutationsPerCommit
         self.authenticate = authenticate
         self.log = log
     }

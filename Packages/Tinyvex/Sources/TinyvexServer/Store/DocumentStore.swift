@@ -13,15 +13,20 @@ import TinyvexProtocol
 struct DocumentStore: Sendable {
     let writer: any DatabaseWriter
 
-    /// Opens (and creates when new) the store.
-    init(_ database: TinyvexDatabase) throws {
+    /// Opens (and creates when new) the store; a file syncs its commits as `durability` says.
+    init(_ database: TinyvexDatabase, durability: TinyvexDurability = .full) throws {
         switch database {
         case .inMemory:
             writer = try DatabaseQueue()
         case .file(let path):
             // A pool opens the file in WAL mode: readers see committed snapshots while a
-            // mutation writes.
-            writer = try DatabasePool(path: path)
+            // mutation writes. Only its one writer connection commits, so the setting is made
+            // there (the pool itself sets NORMAL when it opens).
+            let pool = try DatabasePool(path: path)
+            try pool.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = \(durability.synchronousPragma)")
+            }
+            writer = pool
         }
         try writer.write { db in
             try db.execute(sql: """
@@ -76,13 +81,13 @@ struct DocumentStore: Sendable {
         guard (0...maxVersion).contains(version) else {
             throw TinyvexServerError(.mutationFailed, "the version \(version) is outside 0...\(maxVersion) and is not stored")
         }
-        try db.execute(sql: "UPDATE tinyvex_meta SET value = ? WHERE key = 'version'", arguments: [version])
+        try db.cachedStatement(sql: "UPDATE tinyvex_meta SET value = ? WHERE key = 'version'").execute(arguments: [version])
     }
 
     // MARK: Documents
 
     static func document(_ table: String, id: Int64, _ db: Database) throws -> JSONObject? {
-        let rows = try Row.fetchAll(db, sql: "SELECT CAST(tbl AS BLOB) AS tbl, body FROM tinyvex_documents WHERE id = ?", arguments: [id])
+        let rows = try Row.fetchAll(db.cachedStatement(sql: "SELECT CAST(tbl AS BLOB) AS tbl, body FROM tinyvex_documents WHERE id = ?"), arguments: [id])
         for row in rows where try tableMatches(row, table) {
             return try decodeBody(row)
         }
@@ -90,7 +95,7 @@ struct DocumentStore: Sendable {
     }
 
     static func documents(_ table: String, _ db: Database) throws -> [(Int64, JSONObject)] {
-        let rows = try Row.fetchAll(db, sql: "SELECT id, CAST(tbl AS BLOB) AS tbl, body FROM tinyvex_documents WHERE tbl = CAST(? AS TEXT) ORDER BY id", arguments: [exactText(table)])
+        let rows = try Row.fetchAll(db.cachedStatement(sql: "SELECT id, CAST(tbl AS BLOB) AS tbl, body FROM tinyvex_documents WHERE tbl = CAST(? AS TEXT) ORDER BY id"), arguments: [exactText(table)])
         return try rows.compactMap { row in try tableMatches(row, table) ? (try decodeID(row), try decodeBody(row)) : nil }
     }
 
@@ -105,13 +110,11 @@ struct DocumentStore: Sendable {
         switch key {
         case .number(let number):
             rows = try Row.fetchAll(
-                db,
-                sql: "SELECT id, CAST(tbl AS BLOB) AS tbl, body FROM tinyvex_documents WHERE tbl = CAST(? AS TEXT) AND json_extract(body, ?) = ? ORDER BY id",
+                db.cachedStatement(sql: "SELECT id, CAST(tbl AS BLOB) AS tbl, body FROM tinyvex_documents WHERE tbl = CAST(? AS TEXT) AND json_extract(body, ?) = ? ORDER BY id"),
                 arguments: [exactText(table), path, number])
         case .text(let text):
             rows = try Row.fetchAll(
-                db,
-                sql: "SELECT id, CAST(tbl AS BLOB) AS tbl, body FROM tinyvex_documents WHERE tbl = CAST(? AS TEXT) AND (body -> ?) = ? ORDER BY id",
+                db.cachedStatement(sql: "SELECT id, CAST(tbl AS BLOB) AS tbl, body FROM tinyvex_documents WHERE tbl = CAST(? AS TEXT) AND (body -> ?) = ? ORDER BY id"),
                 arguments: [exactText(table), path, try jsonText(.string(text))])
         }
         var found: [(Int64, JSONObject)] = []
@@ -125,16 +128,16 @@ struct DocumentStore: Sendable {
     }
 
     static func insert(_ table: String, _ fields: JSONObject, _ db: Database) throws -> Int64 {
-        try db.execute(sql: "INSERT INTO tinyvex_documents(tbl, body) VALUES (CAST(? AS TEXT), ?)", arguments: [exactText(table), try encodeBody(fields)])
+        try db.cachedStatement(sql: "INSERT INTO tinyvex_documents(tbl, body) VALUES (CAST(? AS TEXT), ?)").execute(arguments: [exactText(table), try encodeBody(fields)])
         return db.lastInsertedRowID
     }
 
     static func replace(_ table: String, id: Int64, _ fields: JSONObject, _ db: Database) throws {
-        try db.execute(sql: "UPDATE tinyvex_documents SET body = ? WHERE tbl = CAST(? AS TEXT) AND id = ?", arguments: [try encodeBody(fields), exactText(table), id])
+        try db.cachedStatement(sql: "UPDATE tinyvex_documents SET body = ? WHERE tbl = CAST(? AS TEXT) AND id = ?").execute(arguments: [try encodeBody(fields), exactText(table), id])
     }
 
     static func delete(_ table: String, id: Int64, _ db: Database) throws {
-        try db.execute(sql: "DELETE FROM tinyvex_documents WHERE tbl = CAST(? AS TEXT) AND id = ?", arguments: [exactText(table), id])
+        try db.cachedStatement(sql: "DELETE FROM tinyvex_documents WHERE tbl = CAST(? AS TEXT) AND id = ?").execute(arguments: [exactText(table), id])
     }
 
     // MARK: Mutation results
@@ -148,7 +151,7 @@ struct DocumentStore: Sendable {
     /// The stored answer to `key`: its value and version; a row that cannot be read back (a
     /// damaged file) is an error, not a trap.
     static func storedResult(_ key: String, _ db: Database) throws -> (JSONValue, Int64)? {
-        guard let row = try Row.fetchOne(db, sql: "SELECT result, version FROM tinyvex_requests WHERE request_id = ?", arguments: [key]) else {
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT result, version FROM tinyvex_requests WHERE request_id = ?"), arguments: [key]) else {
             return nil
         }
         let resultValue: DatabaseValue = row[0]
@@ -167,17 +170,15 @@ struct DocumentStore: Sendable {
             throw TinyvexServerError(.mutationFailed, "the version \(version) is outside 0...\(maxVersion) and is not stored")
         }
         let text = try jsonText(result)
-        try db.execute(
-            sql: "INSERT INTO tinyvex_requests(request_id, result, version) VALUES (?, ?, ?)",
-            arguments: [key, text, version])
-        try db.execute(
-            sql: "DELETE FROM tinyvex_requests WHERE seqno <= (SELECT MAX(seqno) FROM tinyvex_requests) - ?",
-            arguments: [max(1, retention)])
+        try db.cachedStatement(sql: "INSERT INTO tinyvex_requests(request_id, result, version) VALUES (?, ?, ?)")
+            .execute(arguments: [key, text, version])
+        try db.cachedStatement(sql: "DELETE FROM tinyvex_requests WHERE seqno <= (SELECT MAX(seqno) FROM tinyvex_requests) - ?")
+            .execute(arguments: [max(1, retention)])
         var total = saturatingAdd(storedBytes, saturatingAdd(key.utf8.count, text.utf8.count))
         if total > retentionBytes {
             // Oldest first, until the rest fits; the row just stored stays.
             total = try resultBytes(db)
-            let rows = try Row.fetchAll(db, sql: "SELECT seqno, length(CAST(request_id AS BLOB)) + length(CAST(result AS BLOB)) FROM tinyvex_requests ORDER BY seqno")
+            let rows = try Row.fetchAll(db.cachedStatement(sql: "SELECT seqno, length(CAST(request_id AS BLOB)) + length(CAST(result AS BLOB)) FROM tinyvex_requests ORDER BY seqno"))
             var last: Int64?
             for row in rows.dropLast() where total > retentionBytes {
                 let seqno: DatabaseValue = row[0]
@@ -189,7 +190,7 @@ struct DocumentStore: Sendable {
                 last = number
             }
             if let last {
-                try db.execute(sql: "DELETE FROM tinyvex_requests WHERE seqno <= ?", arguments: [last])
+                try db.cachedStatement(sql: "DELETE FROM tinyvex_requests WHERE seqno <= ?").execute(arguments: [last])
             }
         }
         return total
@@ -197,7 +198,7 @@ struct DocumentStore: Sendable {
 
     /// The bytes the stored mutation results take (keys and results).
     static func resultBytes(_ db: Database) throws -> Int {
-        let value = try DatabaseValue.fetchOne(db, sql: "SELECT SUM(length(CAST(request_id AS BLOB)) + length(CAST(result AS BLOB))) FROM tinyvex_requests")
+        let value = try DatabaseValue.fetchOne(db.cachedStatement(sql: "SELECT SUM(length(CAST(request_id AS BLOB)) + length(CAST(result AS BLOB))) FROM tinyvex_requests"))
         guard let value, case .int64(let total) = value.storage else { return 0 }
         return Int(clamping: total)
     }
