@@ -35,6 +35,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The SQLite file the actors are kept in, so that they survive a restart.")
     var database: String?
 
+    @Option(help: "Seconds an actor with no connection and no request stays in memory before it sleeps.")
+    var sleepTimeout: Double = 30
+
+
     func validate() throws {
         guard demo else {
             throw ValidationError("only '--demo' is supported: 'rivetkit serve --demo'")
@@ -42,11 +46,15 @@ struct ServeCommand: AsyncParsableCommand {
         guard (0 ... 65535).contains(port) else {
             throw ValidationError("the port must be between 0 and 65535")
         }
+        guard sleepTimeout.isFinite, (0.01 ... 86_400).contains(sleepTimeout) else {
+            throw ValidationError("the sleep timeout must be between 0.01 and 86400 seconds")
+        }
     }
 
     func run() async throws {
         var configuration = ActorServerConfiguration(host: host, port: port)
         configuration.token = token
+        configuration.sleepTimeout = .milliseconds(Int64((sleepTimeout * 1000).rounded()))
         let store: any ActorStore = try database.map { try SQLiteActorStore(path: $0) } ?? SQLiteActorStore.inMemory()
         try await withActorServer(registry: DemoActors.registry, store: store, configuration: configuration) { server in
             print("READY \(server.endpoint)")

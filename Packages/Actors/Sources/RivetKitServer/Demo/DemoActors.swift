@@ -1,4 +1,5 @@
 import RivetKit
+import Synchronization
 
 /// The demo registry `rivetkit serve --demo` runs: a `counter` and a `chat` actor.
 ///
@@ -6,7 +7,11 @@ import RivetKit
 ///   `increment(by)` adds, broadcasts `newCount(count)` and returns the new count (a sum out of
 ///   `Int`'s range throws group `user`, code `overflow`, and changes nothing);
 ///   `getCount()`; `fail()` throws group `user`, code `test_error`, message `boom`, metadata
-///   `{"why":"asked to fail"}`; `whoAmI()` returns the `user` connection parameter.
+///   `{"why":"asked to fail"}`; `whoAmI()` returns the `user` connection parameter, kept as
+///   the connection's state (`null` without one); `connectionCount()` counts the live
+///   connections (`context.connections`, the calling one included); `wakeCount()` reads a var
+///   counting the instance's starts since the process started (1 after the first request, 2
+///   after a sleep and a wake); `destroySelf()` destroys the actor and returns `true`.
 /// - `chat`, keyed by room: `send(from, text)` broadcasts `message(from, text)` and keeps the
 ///   last 100 messages (a sender or text over 4 KiB throws group `user`, code
 ///   `message_too_long`); `history()` returns them.
@@ -44,10 +49,42 @@ public enum DemoActors {
     /// stays under a megabyte).
     public static let chatTextLimit = 4 * 1024
 
+    /// The counter's vars: which start of the actor in this process made them.
+    public struct CounterVars: Sendable {
+        /// How many times the actor started (was created or woken) since the process started.
+        public var wakeCount: Int
+    }
+
+    /// A counter connection's state: the `user` connection parameter.
+    public struct CounterConnection: Sendable {
+        /// The user the client named; `nil` when it named none.
+        public var user: String?
+    }
+
+    /// The starts of each counter in this process, by actor id.
+    private static let starts = Mutex<[String: Int]>([:])
+
+    /// How many counters' starts are remembered; past it the table starts again, so that many
+    /// actors cannot make it grow without bound (their counts then start again at 1).
+    static let maxCountedActors = 10_000
+
+    /// Counts a start of the counter `id`; returns its number.
+    static func countStart(of id: String) -> Int {
+        starts.withLock { starts in
+            if starts[id] == nil, starts.count >= maxCountedActors { starts = [:] }
+            let next = (starts[id] ?? 0) &+ 1
+            starts[id] = next
+            return next
+        }
+    }
+
     /// The counter actor type.
     public static let counter = ActorDefinition<Counter>("counter") { input in
         Counter(count: input?.intValue ?? 0)
     }
+    .createVars { context in CounterVars(wakeCount: countStart(of: context.actorId)) }
+    // Any parameters are accepted: only a string `user` is kept.
+    .createConnState { (_, params: JSONValue) in CounterConnection(user: params["user"]?.stringValue) }
     .action("increment") { (context: inout ActorContext<Counter>, by: Int) in
         // Checked: an increment past Int's range is refused, and the count stays as it was.
         let (sum, overflow) = context.state.count.addingReportingOverflow(by)
@@ -64,7 +101,13 @@ public enum DemoActors {
     .action("fail") { (_: inout ActorContext<Counter>) -> Int in
         throw ActorError(group: "user", code: "test_error", message: "boom", metadata: ["why": "asked to fail"])
     }
-    .action("whoAmI") { context in context.connection.params?["user"]?.stringValue }
+    .action("whoAmI") { context in try context.connection.state(as: CounterConnection.self).user }
+    .action("connectionCount") { context in context.connections.count }
+    .action("wakeCount") { context in try context.vars(as: CounterVars.self).wakeCount }
+    .action("destroySelf") { context in
+        context.destroy()
+        return true
+    }
 
     /// The chat actor type.
     public static let chat = ActorDefinition("chat", initialState: Chat(messages: []))
