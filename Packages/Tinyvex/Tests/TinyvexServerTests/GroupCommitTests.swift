@@ -83,8 +83,9 @@ struct GroupCommitTests {
         }
         #expect(try await held.value == true)
         let commits = await engine.commitCount
-        // One commit for the held mutation, then the twenty in fewer than twenty commits.
-        #expect(commits < 1 + 20)
+        // One commit for the held mutation, then the twenty queued behind it in a few (one when
+        // all of them reached the engine before it was released).
+        #expect(commits <= 1 + 10)
 
         guard case .failure(let failure)? = outcomes[7] else {
             Issue.record("the too-long message did not fail: \(String(describing: outcomes[7]))")
