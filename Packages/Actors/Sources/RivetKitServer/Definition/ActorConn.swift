@@ -102,8 +102,9 @@ public final class ActorConn: Sendable {
         deliver(frame)
     }
 
-    /// Closes a realtime connection with code 1000 and `reason`, without an error frame; its
-    /// `onDisconnect` hook runs once it has gone. RivetKit's client reconnects after such a
+    /// Closes a realtime connection with code 1000 and `reason` (cut to 123 UTF-8 bytes, as a
+    /// WebSocket close allows), without an error frame, once the actions it has in flight have
+    /// answered; no further frame of it is read. Its `onDisconnect` hook runs once it has gone. RivetKit's client reconnects after such a
     /// close (a reason written `group.code` reads there as an error of that group and code).
     /// Does nothing on an HTTP action's connection.
     public func disconnect(reason: String = "") {
