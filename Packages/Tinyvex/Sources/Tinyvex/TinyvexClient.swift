@@ -293,6 +293,28 @@ public final class TinyvexClient: Sendable {
         }
     }
 
+    // MARK: One-shot queries
+
+    /// The current value of the query `name` with `params`, read once (`tinyvex/query`):
+    /// nothing is subscribed and no later value comes. It goes through the client's connection
+    /// like a mutation (started when needed, sent again after a lost connection, as reading
+    /// twice changes nothing) and fails the same way. It reads what the server has committed,
+    /// so it sees every mutation of this client that has returned.
+    ///
+    /// ```swift
+    /// let messages = try await client.query("messages.list", params: ["channel": "general"], as: [Message].self)
+    /// ```
+    ///
+    /// - Throws: ``TinyvexError``: ``TinyvexError/server(code:message:data:)`` with `TVX002`
+    ///   for an unknown query or params it refuses, `TVX006` for a query that needs an
+    ///   identity, `TVX007` past the server's evaluation time; ``TinyvexError/decoding(_:)``
+    ///   for params that do not encode or a value that does not decode;
+    ///   ``TinyvexError/transport(_:)`` when the server cannot be reached.
+    public func query<T: Decodable>(_ name: String, params: any Encodable, as type: T.Type) async throws -> T {
+        let params: JSONObject = ["name": .string(name), "params": try Self.encode(params)]
+        return try await call(TinyvexMethod.query, params: params, idempotent: true, as: type)
+    }
+
     // MARK: Mutations, actions, auth
 
     /// Runs the mutation `name` with `args` and decodes its result. When this returns, every

@@ -7,6 +7,8 @@ public enum TinyvexMethod {
     public static let subscribe = "tinyvex/subscribe"
     /// Request: ends a live query.
     public static let unsubscribe = "tinyvex/unsubscribe"
+    /// Request: answers a query's current value once, without subscribing.
+    public static let query = "tinyvex/query"
     /// Request: runs a mutation, idempotent by `requestId`.
     public static let mutation = "tinyvex/mutation"
     /// Request: runs an action.

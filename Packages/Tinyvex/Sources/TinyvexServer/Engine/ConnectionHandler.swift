@@ -182,6 +182,12 @@ struct ConnectionHandler: Sendable {
             case .unsubscribe(let subID):
                 try await Self.tinyvex { () async throws(TinyvexServerError) in try await engine.unsubscribe(connectionID: connectionID, subID: subID) }
                 return .success(["ok": true])
+            case .query(let name, let queryParams):
+                let identity = await engine.identity(of: connectionID)
+                let answer = try await Self.tinyvex { () async throws(TinyvexServerError) in
+                    try await engine.queryOnce(name: name, params: queryParams, identity: identity)
+                }
+                return .success(["value": answer.value, "seq": .integer(answer.seq)])
             case .mutation(let requestID, let clientID, let name, let args):
                 let identity = await engine.identity(of: connectionID)
                 let outcome = try await Self.tinyvex { () async throws(TinyvexServerError) in

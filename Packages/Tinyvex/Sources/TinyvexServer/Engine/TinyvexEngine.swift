@@ -253,6 +253,15 @@ actor TinyvexEngine {
         return try evaluate(function.body, params: params, identity: identity).0
     }
 
+    /// Answers `tinyvex/query`: the query's value once, read at the current version, which is
+    /// returned with it; nothing is subscribed and no stream is kept. A stale live stream of the
+    /// same query does not matter: the value is read from the store, not from the stream.
+    func queryOnce(name: String, params: JSONValue, identity: String?) throws(TinyvexServerError) -> (value: JSONValue, seq: Int64) {
+        // The engine makes every write, so no commit lands between this read and `version`.
+        let value = try query(name: name, params: params, identity: identity)
+        return (value, version)
+    }
+
     /// A mutation waiting for the next commit; a follower's answer is resumed through its
     /// continuation, the leader's (which runs the commit) is returned directly.
     private struct PendingMutation {

@@ -8,6 +8,8 @@ enum TinyvexRequest: Sendable, Equatable {
     case connect(clientID: String?, token: String?)
     case subscribe(subID: String, name: String, params: JSONValue, lastSeq: Int64?)
     case unsubscribe(subID: String)
+    /// A one-shot query: its value once, no subscription.
+    case query(name: String, params: JSONValue)
     case mutation(requestID: String, clientID: String?, name: String, args: JSONValue)
     case action(requestID: String, name: String, args: JSONValue)
     case setToken(String?)
@@ -30,6 +32,8 @@ enum TinyvexRequest: Sendable, Equatable {
             self = .subscribe(subID: subID, name: name, params: queryParams, lastSeq: lastSeq)
         case TinyvexMethod.unsubscribe:
             self = .unsubscribe(subID: try params.string("subId", maxBytes: maxIdentifierBytes))
+        case TinyvexMethod.query:
+            self = .query(name: try params.string("name"), params: try params.object("params"))
         case TinyvexMethod.mutation:
             let requestID = try params.string("requestId", maxBytes: maxIdentifierBytes)
             let clientID = try params.optionalString("clientId", maxBytes: maxIdentifierBytes)
