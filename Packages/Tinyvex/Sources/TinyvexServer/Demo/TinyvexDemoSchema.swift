@@ -3,6 +3,8 @@ import TinyvexProtocol
 
 /// The demo chat schema of `tinyvex serve --demo`.
 ///
+/// - table `messages` with index `by_channel` on `channel`, which `messages.list` and
+///   `messages.clear` read through;
 /// - query `messages.list {channel}`: the channel's messages, oldest first, each
 ///   `{id, channel, author, text}`;
 /// - query `channels.list {}`: the names of the channels that have messages, sorted;
@@ -64,9 +66,10 @@ public enum TinyvexDemoSchema {
     /// The schema.
     public static func schema() -> TinyvexSchema {
         var schema = TinyvexSchema()
+        schema.table("messages", indexes: [TinyvexIndex("by_channel", on: ["channel"])])
         schema.query("messages.list") { (context, params: ChannelParams) -> [Message] in
             try check(params.channel, "channel", maxBytes: maxNameBytes, code: .subscriptionRejected)
-            return try context.filter("messages", where: "channel", equals: .string(params.channel)).map(message)
+            return try context.query("messages").withIndex("by_channel") { $0.eq("channel", params.channel) }.collect().map(message)
         }
         schema.query("channels.list") { (context, _: NoParams) -> [String] in
             Array(Set(try context.all("messages").compactMap { $0["channel"]?.stringValue })).sorted()
@@ -79,7 +82,7 @@ public enum TinyvexDemoSchema {
         }
         schema.mutation("messages.clear") { (context, params: ChannelParams) -> Int in
             try check(params.channel, "channel", maxBytes: maxNameBytes)
-            let messages = try context.filter("messages", where: "channel", equals: .string(params.channel))
+            let messages = try context.query("messages").withIndex("by_channel") { $0.eq("channel", params.channel) }.collect()
             for document in messages {
                 if let id = document["id"]?.int64Value {
                     try context.delete("messages", id: id)

@@ -98,7 +98,7 @@ actor TinyvexEngine {
         self.schema = schema
         self.configuration = configuration
         self.executor = executor
-        self.store = try DocumentStore(database, durability: configuration.durability)
+        self.store = try DocumentStore(database, durability: configuration.durability, indexes: schema.indexes)
         switch try store.version() {
         case .usable(let version):
             self.version = version
@@ -369,6 +369,7 @@ actor TinyvexEngine {
         var nextVersion = version
         var storedBytes = storedResultBytes
         var writes: [DocumentWrite] = []
+        let indexes = schema.indexes
         do {
             try store.writer.write { db in
                 for mutation in batch {
@@ -389,7 +390,7 @@ actor TinyvexEngine {
                                     .mutationFailed, "mutations are refused: the server's version reached its largest value",
                                     details: ["reason": "versionExhausted"])
                             }
-                            let context = TinyvexMutationContext(db: db, identity: mutation.identity, deadline: nil)
+                            let context = TinyvexMutationContext(db: db, identity: mutation.identity, deadline: nil, indexes: indexes)
                             let value = try mutation.body(context, mutation.args)
                             if let key = mutation.resultKey {
                                 ownBytes = try DocumentStore.storeResult(
@@ -494,13 +495,14 @@ actor TinyvexEngine {
         defer { writesDuringEvaluation = nil }
         let (body, params, identity, current) = (function.body, stream.params, stream.identity, version)
         let maxEvaluationTime = configuration.maxEvaluationTime
+        let indexes = schema.indexes
         let outcome: Result<(value: JSONValue, reads: ReadSet, snapshot: Int64), TinyvexServerError>
         do {
             outcome = .success(try await store.writer.read { db in
                 // The version is read in the same snapshot as the query.
                 let snapshot: Int64 = if case .usable(let stored) = try DocumentStore.version(db) { stored } else { current }
                 let deadline = ContinuousClock.now + maxEvaluationTime
-                let context = TinyvexQueryContext(db: db, identity: identity, deadline: deadline)
+                let context = TinyvexQueryContext(db: db, identity: identity, deadline: deadline, indexes: indexes)
                 let value = try body(context, params)
                 if ContinuousClock.now > deadline {
                     throw TinyvexServerError(.timeout, "the query ran past its evaluation time limit")
@@ -575,9 +577,10 @@ actor TinyvexEngine {
     private func evaluate(_ body: TinyvexSchema.QueryBody, params: JSONValue, identity: String?) throws(TinyvexServerError) -> (JSONValue, ReadSet) {
         evaluationCount += 1
         let deadline = ContinuousClock.now + configuration.maxEvaluationTime
+        let indexes = schema.indexes
         do {
             return try store.writer.read { db in
-                let context = TinyvexQueryContext(db: db, identity: identity, deadline: deadline)
+                let context = TinyvexQueryContext(db: db, identity: identity, deadline: deadline, indexes: indexes)
                 let value = try body(context, params)
                 if ContinuousClock.now > deadline {
                     throw TinyvexServerError(.timeout, "the query ran past its evaluation time limit")

@@ -13,11 +13,46 @@ public class TinyvexQueryContext {
     let db: Database
     var reads = ReadSet()
     private let deadline: ContinuousClock.Instant?
+    /// The schema's declared indexes, by table, then by name.
+    private let indexes: [String: [String: TinyvexIndex]]
 
-    init(db: Database, identity: String?, deadline: ContinuousClock.Instant?) {
+    init(db: Database, identity: String?, deadline: ContinuousClock.Instant?, indexes: [String: [String: TinyvexIndex]] = [:]) {
         self.db = db
         self.identity = identity
         self.deadline = deadline
+        self.indexes = indexes
+    }
+
+    /// A query of the documents of `table`: in creation order, or through one of its declared
+    /// indexes with ``TinyvexTableQuery/withIndex(_:_:)``; read when it is collected.
+    ///
+    /// ```swift
+    /// let latest = try context.query("messages").withIndex("by_channel") { $0.eq("channel", c) }.order(.desc).take(50)
+    /// ```
+    public func query(_ table: String) -> TinyvexTableQuery {
+        TinyvexTableQuery(context: self, table: table)
+    }
+
+    /// Reads what `query` asks for and records it in the read set: the index interval, or (with
+    /// no index) the whole table.
+    func read(_ query: TinyvexTableQuery, limit: Int?) throws -> [JSONObject] {
+        try checkDeadline()
+        if let limit, limit < 0 {
+            throw TinyvexServerError(.subscriptionRejected, "take(\(limit)): the count must not be negative")
+        }
+        if limit == 0 { return [] }
+        let descending = query.direction == .desc
+        guard let (name, range) = query.index else {
+            reads.tables.insert(query.table)
+            return try DocumentStore.documents(query.table, descending: descending, limit: limit, db).map { Self.withID($0.0, $0.1) }
+        }
+        guard let index = indexes[query.table]?[name] else {
+            throw TinyvexServerError(.subscriptionRejected, "the table \(query.table) declares no index \(name)")
+        }
+        let interval = try IndexInterval(table: query.table, index: index, range: range)
+        reads.intervals.insert(interval)
+        return try DocumentStore.documents(query.table, index: index, in: interval, descending: descending, limit: limit, db)
+            .map { Self.withID($0.0, $0.1) }
     }
 
     /// The document `id` of `table`, or `nil` when there is none.

@@ -24,9 +24,28 @@ public struct TinyvexSchema: Sendable {
     var queries: [String: Function<QueryBody>] = [:]
     var mutations: [String: Function<MutationBody>] = [:]
     var actions: [String: Function<ActionBody>] = [:]
+    /// The declared indexes, by table, then by name.
+    var indexes: [String: [String: TinyvexIndex]] = [:]
 
     /// An empty schema.
     public init() {}
+
+    /// Declares the table `name` with `indexes`, which queries read through with
+    /// ``TinyvexTableQuery/withIndex(_:_:)``. Each becomes an SQLite index when the server
+    /// opens its store (one declared again with the same name replaces the earlier one here).
+    /// Tables need no declaration to be written and read; undeclared ones have no index.
+    ///
+    /// The server refuses to start (``TinyvexServerError``) when a table, index or field name
+    /// is not letters, digits and `_`, or an index has no field.
+    ///
+    /// ```swift
+    /// schema.table("messages", indexes: [TinyvexIndex("by_channel", on: ["channel"])])
+    /// ```
+    public mutating func table(_ name: String, indexes: [TinyvexIndex]) {
+        var declared = self.indexes[name] ?? [:]
+        for index in indexes { declared[index.name] = index }
+        self.indexes[name] = declared
+    }
 
     /// Registers a query; it may only read, and it sees one snapshot.
     ///

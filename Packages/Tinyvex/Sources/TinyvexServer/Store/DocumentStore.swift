@@ -14,7 +14,23 @@ struct DocumentStore: Sendable {
     let writer: any DatabaseWriter
 
     /// Opens (and creates when new) the store; a file syncs its commits as `durability` says.
-    init(_ database: TinyvexDatabase, durability: TinyvexDurability = .full) throws {
+    /// Opens (and creates when new) the store with an SQLite index for each declared index of
+    /// `indexes` (by table, then name); a file syncs its commits as `durability` says.
+    ///
+    /// - Throws: ``TinyvexServerError`` for a table, index or field name that is not letters,
+    ///   digits and `_`, or an index without fields; a GRDB error when the database fails.
+    init(_ database: TinyvexDatabase, durability: TinyvexDurability = .full, indexes: [String: [String: TinyvexIndex]] = [:]) throws {
+        for (table, declared) in indexes {
+            for index in declared.values {
+                guard TinyvexIndex.isPlainName(table), TinyvexIndex.isPlainName(index.name), !index.fields.isEmpty,
+                    index.fields.allSatisfy(TinyvexIndex.isPlainName)
+                else {
+                    throw TinyvexServerError(
+                        .subscriptionRejected,
+                        "index \(index.name) on \(table): the table, the index and its fields (at least one) must be named with letters, digits and _")
+                }
+            }
+        }
         switch database {
         case .inMemory:
             writer = try DatabaseQueue()
@@ -45,6 +61,11 @@ struct DocumentStore: Sendable {
                     version INTEGER NOT NULL
                 );
                 """)
+            for (table, declared) in indexes {
+                for index in declared.values {
+                    try db.execute(sql: IndexScan(index: index, table: table).createSQL)
+                }
+            }
         }
     }
 
@@ -125,6 +146,38 @@ struct DocumentStore: Sendable {
             }
         }
         return found
+    }
+
+    /// The documents of `table` in `interval` of its declared `index`, in index order
+    /// (`descending` or not), at most `limit` (all when `nil`). SQLite seeks to the interval
+    /// through the index; each row is checked again in Swift (``IndexInterval/contains(_:)``),
+    /// and rows refused there are replaced by the next ones, so a limit is still filled.
+    static func documents(
+        _ table: String, index: TinyvexIndex, in interval: IndexInterval, descending: Bool, limit: Int?, _ db: Database
+    ) throws -> [(Int64, JSONObject)] {
+        let scan = IndexScan(index: index, table: table)
+        var found: [(Int64, JSONObject)] = []
+        var offset = 0
+        while true {
+            let wanted = limit.map { max(1, $0 - found.count) }
+            let (sql, arguments) = try scan.select(interval, descending: descending, limit: wanted, offset: offset)
+            let rows = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments([exactText(table)] + arguments))
+            for row in rows where try tableMatches(row, table) {
+                let body = try decodeBody(row)
+                if interval.contains(body) { found.append((try decodeID(row), body)) }
+            }
+            offset += rows.count
+            guard let limit, let wanted, found.count < limit, rows.count == wanted else { break }
+        }
+        return limit.map { Array(found.prefix($0)) } ?? found
+    }
+
+    /// The documents of `table` in creation order (`descending` or not), at most `limit` (all
+    /// when `nil`).
+    static func documents(_ table: String, descending: Bool, limit: Int?, _ db: Database) throws -> [(Int64, JSONObject)] {
+        let sql = "SELECT id, CAST(tbl AS BLOB) AS tbl, body FROM tinyvex_documents WHERE tbl = CAST(? AS TEXT) ORDER BY id \(descending ? "DESC" : "ASC") LIMIT ?"
+        let rows = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: [exactText(table), limit.map(Int64.init) ?? -1])
+        return try rows.compactMap { row in try tableMatches(row, table) ? (try decodeID(row), try decodeBody(row)) : nil }
     }
 
     static func insert(_ table: String, _ fields: JSONObject, _ db: Database) throws -> Int64 {

@@ -1,11 +1,13 @@
 import RpcWire
 
-/// What a query read: whole tables, single documents and index ranges (`field == value`).
-/// A committed write re-runs a query only when it meets one of these.
+/// What a query read: whole tables, single documents, field lookups (`field == value`) and
+/// intervals of declared indexes. A committed write re-runs a query only when it meets one of
+/// these.
 struct ReadSet: Sendable, Hashable {
     var tables: Set<String> = []
     var documents: Set<DocumentKey> = []
     var ranges: Set<IndexRange> = []
+    var intervals: Set<IndexInterval> = []
 
     struct DocumentKey: Sendable, Hashable {
         let table: String
@@ -27,6 +29,9 @@ struct ReadSet: Sendable, Hashable {
                 guard let document else { continue }
                 for range in ranges where range.table == write.table {
                     if let value = document[range.field], IndexKey(value) == range.value { return true }
+                }
+                for interval in intervals where interval.table == write.table {
+                    if interval.contains(document) { return true }
                 }
             }
             return false
