@@ -31,6 +31,8 @@ struct ActorErrorCodeTests {
         ("actor.too_many_connections", "resourceExhausted", .remote),
         ("actor.destroyed_while_connected", "unavailable", .remote),
         ("actor.action_timed_out", "deadlineExceeded", .remote),
+        ("schedule.max_schedules_exceeded", "resourceExhausted", .remote),
+        ("schedule.invalid_time", "invalidArgument", .remote),
         ("message.malformed", "internalError", .remote),
         ("message.incoming_too_long", "resourceExhausted", .remote),
         ("message.outgoing_too_long", "resourceExhausted", .remote),

@@ -85,6 +85,10 @@ public struct ActorErrorCode: Hashable, Sendable, CustomStringConvertible {
     public static let actorDestroyedWhileConnected = ActorErrorCode(group: "actor", code: "destroyed_while_connected")
     /// An action ran past the actor's action timeout (`actor.action_timed_out`).
     public static let actorActionTimedOut = ActorErrorCode(group: "actor", code: "action_timed_out")
+    /// An actor has as many pending schedules as the server allows (`maxSchedules`).
+    public static let scheduleMaxSchedulesExceeded = ActorErrorCode(group: "schedule", code: "max_schedules_exceeded")
+    /// A schedule's delay or time cannot be represented (out of range, not finite).
+    public static let scheduleInvalidTime = ActorErrorCode(group: "schedule", code: "invalid_time")
     /// A frame or body that does not follow RivetKit's protocol.
     public static let messageMalformed = ActorErrorCode(group: "message", code: "malformed")
     /// An incoming message is longer than the server accepts.
@@ -120,6 +124,7 @@ public struct ActorErrorCode: Hashable, Sendable, CustomStringConvertible {
         .actorNotFound, .actorInvalidKey, .actorStarting, .actorStopping, .actorNotConfigured, .actorDroppedReply,
         .actorDuplicateKey, .actorStateUnreadable, .actorStateInvalid, .actorStateTooLarge,
         .actorTooManyConnections, .actorDestroyedWhileConnected, .actorActionTimedOut,
+        .scheduleMaxSchedulesExceeded, .scheduleInvalidTime,
         .messageMalformed, .messageIncomingTooLong, .messageOutgoingTooLong,
         .actionNotFound, .actionTooManyInFlight, .actionTooManyPendingBytes,
         .connectionOutboundFull, .connectionTooManySubscriptions,
@@ -150,11 +155,11 @@ public struct ActorErrorCode: Hashable, Sendable, CustomStringConvertible {
     /// | `client.cancelled` | `cancelled` |
     /// | `client.action_timeout`, `actor.action_timed_out` | `deadlineExceeded` |
     /// | `actor.not_found`, `request.not_found` | `notFound` |
-    /// | `actor.invalid_key`, `actor.state_invalid`, `request.invalid`, `request.invalid_params` | `invalidArgument` |
+    /// | `actor.invalid_key`, `actor.state_invalid`, `schedule.invalid_time`, `request.invalid`, `request.invalid_params` | `invalidArgument` |
     /// | `actor.starting`, `actor.stopping`, `actor.not_configured`, `actor.dropped_reply`, `actor.destroyed_*` | `unavailable` |
     /// | `actor.duplicate_key` | `alreadyExists` |
     /// | `actor.state_unreadable` | `dataLoss` |
-    /// | `actor.state_too_large`, `actor.too_many_connections`, `message.incoming_too_long`, `message.outgoing_too_long`, `action.too_many_in_flight`, `action.too_many_pending_bytes`, `connection.outbound_full`, `connection.too_many_subscriptions` | `resourceExhausted` |
+    /// | `actor.state_too_large`, `actor.too_many_connections`, `schedule.max_schedules_exceeded`, `message.incoming_too_long`, `message.outgoing_too_long`, `action.too_many_in_flight`, `action.too_many_pending_bytes`, `connection.outbound_full`, `connection.too_many_subscriptions` | `resourceExhausted` |
     /// | `message.malformed`, `rivetkit.internal_error` | `internalError` |
     /// | `action.not_found` | `unimplemented` |
     /// | `auth.unauthorized` | `unauthenticated` |
@@ -169,12 +174,13 @@ public struct ActorErrorCode: Hashable, Sendable, CustomStringConvertible {
         case .clientCancelled: .cancelled
         case .clientActionTimeout, .actorActionTimedOut: .deadlineExceeded
         case .actorNotFound, .requestNotFound: .notFound
-        case .actorInvalidKey, .actorStateInvalid, .requestInvalid, .requestInvalidParams: .invalidArgument
+        case .actorInvalidKey, .actorStateInvalid, .scheduleInvalidTime, .requestInvalid, .requestInvalidParams:
+            .invalidArgument
         case .actorStarting, .actorStopping, .actorNotConfigured, .actorDroppedReply: .unavailable
         case .actorDuplicateKey: .alreadyExists
         case .actorStateUnreadable: .dataLoss
-        case .actorStateTooLarge, .actorTooManyConnections, .messageIncomingTooLong, .messageOutgoingTooLong,
-            .actionTooManyInFlight, .actionTooManyPendingBytes, .connectionOutboundFull,
+        case .actorStateTooLarge, .actorTooManyConnections, .scheduleMaxSchedulesExceeded, .messageIncomingTooLong,
+            .messageOutgoingTooLong, .actionTooManyInFlight, .actionTooManyPendingBytes, .connectionOutboundFull,
             .connectionTooManySubscriptions:
             .resourceExhausted
         case .messageMalformed, .rivetkitInternalError: .internalError

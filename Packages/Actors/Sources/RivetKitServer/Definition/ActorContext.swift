@@ -75,6 +75,9 @@ public struct ActorContext<State: Codable & Sendable>: Sendable {
         runtime.requestDestroy()
     }
 
+    /// The actor's schedules: actions to run later, kept across sleep and restarts.
+    public var schedule: ActorSchedule { ActorSchedule(runtime: runtime) }
+
     /// Runs `body` in the background and keeps the actor awake until it ends.
     public func keepAwake(_ body: @escaping @Sendable () async -> Void) {
         runtime.keepAwake(body)

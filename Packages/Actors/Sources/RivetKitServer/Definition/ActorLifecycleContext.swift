@@ -43,6 +43,9 @@ public struct ActorLifecycleContext<State: Codable & Sendable>: Sendable {
         try ActorLifecycleContext.typedVars(runtime, as: type)
     }
 
+    /// The actor's schedules: actions to run later, kept across sleep and restarts.
+    public var schedule: ActorSchedule { ActorSchedule(runtime: runtime) }
+
     /// The actor's live connections (realtime ones, and HTTP actions while they run), oldest
     /// first.
     public var connections: [ActorConn] { runtime.connections }

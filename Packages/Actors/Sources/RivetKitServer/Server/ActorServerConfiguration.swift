@@ -67,6 +67,9 @@ public struct ActorServerConfiguration: Sendable {
     /// `actor.state_too_large` (`actor.state_invalid`) and the state stays as it was, so one
     /// actor cannot make the server hold, encode and save without bound. Default 16 MiB.
     public var maxStateSize: Int
+    /// The most pending schedules one actor may have; `schedule.after`/`at` past it fails with
+    /// `schedule.max_schedules_exceeded`. Default 1,000.
+    public var maxSchedules: Int
 
     /// Creates a configuration; every parameter has the default its property documents.
     public init(
@@ -85,7 +88,8 @@ public struct ActorServerConfiguration: Sendable {
         maxPendingActionBytesPerConnection: Int = 4 * 1024 * 1024,
         reportProblem: @escaping @Sendable (String) -> Void = ActorServerConfiguration.standardErrorReport,
         requestReadTimeout: Duration = .seconds(30),
-        maxStateSize: Int = 16 * 1024 * 1024
+        maxStateSize: Int = 16 * 1024 * 1024,
+        maxSchedules: Int = 1_000
     ) {
         self.host = host
         self.port = port
@@ -103,6 +107,7 @@ public struct ActorServerConfiguration: Sendable {
         self.reportProblem = reportProblem
         self.requestReadTimeout = requestReadTimeout
         self.maxStateSize = maxStateSize
+        self.maxSchedules = maxSchedules
     }
 
     /// Writes `problem` as one line on standard error, prefixed `rivetkit server:`.

@@ -13,7 +13,7 @@ import RivetKit
 /// let store = try SQLiteActorStore(path: "actors.sqlite")
 /// ```
 public final class SQLiteActorStore: ActorStore {
-    private let database: DatabaseQueue
+    let database: DatabaseQueue
 
     /// Opens (creating when needed) the database at `path`.
     ///
@@ -45,6 +45,7 @@ public final class SQLiteActorStore: ActorStore {
                 table.uniqueKey(["namespace", "name", "key"])
             }
         }
+        Self.registerScheduleMigration(&migrator)
         try migrator.migrate(database)
     }
 
@@ -99,9 +100,10 @@ public final class SQLiteActorStore: ActorStore {
         }
     }
 
-    /// Removes an actor.
+    /// Removes an actor, and its schedules in the same transaction.
     public func delete(id: String) async throws -> Bool {
         try await database.write { db in
+            try db.execute(sql: "DELETE FROM schedule WHERE actorId = CAST(? AS TEXT)", arguments: [Self.text(id)])
             try db.execute(sql: "DELETE FROM actor WHERE id = CAST(? AS TEXT)", arguments: [Self.text(id)])
             return db.changesCount > 0
         }
@@ -115,12 +117,12 @@ public final class SQLiteActorStore: ActorStore {
 
     /// A text as the bytes SQLite is given, with their length (a `String` argument would be
     /// bound up to its first NUL).
-    private static func text(_ value: String) -> Data {
+    static func text(_ value: String) -> Data {
         Data(value.utf8)
     }
 
     /// A text column read as its bytes.
-    private static func text(_ row: Row, _ column: String) throws -> String {
+    static func text(_ row: Row, _ column: String) throws -> String {
         // Read through DatabaseValue: a typed subscript traps on a value it cannot convert.
         let value: DatabaseValue = row[column]
         guard let text = String(validating: Data.fromDatabaseValue(value) ?? Data(), as: UTF8.self) else {

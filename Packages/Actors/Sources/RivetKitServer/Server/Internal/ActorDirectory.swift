@@ -12,6 +12,8 @@ actor ActorDirectory {
     private let registry: ActorRegistry
     private let store: any ActorStore
     private let configuration: ActorServerConfiguration
+    /// The server's schedules, which contexts reach through their runtime.
+    nonisolated let scheduler: ActorScheduler
     private var awake: [String: ActorInstance] = [:]
     private var stopping: [String: ActorInstance] = [:]
     private var reported: Set<String> = []
@@ -20,7 +22,11 @@ actor ActorDirectory {
     /// How often the idle rule is checked: a quarter of the shortest sleep timeout.
     nonisolated let sleepCheckInterval: Duration
 
-    init(registry: ActorRegistry, store: any ActorStore, configuration: ActorServerConfiguration) {
+    init(
+        registry: ActorRegistry, store: any ActorStore, configuration: ActorServerConfiguration,
+        scheduler: ActorScheduler
+    ) {
+        self.scheduler = scheduler
         self.registry = registry
         self.store = store
         self.configuration = configuration
@@ -128,7 +134,8 @@ actor ActorDirectory {
                         self.tasks.spawn { _ = try? await self.finishDestroying(id: id, instance) }
                     },
                     enter: { [weak instance] in instance?.enter() ?? false },
-                    leave: { [weak instance] in instance?.leave() }))
+                    leave: { [weak instance] in instance?.leave() },
+                    scheduler: scheduler))
             awake[id] = instance
             do throws(ActorError) {
                 try await instance.start(created: created)

@@ -22,6 +22,8 @@ final class ActorRuntime: Sendable {
         var destroy: (@Sendable () -> Void)?
         var enter: (@Sendable () -> Bool)?
         var leave: (@Sendable () -> Void)?
+        /// The server's scheduler, behind `context.schedule`.
+        var scheduler: ActorScheduler?
     }
 
     init(actorId: String, name: String, key: [String], broadcaster: ActorBroadcaster) {
@@ -33,6 +35,11 @@ final class ActorRuntime: Sendable {
 
     func install(_ hooks: Hooks) {
         self.hooks.withLock { $0 = hooks }
+    }
+
+    /// The server's scheduler; `nil` before the instance installed its hooks.
+    var scheduler: ActorScheduler? {
+        hooks.withLock { $0.scheduler }
     }
 
     /// The vars `createVars` made; `nil` before.

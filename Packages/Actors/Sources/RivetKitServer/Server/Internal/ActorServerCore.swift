@@ -20,7 +20,12 @@ final class ActorServerCore: Sendable {
 
     init(registry: ActorRegistry, store: any ActorStore, configuration: ActorServerConfiguration) {
         self.configuration = configuration
-        self.directory = ActorDirectory(registry: registry, store: store, configuration: configuration)
+        let scheduler = ActorScheduler(
+            store: store, timer: timer, maxSchedules: configuration.maxSchedules,
+            reportProblem: configuration.reportProblem)
+        self.directory = ActorDirectory(
+            registry: registry, store: store, configuration: configuration, scheduler: scheduler)
+        scheduler.start { [weak self] schedule in await self?.fireScheduled(schedule) }
     }
 
     func nextConnectionId() -> String {
@@ -48,6 +53,7 @@ final class ActorServerCore: Sendable {
     /// Stops what the core runs in the background: HTTP actions, sleeps and destructions, the
     /// actors' background work, the action deadlines.
     func shutdown() async {
+        await directory.scheduler.shutdown()
         await requests.close()
         await directory.shutdown()
         timer.close()

@@ -1,0 +1,187 @@
+import Foundation
+import RivetKit
+import RpcTransport
+import Synchronization
+
+/// The one place of a server that knows when the next schedule of any actor is due, awake or
+/// asleep: it keeps one alarm on the server's ``RpcTransport/DeadlineTimer`` for the earliest
+/// pending schedule in the store. When the alarm passes it claims (removes) the due schedules
+/// from the store and hands each to `fire`, which wakes the actor and runs the action; then it
+/// arms for the next one. A schedule is removed before its action runs, so it runs at most once.
+final class ActorScheduler: Sendable {
+    /// The store, when it keeps schedules.
+    let store: (any ActorScheduleStore)?
+    private let timer: DeadlineTimer
+    private let maxSchedules: Int
+    private let reportProblem: @Sendable (String) -> Void
+    /// Claims, and the actions they run.
+    private let tasks = OwnedTasks<UInt64>()
+    private let counter = Atomic<UInt64>(0)
+    private let alarm = Mutex<Alarm>(Alarm())
+    private let fire = Mutex<(@Sendable (StoredSchedule) async -> Void)?>(nil)
+
+    /// The alarm armed: when it is due and its id on the timer.
+    private struct Alarm {
+        var runAt: Int64?
+        var armed: UInt64?
+    }
+
+    /// How many due schedules one claim takes.
+    static let claimBatch = 256
+
+    init(store: any ActorStore, timer: DeadlineTimer, maxSchedules: Int, reportProblem: @escaping @Sendable (String) -> Void) {
+        self.store = store as? any ActorScheduleStore
+        self.timer = timer
+        self.maxSchedules = maxSchedules
+        self.reportProblem = reportProblem
+    }
+
+    /// Starts firing: `fire` runs each due schedule's action. Arms for the earliest schedule the
+    /// store holds (those made before a restart among them).
+    func start(fire: @escaping @Sendable (StoredSchedule) async -> Void) {
+        self.fire.withLock { $0 = fire }
+        spawn { await self.rearm() }
+    }
+
+    /// Stops: no alarm fires any more, claims and actions under way are cancelled.
+    func shutdown() async {
+        fire.withLock { $0 = nil }
+        let armed = alarm.withLock { alarm -> UInt64? in
+            defer { alarm = Alarm() }
+            return alarm.armed
+        }
+        if let armed { timer.disarm(armed) }
+        await tasks.close()
+    }
+
+    // MARK: An actor's schedules
+
+    /// Stores a schedule and arms for it when it is the earliest; returns its id.
+    func add(actorId: String, action: String, args: [JSONValue], runAt: Int64) async throws(ActorError) -> String {
+        let store = try requireStore()
+        let schedule = StoredSchedule(id: UUID().uuidString.lowercased(), actorId: actorId, action: action, args: args, runAt: runAt)
+        let added: Bool
+        do {
+            added = try await store.insertSchedule(schedule, limit: maxSchedules)
+        } catch {
+            throw storeFailure(error)
+        }
+        guard added else {
+            throw ActorError(
+                .scheduleMaxSchedulesExceeded,
+                "the actor has \(maxSchedules) pending schedules, the most allowed",
+                metadata: ["limit": .integer(Int64(maxSchedules))])
+        }
+        arm(at: runAt)
+        return schedule.id
+    }
+
+    /// Removes a pending schedule of an actor; returns whether there was one.
+    func cancel(actorId: String, id: String) async throws(ActorError) -> Bool {
+        let store = try requireStore()
+        do {
+            return try await store.deleteSchedule(actorId: actorId, id: id)
+        } catch {
+            throw storeFailure(error)
+        }
+    }
+
+    /// An actor's pending schedules, earliest first.
+    func list(actorId: String) async throws(ActorError) -> [StoredSchedule] {
+        let store = try requireStore()
+        do {
+            return try await store.schedules(actorId: actorId)
+        } catch {
+            throw storeFailure(error)
+        }
+    }
+
+    // MARK: The alarm
+
+    /// Arms the alarm for `runAt` unless it is armed for that time or earlier.
+    private func arm(at runAt: Int64) {
+        guard fire.withLock({ $0 != nil }) else { return }
+        let wait = ScheduleAlarm(scheduler: self)
+        let previous = alarm.withLock { alarm -> (replace: Bool, old: UInt64?) in
+            if let armedAt = alarm.runAt, armedAt <= runAt { return (false, nil) }
+            defer { alarm.runAt = runAt; alarm.armed = nil }
+            return (true, alarm.armed)
+        }
+        guard previous.replace else { return }
+        if let old = previous.old { timer.disarm(old) }
+        let id = timer.arm(after: ScheduleTime.wait(until: runAt, now: ScheduleTime.nowMilliseconds()), wait)
+        let stale = alarm.withLock { alarm -> Bool in
+            guard alarm.runAt == runAt, alarm.armed == nil else { return true }
+            alarm.armed = id
+            return false
+        }
+        // Replaced by an earlier one meanwhile: this wait is not needed, though firing it would
+        // do no harm (a claim takes only what is due).
+        if stale, let id { timer.disarm(id) }
+    }
+
+    /// The alarm passed: claims what is due and arms for what is left.
+    fileprivate func alarmPassed() {
+        alarm.withLock { $0 = Alarm() }
+        spawn { await self.claimDue() }
+    }
+
+    private func claimDue() async {
+        guard let store, let fire = fire.withLock({ $0 }) else { return }
+        while !Task.isCancelled {
+            let due: [StoredSchedule]
+            do {
+                due = try await store.claimDueSchedules(now: ScheduleTime.nowMilliseconds(), limit: Self.claimBatch)
+            } catch {
+                reportProblem("the due schedules could not be claimed: \(error)")
+                break
+            }
+            for schedule in due {
+                spawn { await fire(schedule) }
+            }
+            if due.count < Self.claimBatch { break }
+        }
+        await rearm()
+    }
+
+    /// Arms for the earliest schedule in the store.
+    private func rearm() async {
+        guard let store else { return }
+        do {
+            if let next = try await store.nextScheduleTime() {
+                arm(at: next)
+            }
+        } catch {
+            reportProblem("the next schedule could not be read: \(error)")
+        }
+    }
+
+    private func spawn(_ body: @escaping @Sendable () async -> Void) {
+        tasks.spawn(counter.add(1, ordering: .relaxed).newValue, body)
+    }
+
+    private func requireStore() throws(ActorError) -> any ActorScheduleStore {
+        guard let store else {
+            throw ActorError(.rivetkitInternalError, "the actor store keeps no schedules")
+        }
+        return store
+    }
+
+    private func storeFailure(_ error: any Error) -> ActorError {
+        reportProblem("the actor store failed on a schedule: \(error)")
+        return ActorError(.rivetkitInternalError, "the actor store failed")
+    }
+}
+
+/// The scheduler's wait on the deadline timer.
+private final class ScheduleAlarm: ExpiringWait {
+    private weak let scheduler: ActorScheduler?
+
+    init(scheduler: ActorScheduler) {
+        self.scheduler = scheduler
+    }
+
+    func expire() {
+        scheduler?.alarmPassed()
+    }
+}
