@@ -38,6 +38,15 @@ protocol ActorBehavior: Sendable {
     /// Runs the disconnect hook; returns the state it left.
     func disconnected(_ connection: ActorConn, state: ActorStateValue, runtime: ActorRuntime)
         async throws(ActorError) -> ActorStateValue
+    /// Answers a raw HTTP request (`onRequest`); `nil` when the type has no handler. `state`
+    /// reads the actor's current state.
+    func handleRequest(
+        _ request: ActorRequest, connection: ActorConn, runtime: ActorRuntime, state: @escaping @Sendable () -> JSONValue
+    ) async throws(ActorError) -> ActorResponse?
+    /// Runs the raw WebSocket handler (`onWebSocket`) on `socket`; nothing when there is none.
+    func handleWebSocket(
+        _ socket: ActorWebSocket, connection: ActorConn, runtime: ActorRuntime, state: @escaping @Sendable () -> JSONValue
+    ) async throws(ActorError)
 }
 
 extension ActorDefinition: ActorBehavior {

@@ -33,6 +33,7 @@ public struct ActorDefinition<State: Codable & Sendable>: Sendable {
     var beforeConnect: (@Sendable (ActorLifecycleContext<State>, ActorConnectionInfo) async throws -> Void)?
     var connected: (@Sendable (inout ActorLifecycleContext<State>, ActorConn) async throws -> Void)?
     var disconnected: (@Sendable (inout ActorLifecycleContext<State>, ActorConn) async throws -> Void)?
+    var rawHandlers = ActorRawHandlers<State>()
 
     /// Defines an actor type whose instances start with `initialState`, whatever their input.
     public init(_ name: String, initialState: State) {

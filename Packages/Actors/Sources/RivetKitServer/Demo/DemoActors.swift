@@ -11,7 +11,9 @@ import Synchronization
 ///   the connection's state (`null` without one); `connectionCount()` counts the live
 ///   connections (`context.connections`, the calling one included); `wakeCount()` reads a var
 ///   counting the instance's starts since the process started (1 after the first request, 2
-///   after a sleep and a wake); `destroySelf()` destroys the actor and returns `true`.
+///   after a sleep and a wake); `destroySelf()` destroys the actor and returns `true`. Raw
+///   HTTP: `GET /count` answers `{"count": N}`, any other request 404; a raw WebSocket gets
+///   each text message back as `count:<N>:<text>`.
 /// - `chat`, keyed by room: `send(from, text)` broadcasts `message(from, text)` and keeps the
 ///   last 100 messages (a sender or text over 4 KiB throws group `user`, code
 ///   `message_too_long`); `history()` returns them.
@@ -108,6 +110,8 @@ public enum DemoActors {
         context.destroy()
         return true
     }
+    .onRequest(counterRequest)
+    .onWebSocket(counterWebSocket)
 
     /// The chat actor type.
     public static let chat = ActorDefinition("chat", initialState: Chat(messages: []))

@@ -3,10 +3,13 @@ import RpcTransport
 import RpcTransportNIO
 
 extension ActorServerCore {
-    /// Decides about a WebSocket upgrade: gateway `…/connect` paths that offer the `rivet`
-    /// subprotocol are accepted with it (RivetKit's client fails without it); others are refused.
+    /// Decides about a WebSocket upgrade: gateway `…/connect` and raw `…/websocket/…` paths
+    /// that offer the `rivet` subprotocol are accepted with it (RivetKit's client fails without
+    /// it); others are refused.
     static func decideUpgrade(_ request: WebSocketUpgradeRequest) -> WebSocketUpgradeDecision {
-        guard request.path.hasPrefix("/gateway/"), request.path.hasSuffix("/connect") else {
+        guard request.path.hasPrefix("/gateway/"),
+            request.path.hasSuffix("/connect") || isRawPath(request.path, route: "websocket")
+        else {
             return .reject(status: 404)
         }
         guard request.offeredSubprotocols.contains("rivet") else { return .reject(status: 400) }
@@ -27,6 +30,10 @@ extension ActorServerCore {
     /// Any message transport is served: the gateway's WebSocket, or one end of an in-process
     /// pair (the upgrade request then describes the connection the client asked for).
     func serve(_ transport: any MessageTransport, request: WebSocketUpgradeRequest) async {
+        if Self.isRawPath(request.path, route: "websocket") {
+            await serveRawWebSocket(transport, request: request)
+            return
+        }
         let tracker = ConnectionTracker(
             limit: max(configuration.maxActionsInFlightPerConnection, 1),
             byteLimit: max(configuration.maxPendingActionBytesPerConnection, 0))
@@ -171,15 +178,7 @@ extension ActorServerCore {
             throw ActorError(.requestNotFound, "not a gateway path")
         }
         try authorize([target.token])
-        var params: JSONValue?
-        for offered in request.offeredSubprotocols {
-            if offered.hasPrefix("rivet_encoding."), offered != "rivet_encoding.json" {
-                throw ActorError(.requestInvalid, "this server speaks the json encoding only")
-            }
-            if offered.hasPrefix("rivet_conn_params.") {
-                params = try Self.params(HTTPQuery.decode(offered.dropFirst("rivet_conn_params.".count)))
-            }
-        }
+        let params = try Self.params(subprotocols: request.offeredSubprotocols, checkEncoding: true)
         let instance = try await enteredInstance(for: target)
         let info = ActorConnectionInfo(
             id: nextConnectionId(), actorId: instance.record.id, actorName: instance.record.name,

@@ -34,6 +34,8 @@ extension ActorServerCore {
         case (_, "actors"):
             try authorize([bearer, headerToken])
             return try await actors(request, segments: segments, namespace: namespace)
+        case (_, "gateway") where Self.isRawPath(request.path, route: "request"):
+            return try await rawRequest(request, tokens: [headerToken, bearer])
         case (.POST, "gateway"):
             guard let target = try GatewayTarget.parse(path: request.path, query: request.query),
                 target.rest.count == 2, target.rest[0] == "action"
@@ -126,34 +128,18 @@ extension ActorServerCore {
             key: instance.record.key, namespace: instance.record.namespace, params: params)
         // The action runs in a task of its own, so that its deadline can answer while it runs;
         // the connection and the hold last until it has ended.
-        let deadline = ActionDeadline()
-        let key = nextRequestKey()
-        let started = requests.spawn(key) {
+        let output = try await boundedByActionTimeout(instance) { () async throws(ActorError) -> JSONValue in
+            let connection = try await instance.connect(info, deliver: nil, close: nil)
             let result: Result<JSONValue, ActorError>
             do throws(ActorError) {
-                let connection = try await instance.connect(info, deliver: nil, close: nil)
-                do throws(ActorError) {
-                    result = .success(try await instance.perform(name, args: args, connection: connection))
-                } catch {
-                    result = .failure(error)
-                }
-                await instance.disconnect(connection)
+                result = .success(try await instance.perform(name, args: args, connection: connection))
             } catch {
                 result = .failure(error)
             }
-            instance.leave()
-            deadline.settle(result)
+            await instance.disconnect(connection)
+            return try result.get()
         }
-        guard started else {
-            instance.leave()
-            throw ActorError(.actorStopping, "the server is stopping")
-        }
-        let requests = self.requests
-        deadline.onCancel { requests.cancel(key) }
-        let armed = timer.arm(after: instance.actionTimeout, deadline)
-        let result = await deadline.value()
-        if let armed { timer.disarm(armed) }
-        return HTTPServerResponse(status: 200, json: RivetMessageCodec.encodeActionResponseBody(output: try result.get()))
+        return HTTPServerResponse(status: 200, json: RivetMessageCodec.encodeActionResponseBody(output: output))
     }
 
     /// Connection parameters in their JSON text; `nil` for none.
