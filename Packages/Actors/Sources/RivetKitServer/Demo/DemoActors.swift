@@ -11,8 +11,9 @@ import Synchronization
 ///   the connection's state (`null` without one); `connectionCount()` counts the live
 ///   connections (`context.connections`, the calling one included); `wakeCount()` reads a var
 ///   counting the instance's starts since the process started (1 after the first request, 2
-///   after a sleep and a wake); `destroySelf()` destroys the actor and returns `true`. Raw
-///   HTTP: `GET /count` answers `{"count": N}`, any other request 404; a raw WebSocket gets
+///   after a sleep and a wake); `destroySelf()` destroys the actor and returns `true`;
+///   `scheduleIncrement(by, delayMs)` schedules `increment(by)` and returns the schedule's id.
+///   Raw HTTP: `GET /count` answers `{"count": N}`, any other request 404; a raw WebSocket gets
 ///   each text message back as `count:<N>:<text>`.
 /// - `chat`, keyed by room: `send(from, text)` broadcasts `message(from, text)` and keeps the
 ///   last 100 messages (a sender or text over 4 KiB throws group `user`, code
@@ -110,6 +111,7 @@ public enum DemoActors {
         context.destroy()
         return true
     }
+    .action("scheduleIncrement", scheduleIncrement)
     .onRequest(counterRequest)
     .onWebSocket(counterWebSocket)
 
