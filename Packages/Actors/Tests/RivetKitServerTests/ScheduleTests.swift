@@ -94,8 +94,10 @@ struct ScheduleTests {
         let recorder = Recorder()
         try await InProcessServer.with(registry: Self.registry(recorder)) { server in
             let id = try await Self.create(server, key: "cancel")
-            let first = try Self.output(await server.httpAction(actorId: id, "later", args: [60, "cancelled"]))
-            _ = try Self.output(await server.httpAction(actorId: id, "later", args: [150, "marker"]))
+            // Far enough ahead that the cancel comes first even on a loaded machine; the marker,
+            // due after it, shows when the cancelled one would have fired.
+            let first = try Self.output(await server.httpAction(actorId: id, "later", args: [1_500, "cancelled"]))
+            _ = try Self.output(await server.httpAction(actorId: id, "later", args: [1_800, "marker"]))
             #expect(try Self.output(await server.httpAction(actorId: id, "cancel", args: [first])) == true)
             #expect(try Self.output(await server.httpAction(actorId: id, "cancel", args: [first])) == false)
             try await waitUntil("the marker fired") { recorder.count("marker") == 1 }
