@@ -2,8 +2,11 @@
 # Benchmarks the actor server and client (Packages/Actors) on loopback, in one process:
 # sequential actions (p50, p99, actions per second; from the connection's executor and from the
 # cooperative pool), actions per second with 64 in flight, and one actor broadcasting to 1,000
-# subscribed connections (events per second, p99 delivery), with the Session layer's calls per
-# second (64 in flight) measured in the same run. Builds Tests/Benchmarks in release mode and
+# subscribed connections (events per second, p99 delivery), actions per second on one actor with
+# 100 connected listeners subscribed to the event each action broadcasts (64 in flight, p99
+# delivery), and wake latency (a sleeping actor to its first action answered, p50 and p99 over
+# the wakes, on a server whose sleeper actor sleeps after 20 ms), with the Session layer's calls
+# per second (64 in flight) measured in the same run. Builds Tests/Benchmarks in release mode and
 # runs ActorsBenchmarks; extra arguments go to it (--quick, --runs N, --sequential-only N).
 # The last line has the form `ratio actors-vs-session-calls <x.xx>`.
 set -euo pipefail

@@ -8,13 +8,20 @@ import Synchronization
 
 /// `make bench-actors`: the actor server and client on loopback, in one process: sequential
 /// actions (p50, p99, actions per second), actions per second with 64 in flight, and one actor
-/// broadcasting to 1,000 subscribed connections (events per second, p99 delivery). The Session
+/// broadcasting to 1,000 subscribed connections (events per second, p99 delivery), actions per
+/// second on one actor with 100 subscribed listeners (64 increments in flight, each broadcast to
+/// all of them; p99 delivery), and the wake latency of a sleeping actor (a sleeping actor to its
+/// first HTTP action answered, p50 and p99 over the wakes). The Session
 /// layer's calls per second with 64 in flight are measured in the same run, the same way, and
 /// the last line is `ratio actors-vs-session-calls <x.xx>` (actions over calls, goal >= 0.8).
 ///
 /// Sequential actions are timed twice: from a task that prefers the connection's executor (as
 /// the Session benchmark times its sequential calls), and from the cooperative pool, where each
 /// request and each answer is handed between threads.
+///
+/// Wakes are measured on a server of their own, with an actor type whose `sleepTimeout` is 20 ms
+/// and whose `onSleep` signals the benchmark: each wake is timed once that signal came and the
+/// server counts no awake actor, so no fixed sleep synchronises it.
 ///
 /// Options: `--quick` (fewer operations), `--runs N` (default 3), `--profile-actions N` (only
 /// N actor actions with 64 in flight, for a profiler; prints no ratio), `--sequential-only N`
@@ -33,7 +40,8 @@ enum ActorsBenchmarks {
         if let index = arguments.firstIndex(of: "--profile-actions"), index + 1 < arguments.endIndex,
             let count = Int(arguments[index + 1])
         {
-            let actors = try await ActorSide.measure(sequential: 0, concurrent: count, subscribers: 0, broadcasts: 0)
+            let actors = try await ActorSide.measure(
+                sequential: 0, concurrent: count, subscribers: 0, broadcasts: 0, listeners: 0, listenerActions: 0)
             print("actors 64 in flight: \(fixed(actors.concurrentPerSecond)) actions/s")
             return
         }
@@ -42,13 +50,17 @@ enum ActorsBenchmarks {
         {
             for run in 1 ... runs {
                 print("run \(run) of \(runs)")
-                let actors = try await ActorSide.measure(sequential: count, concurrent: 0, subscribers: 0, broadcasts: 0)
+                let actors = try await ActorSide.measure(
+                    sequential: count, concurrent: 0, subscribers: 0, broadcasts: 0, listeners: 0, listenerActions: 0)
                 printSequential(actors)
             }
             return
         }
         let subscribers = 1_000
         let broadcasts = quick ? 5 : 20
+        let listeners = 100
+        let listenerActions = quick ? 500 : 5_000
+        let wakes = quick ? 20 : 100
 
         var summary = RatioSummary()
         summary.declare("actors-vs-session-calls", label: "actions", goal: 0.8)
@@ -56,11 +68,15 @@ enum ActorsBenchmarks {
             print("run \(run) of \(runs)")
             let session = try await SessionSide.callsPerSecond(total: concurrent, window: 64)
             let actors = try await ActorSide.measure(
-                sequential: sequential, concurrent: concurrent, subscribers: subscribers, broadcasts: broadcasts)
+                sequential: sequential, concurrent: concurrent, subscribers: subscribers, broadcasts: broadcasts,
+                listeners: listeners, listenerActions: listenerActions)
+            let wake = try await WakeSide.measure(wakes: wakes)
             printSequential(actors)
             print("  actors 64 in flight: \(fixed(actors.concurrentPerSecond)) actions/s")
             print("  session 64 in flight: \(fixed(session)) calls/s")
             print("  broadcast to \(subscribers) connections: \(fixed(actors.eventsPerSecond)) events/s, p99 delivery \(micro(actors.deliveryP99))")
+            print("  actors \(listeners) listeners: \(fixed(actors.listeners.actionsPerSecond)) actions/s, p99 delivery \(micro(actors.listeners.deliveryP99))\(actors.listeners.dropped == 0 ? "" : ", \(actors.listeners.dropped) events dropped")")
+            print("  actors wake: p50 \(micro(wake.p50)), p99 \(micro(wake.p99)) (\(wakes) wakes; an awake actor's HTTP action: p50 \(micro(wake.awakeP50)))")
             summary.record(actors.concurrentPerSecond / session, for: "actors-vs-session-calls")
         }
         summary.summaryLines.forEach { print($0) }
@@ -106,9 +122,22 @@ enum ActorSide {
         var concurrentPerSecond: Double
         var eventsPerSecond: Double
         var deliveryP99: Duration
+        var listeners: Listeners
     }
 
-    static func measure(sequential: Int, concurrent: Int, subscribers: Int, broadcasts: Int) async throws -> Result {
+    /// Increments on one actor with listeners subscribed to its `newCount`.
+    struct Listeners {
+        /// Increments per second, until every listener had the last one's event.
+        var actionsPerSecond: Double
+        /// From an increment's sending to its event's arrival at a listener.
+        var deliveryP99: Duration
+        /// Events a listener's buffer dropped (none expected: the buffer holds them all).
+        var dropped: Int
+    }
+
+    static func measure(
+        sequential: Int, concurrent: Int, subscribers: Int, broadcasts: Int, listeners: Int, listenerActions: Int
+    ) async throws -> Result {
         var configuration = ActorServerConfiguration(port: 0)
         configuration.maxActionsInFlightPerConnection = 128
         return try await withActorServer(
@@ -139,6 +168,9 @@ enum ActorSide {
 
             let (eventsPerSecond, deliveryP99) = subscribers == 0 ? (0, .zero) : try await broadcast(
                 client: client, subscribers: subscribers, broadcasts: broadcasts, sender: connection)
+            let listened = listeners == 0 || listenerActions == 0
+                ? Listeners(actionsPerSecond: 0, deliveryP99: .zero, dropped: 0)
+                : try await listen(endpoint: server.endpoint, listeners: listeners, actions: listenerActions)
             await connection.dispose()
             await client.close()
             return Result(
@@ -146,7 +178,8 @@ enum ActorSide {
                 pool: pool,
                 concurrentPerSecond: Double(concurrent) / concurrentElapsed.inSeconds,
                 eventsPerSecond: eventsPerSecond,
-                deliveryP99: deliveryP99)
+                deliveryP99: deliveryP99,
+                listeners: listened)
         }
     }
 
@@ -208,6 +241,140 @@ enum ActorSide {
         let elapsed = clock.now - start
         for connection in connections { await connection.dispose() }
         return (Double(delivery.count) / elapsed.inSeconds, ActorsBenchmarks.percentile(delivery, 0.99))
+    }
+}
+
+extension ActorSide {
+    /// `listeners` connections subscribe to `newCount` of a fresh counter; one more connection
+    /// sends `actions` increments by 1, 64 in flight. Each event carries the new count, so its
+    /// delivery is timed from the sending of the increment that answered that count.
+    static func listen(endpoint: String, listeners: Int, actions: Int) async throws -> Listeners {
+        // Every event fits the listeners' buffers, so none is dropped while they lag.
+        let client = RivetKitClient(
+            ClientConfig(endpoint: endpoint, disableMetadataLookup: true, maxBufferedEvents: actions + 16))
+        let handle = client.getOrCreate("counter", key: ["listeners"])
+        let sender = handle.connect()
+        sender.start()
+        let base = try await sender.action("getCount", args: []).intValue ?? 0
+        var connections: [ActorConnection] = []
+        var streams: [AsyncStream<[JSONValue]>] = []
+        for _ in 0 ..< listeners {
+            let connection = handle.connect()
+            streams.append(connection.events("newCount"))
+            connection.start()
+            connections.append(connection)
+        }
+        for connection in connections { _ = try await connection.action("getCount", args: []) }
+
+        let clock = ContinuousClock()
+        let last = base + actions
+        var arrivals: [(count: Int, at: ContinuousClock.Instant)] = []
+        var sent: [Int: ContinuousClock.Instant] = [:]
+        sent.reserveCapacity(actions)
+        let start = clock.now
+        try await withThrowingTaskGroup(of: ListenerOutcome.self) { group in
+            for stream in streams {
+                group.addTask {
+                    var received: [(count: Int, at: ContinuousClock.Instant)] = []
+                    received.reserveCapacity(actions)
+                    // The last increment's event is the newest, so no buffer drops it.
+                    for await event in stream {
+                        guard let count = event.first?.intValue else { continue }
+                        received.append((count, clock.now))
+                        if count >= last { break }
+                    }
+                    return .listener(received)
+                }
+            }
+            for worker in 0 ..< 64 {
+                let count = actions / 64 + (worker < actions % 64 ? 1 : 0)
+                group.addTask {
+                    var times: [(count: Int, at: ContinuousClock.Instant)] = []
+                    times.reserveCapacity(count)
+                    for _ in 0 ..< count {
+                        let before = clock.now
+                        let answer = try await sender.action("increment", args: [1])
+                        if let value = answer.intValue { times.append((value, before)) }
+                    }
+                    return .sender(times)
+                }
+            }
+            for try await outcome in group {
+                switch outcome {
+                case .listener(let received): arrivals.append(contentsOf: received)
+                case .sender(let times): for time in times { sent[time.count] = time.at }
+                }
+            }
+        }
+        let elapsed = clock.now - start
+        for connection in connections { await connection.dispose() }
+        await sender.dispose()
+        await client.close()
+        let delivery = arrivals.compactMap { arrival in sent[arrival.count].map { arrival.at - $0 } }
+        return Listeners(
+            actionsPerSecond: Double(actions) / elapsed.inSeconds,
+            deliveryP99: ActorsBenchmarks.percentile(delivery, 0.99),
+            dropped: listeners * actions - arrivals.count)
+    }
+
+    /// What a task of `listen` hands back.
+    enum ListenerOutcome: Sendable {
+        /// Each event's count and arrival at one listener.
+        case listener([(count: Int, at: ContinuousClock.Instant)])
+        /// Each increment's answered count and sending time, for one sending worker.
+        case sender([(count: Int, at: ContinuousClock.Instant)])
+    }
+}
+
+/// Wake latency: an actor type that sleeps 20 ms after its last request, on a server of its own
+/// (its idle check then runs every 10 ms, which the other figures should not share).
+enum WakeSide {
+    struct Result {
+        var p50: Duration
+        var p99: Duration
+        /// The same HTTP action on the actor while it is awake, for comparison.
+        var awakeP50: Duration
+    }
+
+    static func measure(wakes: Int) async throws -> Result {
+        let (slept, sleeping) = AsyncStream<Void>.makeStream(of: Void.self, bufferingPolicy: .unbounded)
+        let sleeper = ActorDefinition("sleeper", initialState: 0)
+            .options(ActorDefinitionOptions(sleepTimeout: .milliseconds(20)))
+            .onSleep { (_: inout ActorLifecycleContext<Int>) in sleeping.yield() }
+            .action("ping") { context in context.state }
+        var registry = ActorRegistry()
+        registry.register(sleeper)
+        defer { sleeping.finish() }
+        return try await withActorServer(
+            registry: registry, store: try SQLiteActorStore.inMemory(), configuration: ActorServerConfiguration(port: 0)
+        ) { (server: ActorServer) async throws -> Result in
+            let client = RivetKitClient(ClientConfig(endpoint: server.endpoint, disableMetadataLookup: true))
+            let handle = client.getOrCreate("sleeper", key: ["wake"])
+            let clock = ContinuousClock()
+            // Created, then awake: the HTTP action's own cost, back to back within the timeout.
+            var awake: [Duration] = []
+            for _ in 0 ..< 20 {
+                let before = clock.now
+                _ = try await handle.action("ping", args: [])
+                awake.append(clock.now - before)
+            }
+            var signals = slept.makeAsyncIterator()
+            var samples: [Duration] = []
+            samples.reserveCapacity(wakes)
+            for _ in 0 ..< wakes {
+                // `onSleep` ran; then the instance leaves memory.
+                guard await signals.next() != nil else { break }
+                while await server.awakeActorCount() > 0 { await Task.yield() }
+                let before = clock.now
+                _ = try await handle.action("ping", args: [])
+                samples.append(clock.now - before)
+            }
+            await client.close()
+            return Result(
+                p50: ActorsBenchmarks.percentile(samples, 0.5),
+                p99: ActorsBenchmarks.percentile(samples, 0.99),
+                awakeP50: ActorsBenchmarks.percentile(awake, 0.5))
+        }
     }
 }
 
