@@ -91,8 +91,19 @@ final class ActorServerCore: Sendable {
     /// The instance a gateway target names, with a hold taken on it (``ActorInstance/enter()``):
     /// an instance that began to sleep meanwhile is waited for and woken anew.
     func enteredInstance(for target: GatewayTarget) async throws(ActorError) -> ActorInstance {
+        try await entered { () async throws(ActorError) -> ActorInstance in try await self.instance(for: target) }
+    }
+
+    /// The awake instance of actor `id`, with a hold taken on it: woken when it sleeps.
+    func enteredInstance(id: String) async throws(ActorError) -> ActorInstance {
+        try await entered { () async throws(ActorError) -> ActorInstance in try await self.directory.instance(id: id) }
+    }
+
+    /// The instance `lookup` finds, with a hold taken on it: one that began to stop meanwhile
+    /// is waited for and looked up anew (a few times), one being destroyed is `not_found`.
+    private func entered(_ lookup: () async throws(ActorError) -> ActorInstance) async throws(ActorError) -> ActorInstance {
         for _ in 0 ..< 16 {
-            let instance = try await instance(for: target)
+            let instance = try await lookup()
             if instance.enter() { return instance }
             guard !instance.isDestroyed else { throw ActorInstance.destroyedError(instance.record.id) }
             await instance.stopped()
