@@ -53,6 +53,9 @@ public final class TinyvexClient: Sendable {
     private var registry: SubscriptionRegistry { core.registry }
     /// This client's id (see ``TinyvexClientCore/clientID``).
     var clientID: String { core.clientID }
+    /// The version of the newest transition applied and every live query's value, read at once
+    /// (for tests of consistent snapshots).
+    var localSnapshot: (version: Int64?, values: [(name: String, params: JSONValue, value: JSONValue?)]) { registry.snapshot }
 
     /// Opens a transport to the server with the headers current at that moment; it must stop
     /// when its task is cancelled.

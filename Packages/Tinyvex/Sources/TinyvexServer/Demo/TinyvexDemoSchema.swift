@@ -7,6 +7,10 @@ import TinyvexProtocol
 ///   `messages.clear` read through;
 /// - query `messages.list {channel}`: the channel's messages, oldest first, each
 ///   `{id, channel, author, text}`;
+/// - query `messages.page {channel, paginationOpts: {numItems, cursor}}`: one page of the
+///   channel's messages, oldest first, as `{page, isDone, continueCursor}` (see
+///   ``TinyvexTableQuery/paginate(_:)``);
+/// - query `messages.count {channel}`: how many messages the channel has;
 /// - query `channels.list {}`: the names of the channels that have messages, sorted;
 /// - mutation `messages.send {channel, author, text}`: adds a message, returns its id;
 /// - mutation `messages.clear {channel}`: deletes the channel's messages, returns how many;
@@ -43,6 +47,11 @@ public enum TinyvexDemoSchema {
 
     struct NoParams: Codable {}
 
+    struct PageParams: Codable {
+        let channel: String
+        let paginationOpts: TinyvexPaginationOptions
+    }
+
     struct SendArgs: Codable {
         let channel: String
         let author: String
@@ -70,6 +79,15 @@ public enum TinyvexDemoSchema {
         schema.query("messages.list") { (context, params: ChannelParams) -> [Message] in
             try check(params.channel, "channel", maxBytes: maxNameBytes, code: .subscriptionRejected)
             return try context.query("messages").withIndex("by_channel") { $0.eq("channel", params.channel) }.collect().map(message)
+        }
+        schema.query("messages.page") { (context, params: PageParams) -> TinyvexPaginationResult<Message> in
+            try check(params.channel, "channel", maxBytes: maxNameBytes, code: .subscriptionRejected)
+            return try context.query("messages").withIndex("by_channel") { $0.eq("channel", params.channel) }
+                .order(.asc).paginate(params.paginationOpts).map(message)
+        }
+        schema.query("messages.count") { (context, params: ChannelParams) -> Int in
+            try check(params.channel, "channel", maxBytes: maxNameBytes, code: .subscriptionRejected)
+            return try context.query("messages").withIndex("by_channel") { $0.eq("channel", params.channel) }.collect().count
         }
         schema.query("channels.list") { (context, _: NoParams) -> [String] in
             Array(Set(try context.all("messages").compactMap { $0["channel"]?.stringValue })).sorted()

@@ -13,11 +13,17 @@ public class TinyvexQueryContext {
     let db: Database
     var reads = ReadSet()
     private let deadline: ContinuousClock.Instant?
+    /// The most items one page of a paginated query may ask for.
+    let maxPageItems: Int
     /// The schema's declared indexes, by table, then by name.
-    private let indexes: [String: [String: TinyvexIndex]]
+    let indexes: [String: [String: TinyvexIndex]]
 
-    init(db: Database, identity: String?, deadline: ContinuousClock.Instant?, indexes: [String: [String: TinyvexIndex]] = [:]) {
+    init(
+        db: Database, identity: String?, deadline: ContinuousClock.Instant?, indexes: [String: [String: TinyvexIndex]] = [:],
+        maxPageItems: Int = TinyvexServerConfiguration.defaultMaxPaginationItems
+    ) {
         self.db = db
+        self.maxPageItems = maxPageItems
         self.identity = identity
         self.deadline = deadline
         self.indexes = indexes
@@ -82,7 +88,7 @@ public class TinyvexQueryContext {
         return try DocumentStore.documents(table, field: field, equals: key, db).map { Self.withID($0.0, $0.1) }
     }
 
-    private func checkDeadline() throws {
+    func checkDeadline() throws {
         if let deadline, ContinuousClock.now > deadline {
             throw TinyvexServerError(.timeout, "the query ran past its evaluation time limit")
         }

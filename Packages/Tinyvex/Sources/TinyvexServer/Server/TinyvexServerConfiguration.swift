@@ -58,6 +58,9 @@ public struct TinyvexServerConfiguration: Sendable {
     /// that arrive while the engine is busy are committed together, each in its own savepoint
     /// and with its own version, in arrival order; more than this many wait for the next commit.
     public var maxMutationsPerCommit: Int
+    /// The most items one page of a paginated query may ask for (`paginationOpts.numItems`);
+    /// more are refused with `TVX002`.
+    public var maxPaginationItems: Int
     /// The auth hook for `tinyvex/connect` and `tinyvex/auth.setToken`.
     public var authenticate: Authenticate?
     /// Where log lines go; `nil` (the default) writes them to standard error.
@@ -83,6 +86,7 @@ public struct TinyvexServerConfiguration: Sendable {
         mutationResultRetentionBytes: Int = 64 << 20,
         durability: TinyvexDurability = .full,
         maxMutationsPerCommit: Int = 256,
+        maxPaginationItems: Int = TinyvexServerConfiguration.defaultMaxPaginationItems,
         authenticate: Authenticate? = nil,
         log: Log? = nil
     ) {
@@ -104,12 +108,16 @@ public struct TinyvexServerConfiguration: Sendable {
         self.mutationResultRetentionBytes = mutationResultRetentionBytes
         self.durability = durability
         self.maxMutationsPerCommit = maxMutationsPerCommit
+        self.maxPaginationItems = maxPaginationItems
         self.authenticate = authenticate
         self.log = log
     }
 }
 
 extension TinyvexServerConfiguration {
+    /// The default of ``maxPaginationItems``.
+    public static let defaultMaxPaginationItems = 1_000
+
     /// Writes a log line through ``log``, or to standard error.
     func emit(_ line: String) {
         if let log {

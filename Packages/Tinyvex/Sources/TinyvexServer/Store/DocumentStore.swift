@@ -265,13 +265,13 @@ struct DocumentStore: Sendable {
 
     /// Text bound as a blob and cast in SQL, so SQLite receives every byte (a C string would
     /// end at the first NUL).
-    private static func exactText(_ text: String) -> Data {
+    static func exactText(_ text: String) -> Data {
         Data(text.utf8)
     }
 
     /// Whether the row's `tbl` (selected as a blob: read as text, GRDB would cut it at a NUL) is
     /// exactly `table`.
-    private static func tableMatches(_ row: Row, _ table: String) throws -> Bool {
+    static func tableMatches(_ row: Row, _ table: String) throws -> Bool {
         let value: DatabaseValue = row["tbl"]
         switch value.storage {
         case .string(let text): return text == table
@@ -280,7 +280,7 @@ struct DocumentStore: Sendable {
         }
     }
 
-    private static func decodeID(_ row: Row) throws -> Int64 {
+    static func decodeID(_ row: Row) throws -> Int64 {
         let value: DatabaseValue = row["id"]
         guard case .int64(let id) = value.storage else {
             throw TinyvexServerError(.mutationFailed, "a stored document has no integer id")
@@ -288,7 +288,7 @@ struct DocumentStore: Sendable {
         return id
     }
 
-    private static func decodeBody(_ row: Row) throws -> JSONObject {
+    static func decodeBody(_ row: Row) throws -> JSONObject {
         let value: DatabaseValue = row["body"]
         guard let body = String.fromDatabaseValue(value), case .object(let fields) = try JSONParser().parse(body) else {
             throw TinyvexServerError(.mutationFailed, "a stored document is not an object")

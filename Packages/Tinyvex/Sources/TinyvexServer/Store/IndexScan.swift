@@ -22,7 +22,7 @@ struct IndexScan {
     }
 
     /// The expression of `field`'s value, the same text in the index and in its queries.
-    private static func expression(_ field: String) -> String {
+    static func expression(_ field: String) -> String {
         "json_extract(body, '$.\(field)')"
     }
 
@@ -36,6 +36,23 @@ struct IndexScan {
     /// The statement reading `interval` in index order (`descending` or not), `limit` rows
     /// (all when `nil`) from `offset`, and its arguments after the table name.
     func select(_ interval: IndexInterval, descending: Bool, limit: Int?, offset: Int) throws -> (sql: String, arguments: [any DatabaseValueConvertible]) {
+        var (conditions, arguments) = try self.conditions(interval)
+        let direction = descending ? "DESC" : "ASC"
+        // The fields fixed by an equality are left out: SQLite does not see them as constant in
+        // an ORDER BY and would sort the rows instead of reading them in index order.
+        let order = (index.fields.dropFirst(interval.prefix.count).map(Self.expression) + ["id"]).map { "\($0) \(direction)" }.joined(separator: ", ")
+        let sql = """
+            SELECT id, CAST(tbl AS BLOB) AS tbl, body FROM tinyvex_documents \
+            WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(order) LIMIT ? OFFSET ?
+            """
+        arguments.append(limit.map(Int64.init) ?? -1)
+        arguments.append(Int64(offset))
+        return (sql, arguments)
+    }
+
+    /// The conditions narrowing the rows to `interval` (the first one on the table name, whose
+    /// argument the caller binds), with their arguments after the table name.
+    func conditions(_ interval: IndexInterval) throws -> (conditions: [String], arguments: [any DatabaseValueConvertible]) {
         var conditions = ["tbl = CAST(? AS TEXT)"]
         var arguments: [any DatabaseValueConvertible] = []
         for (field, key) in zip(index.fields, interval.prefix) {
@@ -52,17 +69,7 @@ struct IndexScan {
                 arguments.append(try Self.jsonText(upper.key))
             }
         }
-        let direction = descending ? "DESC" : "ASC"
-        // The fields fixed by an equality are left out: SQLite does not see them as constant in
-        // an ORDER BY and would sort the rows instead of reading them in index order.
-        let order = (index.fields.dropFirst(interval.prefix.count).map(Self.expression) + ["id"]).map { "\($0) \(direction)" }.joined(separator: ", ")
-        let sql = """
-            SELECT id, CAST(tbl AS BLOB) AS tbl, body FROM tinyvex_documents \
-            WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(order) LIMIT ? OFFSET ?
-            """
-        arguments.append(limit.map(Int64.init) ?? -1)
-        arguments.append(Int64(offset))
-        return (sql, arguments)
+        return (conditions, arguments)
     }
 
     private static func jsonText(_ key: IndexKey) throws -> String {

@@ -1,13 +1,15 @@
 import RpcWire
 
 /// What a query read: whole tables, single documents, field lookups (`field == value`) and
-/// intervals of declared indexes. A committed write re-runs a query only when it meets one of
+/// intervals of declared indexes, pages. A committed write re-runs a query only when it meets one of
 /// these.
 struct ReadSet: Sendable, Hashable {
     var tables: Set<String> = []
     var documents: Set<DocumentKey> = []
     var ranges: Set<IndexRange> = []
     var intervals: Set<IndexInterval> = []
+    /// The parts of an order pages of paginated queries read.
+    var pages: Set<PageRange> = []
 
     struct DocumentKey: Sendable, Hashable {
         let table: String
@@ -32,6 +34,9 @@ struct ReadSet: Sendable, Hashable {
                 }
                 for interval in intervals where interval.table == write.table {
                     if interval.contains(document) { return true }
+                }
+                for page in pages where page.table == write.table {
+                    if page.contains(document, id: write.id) { return true }
                 }
             }
             return false
