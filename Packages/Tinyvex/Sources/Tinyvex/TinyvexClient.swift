@@ -49,7 +49,7 @@ public final class TinyvexClient: Sendable {
     private let channel: JSONRPCChannel
     private let tasks = OwnedTasks<Job>()
     private let states: StateBroadcaster<ConnectionState>
-    private let deliverer: Deliverer
+    let deliverer: Deliverer
     private var registry: SubscriptionRegistry { core.registry }
     /// This client's id (see ``TinyvexClientCore/clientID``).
     var clientID: String { core.clientID }
@@ -254,7 +254,7 @@ public final class TinyvexClient: Sendable {
         return stream
     }
 
-    private func attach(key: String, name: String, params: JSONValue, listener: @escaping SubscriptionRegistry.Listener) -> UInt64 {
+    func attach(key: String, name: String, params: JSONValue, listener: @escaping SubscriptionRegistry.Listener) -> UInt64 {
         guard !isClosed else {
             listener(.failure(Self.closedError))
             return 0
@@ -271,7 +271,7 @@ public final class TinyvexClient: Sendable {
         return added.listenerID
     }
 
-    private func detach(key: String, listenerID: UInt64) {
+    func detach(key: String, listenerID: UInt64) {
         guard let subID = registry.remove(key: key, listenerID: listenerID) else { return }
         tasks.cancel(.subscribe(subID))
         core.unsubscribe(subID: subID, channel)
@@ -387,7 +387,7 @@ public final class TinyvexClient: Sendable {
 
     /// The dedupe key (name and params encoded with sorted keys and unescaped slashes) and the
     /// params as a JSON value.
-    private static func canonical(_ name: String, _ params: any Encodable) throws(TinyvexError) -> (key: String, params: JSONValue) {
+    static func canonical(_ name: String, _ params: any Encodable) throws(TinyvexError) -> (key: String, params: JSONValue) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do {

@@ -22,6 +22,10 @@ public enum TinyvexMethod {
     public static let data = "tinyvex/data"
     /// Notification: a subscription-level error.
     public static let error = "tinyvex/error"
-    /// Notification: one piece of a value too large for one `data` message.
+    /// Notification: one piece of a value too large for one `data` message, or (without a
+    /// `subId`) of a `transition` too large for one message.
     public static let transitionChunk = "tinyvex/transitionChunk"
+    /// Notification: every subscription of the connection that one commit (or one round of
+    /// re-runs) changed, at one version, for a connection that asked for transitions.
+    public static let transition = "tinyvex/transition"
 }

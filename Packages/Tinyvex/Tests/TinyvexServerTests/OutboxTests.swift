@@ -22,6 +22,9 @@ struct OutboxTests {
         case .messages(let messages): messages.compactMap(\.text).joined()
         case .value(let seq, let value):
             if case .data(let subID) = item.kind { "\(subID):\(seq):\(String(decoding: value.text, as: UTF8.self))" } else { "?" }
+        case .transition(let transition):
+            "v\(transition.version)[" + transition.changes.map { "\($0.subID):\($0.seq):\(String(decoding: $0.value.text, as: UTF8.self))" }.sorted().joined(separator: ",")
+                + "]" + transition.requestIDs.joined(separator: ",")
         }
     }
 

@@ -52,6 +52,22 @@ final class SubscriptionRegistry: Sendable {
         perform(table.withLock { $0.receiveChunk(subID: subID, seq: seq, transitionID: transitionID, part: part, total: total, chunk: chunk) })
     }
 
+    /// See ``SubscriptionTable/receiveTransition(_:)``: every value is held before any
+    /// listener is told.
+    func receiveTransition(_ params: JSONObject) {
+        perform(table.withLock { $0.receiveTransition(params) })
+    }
+
+    /// See ``SubscriptionTable/receiveTransitionChunk(transitionID:part:total:chunk:)``.
+    func receiveTransitionChunk(transitionID: String, part: Int, total: Int, chunk: String) {
+        perform(table.withLock { $0.receiveTransitionChunk(transitionID: transitionID, part: part, total: total, chunk: chunk) })
+    }
+
+    /// The version of the newest transition applied and every query's value, read at once.
+    var snapshot: (version: Int64?, values: [(name: String, params: JSONValue, value: JSONValue?)]) {
+        table.withLock { ($0.version, $0.values) }
+    }
+
     /// See ``SubscriptionTable/fail(subID:_:)``.
     func fail(subID: String, _ error: TinyvexError) {
         perform(table.withLock { $0.fail(subID: subID, error) })
@@ -60,6 +76,10 @@ final class SubscriptionRegistry: Sendable {
     /// See ``SubscriptionTable/failAll(_:)``.
     func failAll(_ error: TinyvexError) {
         perform(table.withLock { $0.failAll(error) })
+    }
+
+    private func perform(_ deliveries: [SubscriptionTable.Delivery]) {
+        for delivery in deliveries { perform(delivery) }
     }
 
     private func perform(_ delivery: SubscriptionTable.Delivery?) {

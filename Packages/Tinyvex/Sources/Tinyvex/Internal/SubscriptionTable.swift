@@ -61,6 +61,10 @@ struct SubscriptionTable: Sendable {
 
     private var upstreams: [String: Upstream] = [:]
     private var keysBySubID: [String: String] = [:]
+    /// The version of the newest `tinyvex/transition` applied.
+    private(set) var version: Int64?
+    /// The pieces of the whole `tinyvex/transition` being joined: one at a time.
+    private var transitionChunks: (id: String, parts: [Int: String])?
     private var nextListenerID: UInt64 = 0
     private var nextSubID: UInt64 = 0
 
@@ -164,6 +168,47 @@ struct SubscriptionTable: Sendable {
             return fail(subID: subID, .decoding("the chunks of \(transitionID) do not join to JSON"))
         }
         return receive(subID: subID, seq: seq, value: value)
+    }
+
+    /// A `tinyvex/transition` (its params): every change applied before anything is delivered,
+    /// so that a listener that reads another query's value sees it at the same version. Each
+    /// change follows the rules of a `tinyvex/data` for its subscription (a `seq` not newer than
+    /// the one held is ignored).
+    mutating func receiveTransition(_ params: JSONObject) -> [Delivery] {
+        guard let version = params["version"]?.int64Value, case .array(let changes)? = params["changes"] else { return [] }
+        var deliveries: [Delivery] = []
+        for change in changes {
+            guard case .string(let subID)? = change["subId"], let seq = change["seq"]?.int64Value else { continue }
+            if let delivery = receive(subID: subID, seq: seq, value: change["value"] ?? .null) {
+                deliveries.append(delivery)
+            }
+        }
+        self.version = max(self.version ?? version, version)
+        return deliveries
+    }
+
+    /// A `tinyvex/transitionChunk` without a `subId`: a piece of a whole transition's params,
+    /// joined with its siblings and then applied as one (pieces that do not join to a JSON
+    /// object are dropped; the subscriptions keep their values).
+    mutating func receiveTransitionChunk(transitionID: String, part: Int, total: Int, chunk: String) -> [Delivery] {
+        guard total > 0, (1...total).contains(part) else { return [] }
+        // The pieces of one transition arrive together: an older one that never completed is
+        // dropped.
+        var parts = transitionChunks?.id == transitionID ? transitionChunks?.parts ?? [:] : [:]
+        parts[part] = chunk
+        guard parts.count == total else {
+            transitionChunks = (transitionID, parts)
+            return []
+        }
+        transitionChunks = nil
+        let joined = (1...total).compactMap { parts[$0] }.joined()
+        guard case .object(let params)? = try? JSONParser().parse(joined) else { return [] }
+        return receiveTransition(params)
+    }
+
+    /// Every upstream query with the value it holds.
+    var values: [(name: String, params: JSONValue, value: JSONValue?)] {
+        upstreams.values.map { ($0.name, $0.params, $0.lastValue) }
     }
 
     /// Ends an upstream subscription with an error for every listener.

@@ -42,7 +42,9 @@ final class TinyvexClientCore: Sendable {
     ///
     /// - Throws: The connection's error when the link fails or a step times out.
     func handshake(_ channel: JSONRPCChannel, on link: ReconnectingConnection.Link, timeout: Duration) async throws {
-        var members: JSONObject = ["clientId": .string(clientID)]
+        // Transitions: the server sends what a commit changes in this client's queries as one
+        // message, applied at once.
+        var members: JSONObject = ["clientId": .string(clientID), "features": ["transitions": true]]
         let token = tokens.withLock { $0.handshakeBegan(generation: link.generation) }
         if let token { members.updateValue(.string(token), forKey: "token") }
         do {
@@ -131,9 +133,22 @@ final class TinyvexClientCore: Sendable {
 
     // MARK: Notifications
 
-    /// A notification from the server: a value, a piece of one, or a subscription's error.
+    /// A notification from the server: a transition, a value, a piece of one, or a
+    /// subscription's error.
     func notify(_ method: String, _ params: JSONRPCParams?) {
-        guard case .named(let members)? = params, case .string(let subID)? = members["subId"] else { return }
+        guard case .named(let members)? = params else { return }
+        if method == TinyvexMethod.transition {
+            registry.receiveTransition(members)
+            return
+        }
+        guard case .string(let subID)? = members["subId"] else {
+            // A piece of a whole transition.
+            guard method == TinyvexMethod.transitionChunk, let transitionID = members["transitionId"]?.stringValue,
+                let part = members["part"]?.intValue, let total = members["total"]?.intValue, let chunk = members["chunk"]?.stringValue
+            else { return }
+            registry.receiveTransitionChunk(transitionID: transitionID, part: part, total: total, chunk: chunk)
+            return
+        }
         switch method {
         case TinyvexMethod.data:
             guard let seq = members["seq"]?.int64Value else { return }

@@ -101,6 +101,11 @@ struct ConnectionHandler: Sendable {
                 transitions &+= 1
                 return "t\(transitions)"
             }())
+        case .transition(let transition):
+            return Wire.transition(transition, maxChunkBytes: engine.configuration.maxChunkBytes, transitionID: {
+                transitions &+= 1
+                return "t\(transitions)"
+            }())
         }
     }
 
@@ -164,12 +169,15 @@ struct ConnectionHandler: Sendable {
     private func call(_ method: String, params: JSONRPCParams?, connectionID: UInt64, outbox: Outbox) async -> Result<JSONValue, JSONRPCErrorObject> {
         do {
             switch try TinyvexRequest(method: method, params: params, maxIdentifierBytes: engine.configuration.maxIdentifierBytes) {
-            case .connect(let clientID, let token):
+            case .connect(let clientID, let token, let transitions):
                 if let clientID {
                     await engine.setClientID(clientID, for: connectionID)
                 }
+                await engine.setTransitions(transitions, for: connectionID)
                 let identity = try await authenticate(token, connectionID: connectionID)
-                let features: JSONObject = ["chunks": true, "maxChunkBytes": .integer(Int64(clamping: engine.configuration.maxChunkBytes))]
+                let features: JSONObject = [
+                    "chunks": true, "maxChunkBytes": .integer(Int64(clamping: engine.configuration.maxChunkBytes)), "transitions": .bool(transitions),
+                ]
                 return .success(.object([
                     "serverVersion": .string(serverVersion), "nowTs": .integer(Self.nowMilliseconds()),
                     "features": .object(features), "identity": identity.map(JSONValue.string) ?? .null,

@@ -10,6 +10,8 @@ import TinyvexProtocol
 ///   place (values are full snapshots), and one `TVX005` notice is queued per episode (until
 ///   the queue next runs empty). Values are ``EncodedValue``s shared with every other queue
 ///   that holds them, and a shared value is counted once here.
+/// - Likewise at most one ``Transition`` waits: a newer one is merged into it in place (the
+///   newer value of each subscription, the newer version), with the same notice.
 /// - While more than `pauseItems` items or `pauseBytes` bytes wait, ``waitForRoom()`` holds
 ///   the connection's reader, so requests are not read while their answers go unread.
 /// - Past `maxBytes` the queue fails: it is emptied and closed, and ``overflowed`` is set so
@@ -18,11 +20,14 @@ final class Outbox: Sendable {
     enum Kind: Sendable, Equatable {
         case control
         case data(subID: String)
+        /// A connection's ``Transition``: at most one waits, a newer one merges into it.
+        case transition
     }
 
     enum Payload: Sendable {
         case messages([TransportMessage])
         case value(seq: Int64, EncodedValue)
+        case transition(Transition)
     }
 
     struct Item: Sendable {
@@ -39,6 +44,11 @@ final class Outbox: Sendable {
             self.payload = .value(seq: seq, value)
         }
 
+        init(transition: Transition) {
+            self.kind = .transition
+            self.payload = .transition(transition)
+        }
+
         /// The messages of a control item (empty for a value).
         var messages: [TransportMessage] {
             if case .messages(let messages) = payload { return messages }
@@ -50,6 +60,10 @@ final class Outbox: Sendable {
             switch payload {
             case .messages(let messages): messages.reduce(0) { DocumentStore.saturatingAdd($0, $1.bytes.count) }
             case .value: if case .data(let subID) = kind { DocumentStore.saturatingAdd(subID.utf8.count, Outbox.valueOverhead) } else { Outbox.valueOverhead }
+            case .transition(let transition):
+                transition.changes.reduce(transition.requestIDs.reduce(Outbox.valueOverhead) { DocumentStore.saturatingAdd($0, $1.utf8.count) }) {
+                    DocumentStore.saturatingAdd($0, DocumentStore.saturatingAdd($1.subID.utf8.count, Outbox.valueOverhead))
+                }
             }
         }
     }
@@ -67,6 +81,8 @@ final class Outbox: Sendable {
         var sharedBytes = 0
         /// Where each subscription's waiting value is.
         var dataIndex: [String: Int] = [:]
+        /// Where the waiting transition is.
+        var transitionIndex: Int?
         var noticed = false
         var closed = false
         var overflowed = false
@@ -118,6 +134,20 @@ final class Outbox: Sendable {
                 Self.release(waiting, &state)
                 state.items[index] = item
                 Self.retain(item, &state)
+                state.coalesced += 1
+                if !state.noticed {
+                    state.noticed = true
+                    Self.append(Item(kind: .control, messages: [Outbox.backpressureNotice()]), &state)
+                }
+            } else if case .transition(let newer) = item.payload, let index = state.transitionIndex, let waiting = state.items[index],
+                case .transition(let older) = waiting.payload
+            {
+                // The waiting transition and this one become one, where the waiting one stands:
+                // the client goes from the older state to the newest at once.
+                Self.release(waiting, &state)
+                let merged = Item(transition: older.merged(with: newer))
+                state.items[index] = merged
+                Self.retain(merged, &state)
                 state.coalesced += 1
                 if !state.noticed {
                     state.noticed = true
@@ -205,6 +235,8 @@ final class Outbox: Sendable {
     private static func append(_ item: Item, _ state: inout State) {
         if case .data(let subID) = item.kind {
             state.dataIndex[subID] = state.items.count
+        } else if item.kind == .transition {
+            state.transitionIndex = state.items.count
         }
         state.items.append(item)
         state.count += 1
@@ -220,6 +252,8 @@ final class Outbox: Sendable {
             state.count -= 1
             if case .data(let subID) = item.kind, state.dataIndex[subID] == index {
                 state.dataIndex[subID] = nil
+            } else if item.kind == .transition, state.transitionIndex == index {
+                state.transitionIndex = nil
             }
             release(item, &state)
             compact(&state)
@@ -235,6 +269,7 @@ final class Outbox: Sendable {
             state.items.removeAll(keepingCapacity: state.items.count < 1024)
             state.head = 0
             state.dataIndex.removeAll()
+            state.transitionIndex = nil
             state.noticed = false
             return
         }
@@ -242,8 +277,10 @@ final class Outbox: Sendable {
         state.items.removeFirst(state.head)
         state.head = 0
         state.dataIndex.removeAll(keepingCapacity: true)
+        state.transitionIndex = nil
         for (index, item) in state.items.enumerated() {
             if let item, case .data(let subID) = item.kind { state.dataIndex[subID] = index }
+            if let item, item.kind == .transition { state.transitionIndex = index }
         }
     }
 
@@ -255,11 +292,19 @@ final class Outbox: Sendable {
         state.shared = [:]
         state.sharedBytes = 0
         state.dataIndex = [:]
+        state.transitionIndex = nil
     }
 
     private static func retain(_ item: Item, _ state: inout State) {
         state.ownBytes = DocumentStore.saturatingAdd(state.ownBytes, item.ownBytes)
-        guard case .value(_, let value) = item.payload else { return }
+        switch item.payload {
+        case .messages: return
+        case .value(_, let value): retain(value, &state)
+        case .transition(let transition): for change in transition.changes { retain(change.value, &state) }
+        }
+    }
+
+    private static func retain(_ value: EncodedValue, _ state: inout State) {
         let id = ObjectIdentifier(value)
         if let entry = state.shared[id] {
             state.shared[id] = (entry.references + 1, entry.bytes)
@@ -271,7 +316,14 @@ final class Outbox: Sendable {
 
     private static func release(_ item: Item, _ state: inout State) {
         state.ownBytes = max(0, state.ownBytes - item.ownBytes)
-        guard case .value(_, let value) = item.payload else { return }
+        switch item.payload {
+        case .messages: return
+        case .value(_, let value): release(value, &state)
+        case .transition(let transition): for change in transition.changes { release(change.value, &state) }
+        }
+    }
+
+    private static func release(_ value: EncodedValue, _ state: inout State) {
         let id = ObjectIdentifier(value)
         guard let entry = state.shared[id] else { return }
         if entry.references <= 1 {

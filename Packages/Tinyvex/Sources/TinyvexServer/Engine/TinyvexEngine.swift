@@ -53,6 +53,9 @@ actor TinyvexEngine {
         /// one) the connection itself.
         var resultScope: String
         var subscriptions: [String: StreamKey] = [:]
+        /// Whether the connection asked for `tinyvex/transition`s: its subscriptions' changes
+        /// wait in ``pendingTransitions`` until all of them are current, then leave as one.
+        var transitions = false
     }
 
     /// What `subscribe` answers.
@@ -81,6 +84,11 @@ actor TinyvexEngine {
     /// The background pass over stale streams, while one runs.
     private let refreshTasks = OwnedTasks<Int>()
     private var connections: [UInt64: Connection] = [:]
+    /// The changes waiting for the transitions of connections that asked for them.
+    private var pendingTransitions = PendingTransitions()
+    /// The stream the background pass evaluates away from the engine right now: its value is
+    /// not current until that evaluation is applied (or the stream runs again on the engine).
+    private var evaluatingAway: StreamKey?
     private var nextConnectionID: UInt64 = 0
     /// Distinguishes this server's connection scopes from those of earlier runs on one file.
     private let instance = String(UInt64.random(in: 0...UInt64.max), radix: 36)
@@ -131,8 +139,22 @@ actor TinyvexEngine {
 
     func unregister(_ connectionID: UInt64) {
         guard let connection = connections.removeValue(forKey: connectionID) else { return }
+        pendingTransitions.remove(connectionID: connectionID)
         for (subID, key) in connection.subscriptions {
             detach(Subscriber(connectionID: connectionID, subID: subID), from: key)
+        }
+    }
+
+    /// Turns `tinyvex/transition`s on or off for the connection; changes waiting for a
+    /// transition when they are turned off are queued as `data`.
+    func setTransitions(_ on: Bool, for connectionID: UInt64) {
+        guard var connection = connections[connectionID], connection.transitions != on else { return }
+        connection.transitions = on
+        connections[connectionID] = connection
+        if !on, let waiting = pendingTransitions.take(for: connectionID, version: version) {
+            for change in waiting.changes {
+                connection.outbox.push(Outbox.Item(subID: change.subID, seq: change.seq, value: change.value))
+            }
         }
     }
 
@@ -217,12 +239,19 @@ actor TinyvexEngine {
             resumed = true
         }
         if !resumed {
-            connection.outbox.push(Outbox.Item(subID: subID, seq: stream.seq, value: stream.encoded))
+            if connection.transitions {
+                pendingTransitions.add(Transition.Change(subID: subID, seq: stream.seq, value: stream.encoded), for: connectionID)
+            } else {
+                connection.outbox.push(Outbox.Item(subID: subID, seq: stream.seq, value: stream.encoded))
+            }
         }
         stream.subscribers.insert(subscriber)
         streams[key] = stream
         connection.subscriptions[subID] = key
         connections[connectionID] = connection
+        // The first value leaves with the connection's other subscriptions made current, before
+        // the answer.
+        flushTransitions(settling: connection.transitions ? [connectionID] : [])
         return Subscribed(resumed: resumed, seq: stream.seq)
     }
 
@@ -230,6 +259,7 @@ actor TinyvexEngine {
         guard let key = connections[connectionID]?.subscriptions.removeValue(forKey: subID) else {
             throw TinyvexServerError(.subscriptionNotFound, "no subscription \(subID) on this connection")
         }
+        pendingTransitions.remove(subID: subID, for: connectionID)
         detach(Subscriber(connectionID: connectionID, subID: subID), from: key)
     }
 
@@ -269,6 +299,7 @@ actor TinyvexEngine {
         let identity: String?
         let name: String
         let body: TinyvexSchema.MutationBody
+        let requestID: String?
         let resultKey: String?
         let args: JSONValue
         let continuation: CheckedContinuation<MutationOutcome, Never>?
@@ -322,14 +353,14 @@ actor TinyvexEngine {
             // A leader gathers or commits: this one joins its next commit.
             let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<MutationOutcome, Never>) in
                 pendingMutations.append(PendingMutation(
-                    connectionID: connectionID, identity: identity, name: name, body: function.body, resultKey: resultKey, args: args,
+                    connectionID: connectionID, identity: identity, name: name, body: function.body, requestID: requestID, resultKey: resultKey, args: args,
                     continuation: continuation))
             }
             return try outcome.get()
         }
         committing = true
         pendingMutations.append(PendingMutation(
-            connectionID: connectionID, identity: identity, name: name, body: function.body, resultKey: resultKey, args: args,
+            connectionID: connectionID, identity: identity, name: name, body: function.body, requestID: requestID, resultKey: resultKey, args: args,
             continuation: nil))
         // The mutations already waiting for the engine come in and join this commit.
         await Task.yield()
@@ -342,6 +373,19 @@ actor TinyvexEngine {
             var settled: Set<UInt64> = []
             for mutation in batch {
                 if let id = mutation.connectionID, settled.insert(id).inserted { settle(id) }
+            }
+            if !pendingTransitions.isEmpty {
+                // A connection that asked for transitions gets one, with every subscription
+                // current, naming its mutations that it includes, before their answers.
+                for (mutation, outcome) in zip(batch, outcomes) {
+                    if case .success = outcome, let id = mutation.connectionID, let requestID = mutation.requestID,
+                        connections[id]?.transitions == true
+                    {
+                        pendingTransitions.committed(requestID: requestID, for: id)
+                    }
+                }
+                flushTransitions(settling: settled)
+                pendingTransitions.clearRequestIDs()
             }
             for (mutation, outcome) in zip(batch, outcomes) {
                 if let continuation = mutation.continuation {
@@ -370,6 +414,7 @@ actor TinyvexEngine {
         var storedBytes = storedResultBytes
         var writes: [DocumentWrite] = []
         let indexes = schema.indexes
+        let maxPageItems = configuration.maxPaginationItems
         do {
             try store.writer.write { db in
                 for mutation in batch {
@@ -390,7 +435,7 @@ actor TinyvexEngine {
                                     .mutationFailed, "mutations are refused: the server's version reached its largest value",
                                     details: ["reason": "versionExhausted"])
                             }
-                            let context = TinyvexMutationContext(db: db, identity: mutation.identity, deadline: nil, indexes: indexes)
+                            let context = TinyvexMutationContext(db: db, identity: mutation.identity, deadline: nil, indexes: indexes, maxPageItems: maxPageItems)
                             let value = try mutation.body(context, mutation.args)
                             if let key = mutation.resultKey {
                                 ownBytes = try DocumentStore.storeResult(
@@ -475,6 +520,9 @@ actor TinyvexEngine {
                 // Lets the requests waiting for the engine run between two evaluations.
                 await Task.yield()
             }
+            // A connection still waiting for a stream that changed again meanwhile is made
+            // current now, so that its transition waits one round at most.
+            flushTransitions(settling: nil)
             let spent = ContinuousClock.now - started
             if spent > .milliseconds(1) {
                 try? await Task.sleep(for: min(spent, .seconds(1)))
@@ -492,17 +540,24 @@ actor TinyvexEngine {
         guard let stream = streams[key], let function = schema.queries[stream.name] else { return }
         evaluationCount += 1
         writesDuringEvaluation = []
-        defer { writesDuringEvaluation = nil }
+        evaluatingAway = key
+        defer {
+            writesDuringEvaluation = nil
+            evaluatingAway = nil
+            // Connections waiting for this stream may be current now.
+            flushTransitions(settling: [])
+        }
         let (body, params, identity, current) = (function.body, stream.params, stream.identity, version)
         let maxEvaluationTime = configuration.maxEvaluationTime
         let indexes = schema.indexes
+        let maxPageItems = configuration.maxPaginationItems
         let outcome: Result<(value: JSONValue, reads: ReadSet, snapshot: Int64), TinyvexServerError>
         do {
             outcome = .success(try await store.writer.read { db in
                 // The version is read in the same snapshot as the query.
                 let snapshot: Int64 = if case .usable(let stored) = try DocumentStore.version(db) { stored } else { current }
                 let deadline = ContinuousClock.now + maxEvaluationTime
-                let context = TinyvexQueryContext(db: db, identity: identity, deadline: deadline, indexes: indexes)
+                let context = TinyvexQueryContext(db: db, identity: identity, deadline: deadline, indexes: indexes, maxPageItems: maxPageItems)
                 let value = try body(context, params)
                 if ContinuousClock.now > deadline {
                     throw TinyvexServerError(.timeout, "the query ran past its evaluation time limit")
@@ -529,10 +584,7 @@ actor TinyvexEngine {
                 updated.value = result.value
                 updated.encoded = EncodedValue(result.value)
                 updated.seq = result.snapshot
-                for subscriber in updated.subscribers {
-                    connections[subscriber.connectionID]?.outbox.push(
-                        Outbox.Item(subID: subscriber.subID, seq: result.snapshot, value: updated.encoded))
-                }
+                send(updated.encoded, seq: result.snapshot, to: updated.subscribers)
             }
             streams[key] = updated
         case .failure(let error):
@@ -544,6 +596,10 @@ actor TinyvexEngine {
     /// queued for every subscriber (one encoding shared by all).
     private func refresh(_ key: StreamKey) {
         stale.remove(key)
+        if evaluatingAway == key {
+            // Current from now on; the evaluation away is older and is not applied.
+            evaluatingAway = nil
+        }
         guard let stream = streams[key], let function = schema.queries[stream.name] else { return }
         var updated = stream
         do {
@@ -554,9 +610,7 @@ actor TinyvexEngine {
                 updated.value = value
                 updated.encoded = EncodedValue(value)
                 updated.seq = version
-                for subscriber in stream.subscribers {
-                    connections[subscriber.connectionID]?.outbox.push(Outbox.Item(subID: subscriber.subID, seq: version, value: updated.encoded))
-                }
+                send(updated.encoded, seq: version, to: stream.subscribers)
             }
             streams[key] = updated
         } catch {
@@ -567,6 +621,7 @@ actor TinyvexEngine {
     /// The query fails now: tells each subscriber and drops the stream.
     private func fail(_ key: StreamKey, _ stream: Stream, _ error: TinyvexServerError) {
         for subscriber in stream.subscribers {
+            pendingTransitions.remove(subID: subscriber.subID, for: subscriber.connectionID)
             connections[subscriber.connectionID]?.outbox.push(.init(kind: .control, messages: [Wire.errorNotice(subID: subscriber.subID, error)]))
             connections[subscriber.connectionID]?.subscriptions[subscriber.subID] = nil
         }
@@ -574,13 +629,55 @@ actor TinyvexEngine {
         stale.remove(key)
     }
 
+    /// Queues a stream's changed value for its subscribers: as `data` on a connection that did
+    /// not ask for transitions, else for that connection's next transition.
+    private func send(_ value: EncodedValue, seq: Int64, to subscribers: Set<Subscriber>) {
+        for subscriber in subscribers {
+            guard let connection = connections[subscriber.connectionID] else { continue }
+            if connection.transitions {
+                pendingTransitions.add(Transition.Change(subID: subscriber.subID, seq: seq, value: value), for: subscriber.connectionID)
+            } else {
+                connection.outbox.push(Outbox.Item(subID: subscriber.subID, seq: seq, value: value))
+            }
+        }
+    }
+
+    /// Sends the waiting transition of every connection whose subscriptions are all current
+    /// (none stale, none being evaluated away), at the current version. A connection in
+    /// `settling` (every one when `nil`) that is behind has its stale streams run now on the
+    /// engine first; the others wait for the background pass.
+    private func flushTransitions(settling: Set<UInt64>?) {
+        while !pendingTransitions.isEmpty {
+            var progressed = false
+            for connectionID in Array(pendingTransitions.connections) {
+                guard let connection = connections[connectionID], connection.transitions else {
+                    pendingTransitions.remove(connectionID: connectionID)
+                    continue
+                }
+                let behind = Set(connection.subscriptions.values.filter { stale.contains($0) || $0 == evaluatingAway })
+                if !behind.isEmpty {
+                    guard settling?.contains(connectionID) ?? true else { continue }
+                    for key in behind { refresh(key) }
+                    progressed = true
+                    continue
+                }
+                if let transition = pendingTransitions.take(for: connectionID, version: version) {
+                    connection.outbox.push(Outbox.Item(transition: transition))
+                }
+                progressed = true
+            }
+            if !progressed { return }
+        }
+    }
+
     private func evaluate(_ body: TinyvexSchema.QueryBody, params: JSONValue, identity: String?) throws(TinyvexServerError) -> (JSONValue, ReadSet) {
         evaluationCount += 1
         let deadline = ContinuousClock.now + configuration.maxEvaluationTime
         let indexes = schema.indexes
+        let maxPageItems = configuration.maxPaginationItems
         do {
             return try store.writer.read { db in
-                let context = TinyvexQueryContext(db: db, identity: identity, deadline: deadline, indexes: indexes)
+                let context = TinyvexQueryContext(db: db, identity: identity, deadline: deadline, indexes: indexes, maxPageItems: maxPageItems)
                 let value = try body(context, params)
                 if ContinuousClock.now > deadline {
                     throw TinyvexServerError(.timeout, "the query ran past its evaluation time limit")

@@ -5,7 +5,8 @@ import TinyvexProtocol
 /// right type and within its bounds. Whatever is not is `-32602` (or `-32601` for an unknown
 /// method), before anything runs.
 enum TinyvexRequest: Sendable, Equatable {
-    case connect(clientID: String?, token: String?)
+    /// `transitions`: the connection asked for `tinyvex/transition` (`features.transitions`).
+    case connect(clientID: String?, token: String?, transitions: Bool)
     case subscribe(subID: String, name: String, params: JSONValue, lastSeq: Int64?)
     case unsubscribe(subID: String)
     /// A one-shot query: its value once, no subscription.
@@ -22,7 +23,18 @@ enum TinyvexRequest: Sendable, Equatable {
         case TinyvexMethod.connect:
             let clientID = try params.optionalString("clientId", maxBytes: maxIdentifierBytes)
             if clientID?.isEmpty == true { throw .invalidParams("clientId must not be empty") }
-            self = .connect(clientID: clientID, token: try params.optionalString("token"))
+            let transitions: Bool
+            switch params.members["features"] {
+            case nil, .null?: transitions = false
+            case .object(let features)?:
+                switch features["transitions"] {
+                case nil, .null?: transitions = false
+                case .bool(let on)?: transitions = on
+                default: throw .invalidParams("features.transitions must be a boolean")
+                }
+            default: throw .invalidParams("features must be an object")
+            }
+            self = .connect(clientID: clientID, token: try params.optionalString("token"), transitions: transitions)
         case TinyvexMethod.subscribe:
             let subID = try params.string("subId", maxBytes: maxIdentifierBytes)
             let name = try params.string("name")
