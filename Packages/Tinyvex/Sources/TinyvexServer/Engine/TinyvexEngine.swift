@@ -67,7 +67,9 @@ actor TinyvexEngine {
     let configuration: TinyvexServerConfiguration
     /// The largest send queue any connection has had.
     nonisolated let sendQueueStats = SendQueueStats()
-    private let store: DocumentStore
+    let store: DocumentStore
+    /// The scheduled functions' alarm and tasks.
+    let jobs: ScheduledJobs
     let schema: TinyvexSchema
     private var version: Int64
     /// Why mutations are refused: the stored version could not be used.
@@ -107,6 +109,7 @@ actor TinyvexEngine {
         self.configuration = configuration
         self.executor = executor
         self.store = try DocumentStore(database, durability: configuration.durability, indexes: schema.indexes)
+        self.jobs = ScheduledJobs(schema: schema, configuration: configuration)
         switch try store.version() {
         case .usable(let version):
             self.version = version
@@ -124,9 +127,12 @@ actor TinyvexEngine {
     /// the engine that runs there.
     static func open(schema: TinyvexSchema, database: TinyvexDatabase, configuration: TinyvexServerConfiguration) async throws -> TinyvexEngine {
         let executor = StoreExecutor(label: "tinyvex.engine")
-        return try await executor.run {
+        let engine = try await executor.run {
             try TinyvexEngine(schema: schema, database: database, configuration: configuration, executor: executor)
         }
+        // Runs what came due while the server was stopped, and arms for the rest.
+        engine.jobs.start { await engine.runDueFunctions() }
+        return engine
     }
 
     // MARK: Connections
@@ -327,7 +333,8 @@ actor TinyvexEngine {
     ///     connection named in `tinyvex/connect`, or the connection itself.
     ///   - requestID: The client's id for this mutation; with it the result is stored under
     ///     the client's scope and a resend answers it without applying again.
-    func mutate(connectionID: UInt64?, identity: String?, clientID: String? = nil, requestID: String?, name: String, args: JSONValue) async throws(TinyvexServerError) -> (value: JSONValue, seq: Int64) {
+    ///   - scheduledID: The scheduled function this run is, removed in the mutation's savepoint.
+    func mutate(connectionID: UInt64?, identity: String?, clientID: String? = nil, requestID: String?, name: String, args: JSONValue, claiming scheduledID: Int64? = nil) async throws(TinyvexServerError) -> (value: JSONValue, seq: Int64) {
         guard let function = schema.mutations[name] else {
             throw TinyvexServerError(.mutationFailed, "no mutation named \(name)")
         }
@@ -338,6 +345,7 @@ actor TinyvexEngine {
             throw TinyvexServerError(
                 .mutationFailed, "mutations are refused: \(versionProblem)", details: ["reason": "storeVersionUnusable"])
         }
+        let body = scheduledID.map { ScheduledJobs.claiming($0, function.body) } ?? function.body
         let resultKey: String?
         if let requestID {
             let scope = clientID.map { "client:\($0)" } ?? connectionID.flatMap { connections[$0]?.resultScope } ?? "server:\(instance)"
@@ -353,14 +361,14 @@ actor TinyvexEngine {
             // A leader gathers or commits: this one joins its next commit.
             let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<MutationOutcome, Never>) in
                 pendingMutations.append(PendingMutation(
-                    connectionID: connectionID, identity: identity, name: name, body: function.body, requestID: requestID, resultKey: resultKey, args: args,
+                    connectionID: connectionID, identity: identity, name: name, body: body, requestID: requestID, resultKey: resultKey, args: args,
                     continuation: continuation))
             }
             return try outcome.get()
         }
         committing = true
         pendingMutations.append(PendingMutation(
-            connectionID: connectionID, identity: identity, name: name, body: function.body, requestID: requestID, resultKey: resultKey, args: args,
+            connectionID: connectionID, identity: identity, name: name, body: body, requestID: requestID, resultKey: resultKey, args: args,
             continuation: nil))
         // The mutations already waiting for the engine come in and join this commit.
         await Task.yield()
@@ -436,6 +444,7 @@ actor TinyvexEngine {
                                     details: ["reason": "versionExhausted"])
                             }
                             let context = TinyvexMutationContext(db: db, identity: mutation.identity, deadline: nil, indexes: indexes, maxPageItems: maxPageItems)
+                            context.jobs = jobs
                             let value = try mutation.body(context, mutation.args)
                             if let key = mutation.resultKey {
                                 ownBytes = try DocumentStore.storeResult(
@@ -482,6 +491,7 @@ actor TinyvexEngine {
     /// Stops the engine's background work (the pass over stale streams), cancelled and awaited;
     /// none starts afterwards. The server calls it when it stops.
     func close() async {
+        await jobs.close()
         await refreshTasks.close()
     }
 

@@ -8,6 +8,9 @@ public struct TinyvexActionContext: Sendable {
     let engine: TinyvexEngine
     let connectionID: UInt64?
 
+    /// Schedules functions, each stored at once.
+    public var scheduler: TinyvexActionScheduler { TinyvexActionScheduler(engine: engine) }
+
     /// Runs the mutation `name` with `args` in its own transaction and returns its result.
     ///
     /// - Throws: ``TinyvexServerError``, as the mutation would answer a client.

@@ -6,6 +6,11 @@ public import RpcWire
 /// and rolled back when it throws.
 public final class TinyvexMutationContext: TinyvexQueryContext {
     var writes: [DocumentWrite] = []
+    /// The server's scheduled functions, which ``scheduler`` stores into.
+    var jobs: ScheduledJobs?
+
+    /// Schedules functions in this mutation's savepoint: they are scheduled only if it commits.
+    public var scheduler: TinyvexMutationScheduler { TinyvexMutationScheduler(context: self) }
 
     /// Inserts a document into `table` and returns its new id (an `id` member is ignored).
     public func insert(_ table: String, _ fields: JSONObject) throws -> Int64 {

@@ -61,6 +61,11 @@ public struct TinyvexServerConfiguration: Sendable {
     /// The most items one page of a paginated query may ask for (`paginationOpts.numItems`);
     /// more are refused with `TVX002`.
     public var maxPaginationItems: Int
+    /// The most scheduled functions waiting to run; a mutation or action scheduling one more
+    /// fails with `TVX003` (and nothing of the mutation is kept).
+    public var maxPendingScheduledFunctions: Int
+    /// The furthest ahead a function may be scheduled; a later time fails with `TVX003`.
+    public var maxScheduleDelay: Duration
     /// The auth hook for `tinyvex/connect` and `tinyvex/auth.setToken`.
     public var authenticate: Authenticate?
     /// Where log lines go; `nil` (the default) writes them to standard error.
@@ -87,6 +92,8 @@ public struct TinyvexServerConfiguration: Sendable {
         durability: TinyvexDurability = .full,
         maxMutationsPerCommit: Int = 256,
         maxPaginationItems: Int = TinyvexServerConfiguration.defaultMaxPaginationItems,
+        maxPendingScheduledFunctions: Int = 10_000,
+        maxScheduleDelay: Duration = .seconds(366 * 24 * 3600),
         authenticate: Authenticate? = nil,
         log: Log? = nil
     ) {
@@ -109,6 +116,8 @@ public struct TinyvexServerConfiguration: Sendable {
         self.durability = durability
         self.maxMutationsPerCommit = maxMutationsPerCommit
         self.maxPaginationItems = maxPaginationItems
+        self.maxPendingScheduledFunctions = maxPendingScheduledFunctions
+        self.maxScheduleDelay = maxScheduleDelay
         self.authenticate = authenticate
         self.log = log
     }

@@ -61,6 +61,7 @@ struct DocumentStore: Sendable {
                     version INTEGER NOT NULL
                 );
                 """)
+            try ScheduledStore.create(db)
             for (table, declared) in indexes {
                 for index in declared.values {
                     try db.execute(sql: IndexScan(index: index, table: table).createSQL)

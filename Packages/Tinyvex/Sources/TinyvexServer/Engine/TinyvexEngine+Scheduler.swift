@@ -1,0 +1,146 @@
+import GRDB
+import RpcTransport
+import RpcWire
+import TinyvexProtocol
+
+extension TinyvexEngine {
+    /// The due pass: runs every scheduled function due now, earliest first, then arms the
+    /// alarm for the earliest one left.
+    ///
+    /// A mutation runs through the group commit like any other, with the removal of its row in
+    /// its savepoint: it commits once, and a row already gone (cancelled, or run by another
+    /// pass) runs nothing. A mutation that fails has no effect; its row is then removed on its
+    /// own and the failure logged. An action's row is removed first, then the action runs in a
+    /// task the scheduler owns, within `actionTimeout`: at most once.
+    func runDueFunctions() async {
+        var seen: Set<Int64> = []
+        while !Task.isCancelled {
+            let due: [ScheduledStore.Job]
+            do {
+                let configuration = self.configuration
+                due = try syncWrite { db in
+                    try ScheduledStore.due(now: ScheduledJobs.nowMilliseconds(), limit: ScheduledJobs.dueBatch, report: configuration.emit, db)
+                }
+            } catch {
+                configuration.emit("tinyvex: the due scheduled functions could not be read: \(error)")
+                break
+            }
+            let fresh = due.filter { seen.insert($0.id).inserted }
+            for job in fresh {
+                switch job.kind {
+                case .mutation:
+                    await runScheduledMutation(job)
+                case .action:
+                    let removed: Bool
+                    do {
+                        removed = try syncWrite { db in try ScheduledStore.remove(job.id, db) }
+                    } catch {
+                        configuration.emit("tinyvex: the scheduled action \(job.name) (\(job.id)) could not be claimed: \(error)")
+                        continue
+                    }
+                    if removed {
+                        jobs.spawn { await self.runScheduledAction(job) }
+                    }
+                }
+            }
+            // Fewer than a batch, or only rows seen before (which failed to go): done.
+            if due.count < ScheduledJobs.dueBatch || fresh.isEmpty { break }
+        }
+        do {
+            if let next = try syncRead({ db in try ScheduledStore.nextRunAt(db) }) {
+                jobs.wake(at: next)
+            }
+        } catch {
+            configuration.emit("tinyvex: the next scheduled function could not be read: \(error)")
+        }
+    }
+
+    private func runScheduledMutation(_ job: ScheduledStore.Job) async {
+        do {
+            _ = try await mutate(connectionID: nil, identity: nil, requestID: nil, name: job.name, args: job.args, claiming: job.id)
+        } catch where error.details?["reason"] == ScheduledJobs.gone.details?["reason"] {
+            // Cancelled or run meanwhile: nothing to do.
+        } catch {
+            configuration.emit("tinyvex: the scheduled mutation \(job.name) (\(job.id)) failed and is dropped: \(error)")
+            do {
+                _ = try syncWrite { db in try ScheduledStore.remove(job.id, db) }
+            } catch {
+                configuration.emit("tinyvex: the failed scheduled mutation \(job.id) could not be removed: \(error)")
+            }
+        }
+    }
+
+    /// Runs a scheduled action (its row already removed) without an identity, within
+    /// `actionTimeout`; a failure is logged.
+    private nonisolated func runScheduledAction(_ job: ScheduledStore.Job) async {
+        guard let function = schema.actions[job.name], !function.requiresIdentity else {
+            configuration.emit("tinyvex: the scheduled action \(job.name) (\(job.id)) is not run: no such action, or it needs an identity")
+            return
+        }
+        let context = TinyvexActionContext(identity: nil, engine: self, connectionID: nil)
+        let timeout = configuration.actionTimeout
+        let outcome = try? await Deadline.race(timeout) { () async -> ScheduledActionOutcome in
+            do {
+                _ = try await function.body(context, job.args)
+                return .ran
+            } catch {
+                return .failed("\(error)")
+            }
+        }
+        switch outcome {
+        case nil:
+            configuration.emit("tinyvex: the scheduled action \(job.name) (\(job.id)) ran longer than \(timeout) or was cancelled")
+        case .failed(let reason)?:
+            configuration.emit("tinyvex: the scheduled action \(job.name) (\(job.id)) failed: \(reason)")
+        case .ran?:
+            break
+        }
+    }
+
+    /// Stores a function scheduled by an action (in a transaction of its own) and arms for it;
+    /// returns its id.
+    func schedule(_ name: String, args: JSONValue, runAt: Int64) throws(TinyvexServerError) -> Int64 {
+        let kind = try jobs.kind(of: name)
+        let limit = jobs.maxPending
+        let id: Int64?
+        do {
+            id = try syncWrite { db in try ScheduledStore.insert(kind: kind, name: name, args: args, runAt: runAt, limit: limit, db) }
+        } catch {
+            throw TinyvexServerError(.mutationFailed, "the function could not be scheduled: \(error)")
+        }
+        guard let id else { throw jobs.tooMany() }
+        jobs.wake(at: runAt)
+        return id
+    }
+
+    /// Removes a scheduled function (for an action); returns whether it was waiting.
+    func cancelScheduled(_ id: Int64) throws(TinyvexServerError) -> Bool {
+        do {
+            return try syncWrite { db in try ScheduledStore.remove(id, db) }
+        } catch {
+            throw TinyvexServerError(.mutationFailed, "the scheduled function could not be cancelled: \(error)")
+        }
+    }
+
+    /// A write transaction on the engine's queue, blocking it as a commit does (the overload
+    /// an async caller would pick suspends instead).
+    private func syncWrite<T>(_ body: (Database) throws -> T) throws -> T {
+        try store.writer.write(body)
+    }
+
+    /// A read on the engine's queue, blocking it (see ``syncWrite(_:)``).
+    private func syncRead<T>(_ body: (Database) throws -> T) throws -> T {
+        try store.writer.read(body)
+    }
+
+    /// How many scheduled functions wait (for tests).
+    var pendingScheduledCount: Int {
+        (try? syncRead { db in try ScheduledStore.count(db) }) ?? 0
+    }
+}
+
+/// How a scheduled action ended.
+private enum ScheduledActionOutcome: Sendable {
+    case ran
+    case failed(String)
+}
