@@ -43,6 +43,8 @@ public final class TinyvexClient: Sendable {
     private enum Job: Hashable, Sendable {
         /// Sending the first `tinyvex/subscribe` of an upstream subscription.
         case subscribe(String)
+        /// Fetching a token from the provider for the ready link.
+        case token
     }
 
     private let core = TinyvexClientCore()
@@ -337,6 +339,49 @@ public final class TinyvexClient: Sendable {
         return result
     }
 
+    /// Runs the mutation `name` with `args` as ``mutation(_:args:as:)`` does, and shows its
+    /// expected effect at once: `optimisticUpdate` edits the values of the live queries (a
+    /// ``OptimisticLocalStore``) and their subscribers receive the edited values before the
+    /// mutation is sent. The edit lasts until the server's values that include the mutation
+    /// arrive, which replace it (in the same step, so nothing flickers), or until the mutation
+    /// fails, which rolls it back. Edits of several mutations in flight apply in the order the
+    /// mutations were made, each over the server's newest values.
+    ///
+    /// ```swift
+    /// let id = try await client.mutation("messages.send", args: draft, as: Int64.self) { store in
+    ///     let params = ["channel": draft.channel]
+    ///     var messages = store.getQuery("messages.list", params: params, as: [Message].self) ?? []
+    ///     messages.append(Message(id: -1, channel: draft.channel, author: draft.author, text: draft.text))
+    ///     store.setQuery("messages.list", params: params, value: messages)
+    /// }
+    /// ```
+    ///
+    /// - Parameter optimisticUpdate: Edits the store; it runs at once and again whenever the
+    ///   server's values change while the mutation is in flight, under the client's lock: it
+    ///   must only read and write the store (no calls of the client, no waiting).
+    /// - Throws: What ``mutation(_:args:as:)`` throws; the edit is rolled back first.
+    public func mutation<T: Decodable>(
+        _ name: String, args: any Encodable, as type: T.Type, optimisticUpdate: @escaping @Sendable (inout OptimisticLocalStore) -> Void
+    ) async throws -> T {
+        let requestID = UUID().uuidString
+        let params: JSONObject = [
+            "requestId": .string(requestID), "clientId": .string(clientID), "name": .string(name), "args": try Self.encode(args),
+        ]
+        registry.addOptimistic(id: requestID, optimisticUpdate)
+        do {
+            let result = try await call(TinyvexMethod.mutation, params: params, idempotent: true, as: type)
+            // Normally dropped already, by the transition that showed the mutation; a mutation
+            // that changed none of this client's queries is done with its answer.
+            registry.dropOptimistic([requestID])
+            await deliverer.drain()
+            return result
+        } catch {
+            registry.dropOptimistic([requestID])
+            await deliverer.drain()
+            throw error
+        }
+    }
+
     /// Runs the action `name` with `args` and decodes its result.
     ///
     /// - Parameter idempotent: Whether the action may be sent again when the connection drops
@@ -351,8 +396,33 @@ public final class TinyvexClient: Sendable {
     /// the ready link (so every later call runs with it), and sent in `tinyvex/connect` after
     /// every reconnect. A refused token shows in the calls that need an identity, which fail
     /// with `TVX006`.
+    /// It replaces a provider set with ``setAuthTokenProvider(_:)``.
     public func setAuthToken(_ token: String?) {
+        tasks.cancel(.token)
         core.setToken(token, channel)
+    }
+
+    /// Fetches tokens from `provider` from now on, as Convex's `setAuth`: it is called before
+    /// every connection's `tinyvex/connect` (the first one and each reconnect) with
+    /// `forceRefresh` `false`, at once when a connection is ready, and again with `forceRefresh`
+    /// `true` when the server refuses the token a connection sent (expired or invalid: `TVX006`,
+    /// `data.details.reason` `tokenExpired` or `tokenRefused`); that new token is written before
+    /// the connection's subscriptions are made again. It is asked at most once more per
+    /// connection, so a provider that keeps failing does not loop. `nil` means no token. A later
+    /// ``setAuthToken(_:)`` or provider replaces it.
+    ///
+    /// ```swift
+    /// client.setAuthTokenProvider { forceRefresh in
+    ///     try? await session.idToken(refreshing: forceRefresh)
+    /// }
+    /// ```
+    ///
+    /// - Parameter provider: Returns the token; it should return promptly, as a connection's
+    ///   handshake waits for it.
+    public func setAuthTokenProvider(_ provider: @escaping @Sendable (_ forceRefresh: Bool) async -> String?) {
+        guard let fetch = core.setTokenProvider(provider) else { return }
+        let (core, channel) = (self.core, self.channel)
+        tasks.spawn(.token) { await core.fetched(fetch, channel) }
     }
 
     private func call<T: Decodable>(_ method: String, params: JSONObject, idempotent: Bool, as type: T.Type) async throws -> T {

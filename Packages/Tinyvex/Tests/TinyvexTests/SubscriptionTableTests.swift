@@ -3,8 +3,8 @@ import Testing
 @testable import Tinyvex
 
 /// The value a delivery carries, if it is one.
-private func value(_ delivery: SubscriptionTable.Delivery?) -> JSONValue? {
-    guard case .value(let value)? = delivery?.event else { return nil }
+private func value(_ deliveries: [SubscriptionTable.Delivery]) -> JSONValue? {
+    guard case .value(let value)? = deliveries.first?.event else { return nil }
     return value
 }
 
@@ -32,15 +32,15 @@ struct SubscriptionTableTests {
         var table = SubscriptionTable()
         let added = table.add(key: "q", name: "n", params: .null, listener: Self.ignore)
         #expect(value(table.receive(subID: added.subID, seq: 5, value: 1)) == 1)
-        #expect(table.receive(subID: added.subID, seq: 5, value: 2) == nil)
-        #expect(table.receive(subID: added.subID, seq: 3, value: 3) == nil)
-        #expect(table.receive(subID: "unknown", seq: 9, value: 4) == nil)
+        #expect(table.receive(subID: added.subID, seq: 5, value: 2).isEmpty)
+        #expect(table.receive(subID: added.subID, seq: 3, value: 3).isEmpty)
+        #expect(table.receive(subID: "unknown", seq: 9, value: 4).isEmpty)
         table.restartSeq(subID: added.subID)
         #expect(value(table.receive(subID: added.subID, seq: 1, value: 5)) == 5)
-        #expect(table.receive(subID: added.subID, seq: 1, value: 6) == nil)
+        #expect(table.receive(subID: added.subID, seq: 1, value: 6).isEmpty)
         let late = table.add(key: "q", name: "n", params: .null, listener: Self.ignore)
         #expect(late.current == 5)
-        #expect(table.receive(subID: added.subID, seq: 2, value: 7)?.listeners.count == 2)
+        #expect(table.receive(subID: added.subID, seq: 2, value: 7).first?.listeners.count == 2)
     }
 
     @Test("each query is claimed once per link: a link's handshake and the query's first subscriber never both send it, and the next link sends all again with their lastSeq")
@@ -64,16 +64,16 @@ struct SubscriptionTableTests {
     func chunks() {
         var table = SubscriptionTable()
         let added = table.add(key: "q", name: "n", params: .null, listener: Self.ignore)
-        #expect(table.receiveChunk(subID: added.subID, seq: 1, transitionID: "t1", part: 2, total: 2, chunk: "2]") == nil)
-        #expect(table.receiveChunk(subID: added.subID, seq: 1, transitionID: "t1", part: 3, total: 2, chunk: "x") == nil)
+        #expect(table.receiveChunk(subID: added.subID, seq: 1, transitionID: "t1", part: 2, total: 2, chunk: "2]").isEmpty)
+        #expect(table.receiveChunk(subID: added.subID, seq: 1, transitionID: "t1", part: 3, total: 2, chunk: "x").isEmpty)
         #expect(value(table.receiveChunk(subID: added.subID, seq: 1, transitionID: "t1", part: 1, total: 2, chunk: "[1,")) == [1, 2])
         // An unfinished transition is dropped when a newer one begins.
-        #expect(table.receiveChunk(subID: added.subID, seq: 2, transitionID: "t2", part: 1, total: 2, chunk: "[9,") == nil)
-        #expect(table.receiveChunk(subID: added.subID, seq: 3, transitionID: "t3", part: 2, total: 2, chunk: "4]") == nil)
+        #expect(table.receiveChunk(subID: added.subID, seq: 2, transitionID: "t2", part: 1, total: 2, chunk: "[9,").isEmpty)
+        #expect(table.receiveChunk(subID: added.subID, seq: 3, transitionID: "t3", part: 2, total: 2, chunk: "4]").isEmpty)
         #expect(value(table.receiveChunk(subID: added.subID, seq: 3, transitionID: "t3", part: 1, total: 2, chunk: "[3,")) == [3, 4])
         let broken = table.receiveChunk(subID: added.subID, seq: 4, transitionID: "t4", part: 1, total: 1, chunk: "[")
-        guard case .failure(.decoding)? = broken?.event else {
-            Issue.record("expected a decoding failure, got \(String(describing: broken?.event))")
+        guard case .failure(.decoding)? = broken.first?.event else {
+            Issue.record("expected a decoding failure, got \(String(describing: broken.first?.event))")
             return
         }
         #expect(table.upstreamCount == 0)
@@ -89,7 +89,7 @@ struct SubscriptionTableTests {
         #expect(failed?.listeners.count == 2)
         #expect(table.fail(subID: first.subID, .decoding("again")) == nil)
         #expect(table.claim(subID: first.subID, generation: 1) == nil)
-        #expect(table.receive(subID: first.subID, seq: 1, value: 1) == nil)
+        #expect(table.receive(subID: first.subID, seq: 1, value: 1).isEmpty)
         #expect(table.failAll(.decoding("closed")).listeners.count == 1)
         #expect(table.upstreamCount == 0)
     }

@@ -80,4 +80,33 @@ struct TokenStateTests {
         #expect(state.token == "g")
         #expect(state.unsubscribeLink == nil)
     }
+
+    @Test("a provider is fetched before each handshake; a refusal asks it once more per link with forceRefresh; a fetch of a replaced provider is ignored; setToken replaces the provider")
+    func provider() {
+        var state = State()
+        let provider: State.Provider = { forceRefresh in forceRefresh ? "fresh" : "cached" }
+        #expect(state.setProvider(provider) == nil)  // offline: the next handshake fetches
+        let fetch = state.handshakeFetch()
+        #expect(fetch?.forceRefresh == false)
+        let epoch = fetch?.epoch ?? 0
+        #expect(Self.written(state.fetched("cached", epoch: epoch)) == nil)  // no ready link yet
+        #expect(state.handshakeBegan(generation: 1) == "cached")
+        let refresh = state.refused(generation: 1)
+        #expect(refresh?.forceRefresh == true)
+        #expect(state.refused(generation: 1) == nil)  // once per link
+        #expect(Self.written(state.fetched("fresh", epoch: epoch)) == nil)
+        #expect(Self.written(state.handshakeConnected(on: TestLink(generation: 1))) == "1:fresh")
+        #expect(Self.written(state.ready(TestLink(generation: 1))) == nil)
+        // A provider set on a ready link is fetched at once; the same token writes nothing.
+        let again = state.setProvider(provider)
+        #expect(again?.forceRefresh == false)
+        #expect(Self.written(state.fetched("fresh", epoch: again?.epoch ?? 0)) == nil)
+        #expect(Self.written(state.fetched("other", epoch: again?.epoch ?? 0)) == "1:other")
+        // A token set replaces the provider: its late answers are ignored, handshakes fetch nothing.
+        #expect(Self.written(state.setToken("fixed")) == "1:fixed")
+        #expect(Self.written(state.fetched("late", epoch: again?.epoch ?? 0)) == nil)
+        #expect(state.handshakeFetch() == nil)
+        #expect(state.refused(generation: 2) == nil)
+        #expect(state.token == "fixed")
+    }
 }

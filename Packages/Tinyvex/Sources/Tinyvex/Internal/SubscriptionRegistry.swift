@@ -68,6 +68,16 @@ final class SubscriptionRegistry: Sendable {
         table.withLock { ($0.version, $0.values) }
     }
 
+    /// See ``SubscriptionTable/addOptimistic(id:_:)``.
+    func addOptimistic(id: String, _ update: @escaping OptimisticLayers.Update) {
+        perform(table.withLock { $0.addOptimistic(id: id, update) })
+    }
+
+    /// See ``SubscriptionTable/dropOptimistic(_:)``.
+    func dropOptimistic(_ ids: [String]) {
+        perform(table.withLock { $0.dropOptimistic(ids) })
+    }
+
     /// See ``SubscriptionTable/fail(subID:_:)``.
     func fail(subID: String, _ error: TinyvexError) {
         perform(table.withLock { $0.fail(subID: subID, error) })

@@ -38,8 +38,11 @@ struct SubscriptionTable: Sendable {
         let params: JSONValue
         /// The newest `seq` held, which a resubscription resumes from.
         var lastSeq: Int64?
-        /// The newest value held, given at once to a new listener.
+        /// The newest value the server sent (the base of the optimistic view).
         var lastValue: JSONValue?
+        /// The value the listeners were last given (the server's, or with optimistic updates
+        /// replayed over it), given at once to a new listener.
+        var shown: JSONValue?
         var listeners: [UInt64: Listener] = [:]
         /// The pieces of the transition being joined, by transition id and part.
         var chunks: [String: [Int: String]] = [:]
@@ -65,6 +68,8 @@ struct SubscriptionTable: Sendable {
     private(set) var version: Int64?
     /// The pieces of the whole `tinyvex/transition` being joined: one at a time.
     private var transitionChunks: (id: String, parts: [Int: String])?
+    /// The optimistic updates of the mutations in flight.
+    private var layers = OptimisticLayers()
     private var nextListenerID: UInt64 = 0
     private var nextSubID: UInt64 = 0
 
@@ -85,7 +90,7 @@ struct SubscriptionTable: Sendable {
         if var upstream = upstreams[key] {
             upstream.listeners[listenerID] = listener
             upstreams[key] = upstream
-            return Added(listenerID: listenerID, subID: upstream.subID, isNew: false, current: upstream.lastValue)
+            return Added(listenerID: listenerID, subID: upstream.subID, isNew: false, current: upstream.shown)
         }
         nextSubID += 1
         let subID = "s\(nextSubID)"
@@ -129,15 +134,65 @@ struct SubscriptionTable: Sendable {
         return claimed
     }
 
-    /// A `tinyvex/data`: delivered when its `seq` is newer than the last one held.
-    mutating func receive(subID: String, seq: Int64, value: JSONValue) -> Delivery? {
+    /// A `tinyvex/data`: delivered when its `seq` is newer than the last one held (with the
+    /// optimistic updates pending replayed over it, which may change what other queries show).
+    mutating func receive(subID: String, seq: Int64, value: JSONValue) -> [Delivery] {
+        guard let key = hold(subID: subID, seq: seq, value: value) else { return [] }
+        return layers.isEmpty ? show(key) : showView()
+    }
+
+    /// Holds the server's `value` when its `seq` is newer; returns the query's key then.
+    private mutating func hold(subID: String, seq: Int64, value: JSONValue) -> String? {
         guard let key = keysBySubID[subID], var upstream = upstreams[key] else { return nil }
         if let lastSeq = upstream.lastSeq, seq <= lastSeq { return nil }
         upstream.lastSeq = seq
         upstream.lastValue = value
         upstreams[key] = upstream
-        return Delivery(listeners: Array(upstream.listeners.values), event: .value(value))
+        return key
     }
+
+    /// Shows the server's value of `key` (no optimistic update is pending).
+    private mutating func show(_ key: String) -> [Delivery] {
+        guard var upstream = upstreams[key], let value = upstream.lastValue else { return [] }
+        upstream.shown = value
+        upstreams[key] = upstream
+        return [Delivery(listeners: Array(upstream.listeners.values), event: .value(value))]
+    }
+
+    /// Replays the pending optimistic updates over the server's values and delivers every
+    /// query whose shown value changes.
+    private mutating func showView() -> [Delivery] {
+        var base: [String: OptimisticLocalStore.Entry] = [:]
+        for (key, upstream) in upstreams {
+            base[key] = OptimisticLocalStore.Entry(name: upstream.name, params: upstream.params, value: upstream.lastValue)
+        }
+        let view = layers.view(over: base)
+        var deliveries: [Delivery] = []
+        for (key, var upstream) in upstreams {
+            guard let shown = view[key]?.value ?? nil, shown != upstream.shown else { continue }
+            upstream.shown = shown
+            upstreams[key] = upstream
+            deliveries.append(Delivery(listeners: Array(upstream.listeners.values), event: .value(shown)))
+        }
+        return deliveries
+    }
+
+    /// A mutation's optimistic update (under `id`, its `requestId`): shown at once, replayed
+    /// after those already pending.
+    mutating func addOptimistic(id: String, _ update: @escaping OptimisticLayers.Update) -> [Delivery] {
+        layers.add(id: id, update)
+        return showView()
+    }
+
+    /// The mutations `ids` are done (their writes are in the server's values, or they failed):
+    /// their updates are dropped and what the queries show is computed again.
+    mutating func dropOptimistic(_ ids: [String]) -> [Delivery] {
+        guard layers.remove(ids) else { return [] }
+        return showView()
+    }
+
+    /// The ids of the optimistic updates pending, in order.
+    var optimisticIDs: [String] { layers.ids }
 
     /// A `TVX004` notice: the server does not know the `seq` this client resumed from, and the
     /// value that follows starts the subscription's seqs again, so the next one is taken
@@ -149,8 +204,8 @@ struct SubscriptionTable: Sendable {
 
     /// A `tinyvex/transitionChunk`: joined with its siblings, then delivered as one value (or,
     /// when the pieces do not join to JSON, as a failure that ends the subscription).
-    mutating func receiveChunk(subID: String, seq: Int64, transitionID: String, part: Int, total: Int, chunk: String) -> Delivery? {
-        guard let key = keysBySubID[subID], var upstream = upstreams[key], total > 0, (1...total).contains(part) else { return nil }
+    mutating func receiveChunk(subID: String, seq: Int64, transitionID: String, part: Int, total: Int, chunk: String) -> [Delivery] {
+        guard let key = keysBySubID[subID], var upstream = upstreams[key], total > 0, (1...total).contains(part) else { return [] }
         // The pieces of one transition arrive together: pieces of an older one that never
         // completed are dropped, so a subscription holds one partial value at most.
         if upstream.chunks[transitionID] == nil { upstream.chunks.removeAll() }
@@ -159,13 +214,13 @@ struct SubscriptionTable: Sendable {
         guard parts.count == total else {
             upstream.chunks[transitionID] = parts
             upstreams[key] = upstream
-            return nil
+            return []
         }
         upstream.chunks[transitionID] = nil
         upstreams[key] = upstream
         let joined = (1...total).compactMap { parts[$0] }.joined()
         guard let value = try? JSONParser().parse(joined) else {
-            return fail(subID: subID, .decoding("the chunks of \(transitionID) do not join to JSON"))
+            return fail(subID: subID, .decoding("the chunks of \(transitionID) do not join to JSON")).map { [$0] } ?? []
         }
         return receive(subID: subID, seq: seq, value: value)
     }
@@ -176,15 +231,22 @@ struct SubscriptionTable: Sendable {
     /// the one held is ignored).
     mutating func receiveTransition(_ params: JSONObject) -> [Delivery] {
         guard let version = params["version"]?.int64Value, case .array(let changes)? = params["changes"] else { return [] }
-        var deliveries: [Delivery] = []
+        var held: [String] = []
         for change in changes {
             guard case .string(let subID)? = change["subId"], let seq = change["seq"]?.int64Value else { continue }
-            if let delivery = receive(subID: subID, seq: seq, value: change["value"] ?? .null) {
-                deliveries.append(delivery)
-            }
+            if let key = hold(subID: subID, seq: seq, value: change["value"] ?? .null) { held.append(key) }
         }
         self.version = max(self.version ?? version, version)
-        return deliveries
+        // The mutations this transition is the first to show: their optimistic updates give way
+        // to the server's values in the same step.
+        var dropped = false
+        if case .array(let ids)? = params["requestIds"] {
+            dropped = layers.remove(ids.compactMap(\.stringValue))
+        }
+        if layers.isEmpty && !dropped {
+            return held.flatMap { show($0) }
+        }
+        return showView()
     }
 
     /// A `tinyvex/transitionChunk` without a `subId`: a piece of a whole transition's params,

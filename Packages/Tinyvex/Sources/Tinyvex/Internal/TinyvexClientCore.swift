@@ -42,6 +42,10 @@ final class TinyvexClientCore: Sendable {
     ///
     /// - Throws: The connection's error when the link fails or a step times out.
     func handshake(_ channel: JSONRPCChannel, on link: ReconnectingConnection.Link, timeout: Duration) async throws {
+        if let fetch = tokens.withLock({ $0.handshakeFetch() }) {
+            // Tokens come from a provider: a fresh one for every connection.
+            await fetched(fetch, channel)
+        }
         // Transitions: the server sends what a commit changes in this client's queries as one
         // message, applied at once.
         var members: JSONObject = ["clientId": .string(clientID), "features": ["transitions": true]]
@@ -52,6 +56,13 @@ final class TinyvexClientCore: Sendable {
         } catch {
             // An error answer still shows that the link works.
             guard error.code == .remote else { throw error }
+            if error.remote?.data?["code"]?.stringValue == TinyvexErrorCode.unauthorized.rawValue,
+                let fetch = tokens.withLock({ $0.refused(generation: link.generation) })
+            {
+                // The token was refused or has expired: the provider is asked for a new one,
+                // which the step below writes before the resubscriptions.
+                await fetched(fetch, channel)
+            }
         }
         // A token set while `connect` was on its way is written before the resubscriptions
         // (the server handles them in order), so queries that need an identity run with it.
@@ -122,6 +133,20 @@ final class TinyvexClientCore: Sendable {
     func setToken(_ token: String?, _ channel: JSONRPCChannel) {
         tokens.withLock { state in
             if let write = state.setToken(token) { try? Self.write(write, channel) }
+        }
+    }
+
+    /// Tokens come from `provider` from now on; the fetch to make now, when a link is ready.
+    func setTokenProvider(_ provider: @escaping TokenState<ReconnectingConnection.Link>.Provider) -> TokenState<ReconnectingConnection.Link>.Fetch? {
+        tokens.withLock { $0.setProvider(provider) }
+    }
+
+    /// Calls the provider as `fetch` says and takes its token (unless another token or provider
+    /// was set meanwhile), writing it on the ready link when there is one.
+    func fetched(_ fetch: TokenState<ReconnectingConnection.Link>.Fetch, _ channel: JSONRPCChannel) async {
+        let token = await fetch.provider(fetch.forceRefresh)
+        tokens.withLock { state in
+            if let write = state.fetched(token, epoch: fetch.epoch) { try? Self.write(write, channel) }
         }
     }
 

@@ -265,8 +265,16 @@ struct ConnectionHandler: Sendable {
             return nil
         }
         guard let hook = engine.configuration.authenticate else { return nil }
-        guard let identity = await hook(token) else {
-            throw Wire.errorObject(TinyvexServerError(.unauthorized, "the token was refused"))
+        let answer: String?
+        do {
+            answer = try await hook(token)
+        } catch let error as TinyvexServerError where error.code == .unauthorized {
+            throw Wire.errorObject(error)
+        } catch {
+            throw Wire.errorObject(TinyvexServerError.tokenRefused("the token was refused: \(error)"))
+        }
+        guard let identity = answer else {
+            throw Wire.errorObject(TinyvexServerError.tokenRefused())
         }
         await engine.setIdentity(identity, for: connectionID)
         return identity

@@ -4,8 +4,11 @@ import Foundation
 /// docs/limits.md).
 public struct TinyvexServerConfiguration: Sendable {
     /// Decides who a token belongs to: returns the identity, or `nil` to refuse the token
-    /// (`TVX006`). Without a hook every token is accepted and no identity is set.
-    public typealias Authenticate = @Sendable (_ token: String) async -> String?
+    /// (`TVX006`, `data.details.reason` `tokenRefused`); throws
+    /// ``TinyvexServerError/tokenExpired(_:)`` for a token that has expired (`reason`
+    /// `tokenExpired`; any other error it throws refuses the token). Without a hook every token
+    /// is accepted and no identity is set.
+    public typealias Authenticate = @Sendable (_ token: String) async throws -> String?
 
     /// Receives the server's log lines (a store it cannot fully use at start-up, say).
     public typealias Log = @Sendable (_ line: String) -> Void
