@@ -244,7 +244,7 @@ public final class TinyvexPaginatedQuery<Item: Decodable & Sendable & SendableMe
         case .value(let value):
             do {
                 let result = try JSONValueDecoder().decode(TinyvexPaginationResult<Item>.self, from: value)
-                update { $0.received(token: token, result) }
+                update { $0.received(token: token, result, raw: value) }
             } catch {
                 update { ($0.fail(.decoding("\(error)")), true) }
             }

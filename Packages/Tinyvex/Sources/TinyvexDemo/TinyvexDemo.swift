@@ -11,13 +11,15 @@ import TinyvexServer
 
 /// `make demo`'s Tinyvex step: an embedded server with the demo chat schema on a file, two
 /// clients subscribed to the same query, a mutation from one seen by both, the server restarted
-/// on the same port and both clients resuming from their `lastSeq` without a gap.
+/// on the same port and both clients resuming from their `lastSeq` without a gap; then a
+/// paginated list loaded page by page, and a message scheduled by a mutation arriving in it.
 @main
 struct TinyvexDemo {
     typealias Message = TinyvexDemoSchema.Message
 
     struct Channel: Encodable { let channel: String }
     struct Send: Encodable { let channel: String; let author: String; let text: String }
+    struct Schedule: Encodable { let channel: String; let author: String; let text: String; let delayMs: Int }
 
     /// What one client has seen, printed as it arrives.
     final class Seen: Sendable {
@@ -81,11 +83,44 @@ struct TinyvexDemo {
                 return counts == Array(0...2)
             }
             print("   both saw 0, 1, then 2 messages, in order and once each: \(gapless)")
+            if !gapless { throw DemoFailure() }
+            try await pages(ann: clients[0], bob: clients[1], annSees: ann)
             cancellables.removeAll()
             for client in clients { await client.close() }
-            if !gapless { throw DemoFailure() }
         }
         print("done")
+    }
+
+    /// Steps 6 and 7: ann pages through the channel two messages at a time; bob schedules a
+    /// message, which arrives in her list and in her paginated list's last page.
+    static func pages(ann: TinyvexClient, bob: TinyvexClient, annSees: Seen) async throws {
+        for text in ["one", "two", "three"] {
+            _ = try await ann.mutation("messages.send", args: Send(channel: "general", author: "ann", text: text), as: Int64.self)
+        }
+        print("6. ann pages through messages.page {channel: general}, two at a time (subscribePaginated, loadMore)")
+        let paged = ann.subscribePaginated("messages.page", params: Channel(channel: "general"), initialNumItems: 2, as: Message.self)
+        let shown = Mutex<TinyvexPaginatedResults<Message>?>(nil)
+        let cancellable = paged.publisher.sink(
+            receiveCompletion: { @Sendable completion in print("  the paginated list ended: \(completion)") },
+            receiveValue: { @Sendable results in
+                shown.withLock { $0 = results }
+                print("  ann's pages show \(results.results.map(\.text)) (\(results.status))")
+            })
+        defer { cancellable.cancel() }
+        try await wait { shown.withLock { $0?.status == .canLoadMore } }
+        while paged.current.status == .canLoadMore {
+            let loaded = shown.withLock { $0?.results.count ?? 0 }
+            paged.loadMore(2)
+            try await wait { shown.withLock { ($0?.results.count ?? 0) > loaded || $0?.status == .exhausted } }
+            try await wait { shown.withLock { $0?.status == .canLoadMore || $0?.status == .exhausted } }
+        }
+        print("7. bob schedules a message for 300 ms from now (messages.schedule, a scheduled messages.send)")
+        let id = try await bob.mutation(
+            "messages.schedule", args: Schedule(channel: "general", author: "bob", text: "scheduled", delayMs: 300), as: String.self)
+        print("   scheduled as \(id)")
+        try await wait { annSees.last?.last?.text == "scheduled" && shown.withLock { $0?.results.last?.text == "scheduled" } }
+        print("   it arrived: in ann's list and at the end of her last page")
+        paged.cancel()
     }
 
     struct DemoFailure: Error {}

@@ -187,6 +187,29 @@ struct PaginationTests {
         }
     }
 
+    @Test("the demo's messages.page pages a channel oldest first and messages.count counts it")
+    func demoPage() async throws {
+        try await withInMemoryServer { server in
+            let client = try makeClient(server)
+            for text in ["a", "b", "c"] {
+                _ = try await client.mutation("messages.send", args: Send(channel: "general", author: "ann", text: text), as: Int64.self)
+            }
+            _ = try await client.mutation("messages.send", args: Send(channel: "other", author: "ann", text: "x"), as: Int64.self)
+            struct PageParams: Codable { let channel: String; let paginationOpts: TinyvexPaginationOptions }
+            let first = try await client.query(
+                "messages.page", params: PageParams(channel: "general", paginationOpts: .init(numItems: 2)), as: TinyvexPaginationResult<Message>.self)
+            #expect(first.page.map(\.text) == ["a", "b"])
+            #expect(!first.isDone)
+            let rest = try await client.query(
+                "messages.page", params: PageParams(channel: "general", paginationOpts: .init(numItems: 2, cursor: first.continueCursor)),
+                as: TinyvexPaginationResult<Message>.self)
+            #expect(rest.page.map(\.text) == ["c"])
+            #expect(rest.isDone)
+            #expect(try await client.query("messages.count", params: Channel(channel: "general"), as: Int.self) == 3)
+            await client.close()
+        }
+    }
+
     @Test("a damaged cursor, one of another query, and numItems out of bounds are refused with TVX002")
     func cursorTampering() async throws {
         try await withInMemoryServer(schema: rankedSchema(), configuration: TinyvexServerConfiguration(maxPaginationItems: 50)) { server in

@@ -50,6 +50,13 @@ private struct Later: Codable {
     var function: String?
 }
 
+private struct DemoSchedule: Codable {
+    let channel: String
+    let author: String
+    let text: String
+    let delayMs: Int
+}
+
 private struct Scheduled: Codable {
     let id: String
 }
@@ -105,6 +112,27 @@ struct SchedulerTests {
                 try await client.query("notes.list", params: Empty(), as: [String].self) == ["kept"]
             }
             #expect(try await pending(server) == 0)
+            await client.close()
+        }
+    }
+
+    @Test("the demo's messages.schedule returns the scheduled id and the message arrives; messages.count counts it")
+    func demoSchedule() async throws {
+        try await withInMemoryServer { server in
+            let client = try makeClient(server)
+            let id = try await client.mutation("messages.schedule", args: DemoSchedule(channel: "general", author: "ann", text: "later", delayMs: 50), as: String.self)
+            #expect(!id.isEmpty)
+            try await waitUntil("the scheduled message") {
+                try await client.query("messages.count", params: Channel(channel: "general"), as: Int.self) == 1
+            }
+            #expect(try await client.query("messages.list", params: Channel(channel: "general"), as: [Message].self).map(\.text) == ["later"])
+            do {
+                _ = try await client.mutation("messages.schedule", args: DemoSchedule(channel: "general", author: "ann", text: "x", delayMs: -1), as: String.self)
+                Issue.record("a negative delay should be refused")
+            } catch let error as TinyvexError {
+                guard case .server(let code, _, _) = error else { Issue.record("got \(error)"); return }
+                #expect(code == "TVX003")
+            }
             await client.close()
         }
     }

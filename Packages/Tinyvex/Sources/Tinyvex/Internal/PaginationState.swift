@@ -1,3 +1,4 @@
+import RpcWire
 import TinyvexProtocol
 
 /// The pages of one paginated live query, as a value: which page subscriptions to open and
@@ -30,6 +31,8 @@ struct PaginationState<Item: Sendable>: Sendable {
         /// The subscription whose values count.
         var token: UInt64
         var items: [Item]?
+        /// The value the items were decoded from, to tell a value that changes nothing.
+        var raw: JSONValue?
         var isDone = false
         var continueCursor: String?
         /// Whether the pinned subscription has delivered.
@@ -53,16 +56,19 @@ struct PaginationState<Item: Sendable>: Sendable {
         return [open(cursor: cursor, numItems: numItems)]
     }
 
-    /// The subscription `token` delivered `result`; returns what to open and close, and
-    /// whether what the query shows changed.
-    mutating func received(token: UInt64, _ result: TinyvexPaginationResult<Item>) -> (actions: [Action], changed: Bool) {
+    /// The subscription `token` delivered `result` (decoded from `raw`); returns what to open
+    /// and close, and whether what the query shows changed.
+    mutating func received(token: UInt64, _ result: TinyvexPaginationResult<Item>, raw: JSONValue) -> (actions: [Action], changed: Bool) {
         guard ending == nil, let index = pages.firstIndex(where: { $0.token == token }) else { return ([], false) }
+        // The pinned subscription's first value is mostly the one the page shows already.
+        let same = pages[index].raw == raw
+        pages[index].raw = raw
         pages[index].items = result.page
         pages[index].isDone = result.isDone
         pages[index].continueCursor = result.continueCursor
         guard pages[index].endCursor == nil else {
             pages[index].pinnedArrived = true
-            return ([], true)
+            return ([], !same)
         }
         // The first value: pin the page's end where it is now.
         nextToken += 1

@@ -14,6 +14,9 @@ import TinyvexProtocol
 /// - query `channels.list {}`: the names of the channels that have messages, sorted;
 /// - mutation `messages.send {channel, author, text}`: adds a message, returns its id;
 /// - mutation `messages.clear {channel}`: deletes the channel's messages, returns how many;
+/// - mutation `messages.schedule {channel, author, text, delayMs}`: schedules
+///   `messages.send` to run `delayMs` later (stored with this mutation, run once, also across a
+///   restart) and returns the scheduled id;
 /// - action `messages.sendLater {channel, author, text, delayMs}`: waits, then runs
 ///   `messages.send`, and returns the new id.
 ///
@@ -69,7 +72,7 @@ public enum TinyvexDemoSchema {
     public static let maxNameBytes = 256
     /// The longest message text, in UTF-8 bytes.
     public static let maxTextBytes = 64 * 1024
-    /// The longest wait of `messages.sendLater`, in milliseconds.
+    /// The longest wait of `messages.sendLater` and `messages.schedule`, in milliseconds.
     public static let maxDelayMilliseconds = 60_000
 
     /// The schema.
@@ -107,6 +110,17 @@ public enum TinyvexDemoSchema {
                 }
             }
             return messages.count
+        }
+        schema.mutation("messages.schedule") { (context, args: SendLaterArgs) -> String in
+            guard (0...maxDelayMilliseconds).contains(args.delayMs) else {
+                throw TinyvexServerError(
+                    .mutationFailed, "delayMs must be between 0 and \(maxDelayMilliseconds)", details: ["field": "delayMs"])
+            }
+            try check(args.channel, "channel", maxBytes: maxNameBytes)
+            try check(args.author, "author", maxBytes: maxNameBytes)
+            try check(args.text, "text", maxBytes: maxTextBytes)
+            return try context.scheduler.runAfter(
+                .milliseconds(args.delayMs), "messages.send", args: SendArgs(channel: args.channel, author: args.author, text: args.text))
         }
         schema.action("messages.sendLater") { (context, args: SendLaterArgs) -> Int64 in
             guard (0...maxDelayMilliseconds).contains(args.delayMs) else {
