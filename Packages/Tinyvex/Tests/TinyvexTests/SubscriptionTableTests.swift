@@ -93,4 +93,27 @@ struct SubscriptionTableTests {
         #expect(table.failAll(.decoding("closed")).listeners.count == 1)
         #expect(table.upstreamCount == 0)
     }
+
+    @Test("while a handshake resubscribes, values and transitions are held back and shown together when it completes; a failed one drops them, and the next brings them again")
+    func pausedDuringHandshake() {
+        var table = SubscriptionTable()
+        let a = table.add(key: "a", name: "n", params: 1, listener: Self.ignore)
+        let b = table.add(key: "b", name: "n", params: 2, listener: Self.ignore)
+        _ = table.receive(subID: a.subID, seq: 1, value: "a1")
+        _ = table.receive(subID: b.subID, seq: 1, value: "b1")
+        table.pause()
+        #expect(table.receiveTransition(["version": 5, "changes": [["subId": .string(a.subID), "seq": 5, "value": "a5"]]]).isEmpty)
+        #expect(table.receive(subID: b.subID, seq: 6, value: "b6").isEmpty)
+        #expect(table.add(key: "a", name: "n", params: 1, listener: Self.ignore).current == "a1")
+        #expect(table.claimAll(generation: 2).allSatisfy { $0.lastSeq == 1 })
+        table.discardPaused()
+        #expect(table.version == nil)
+        table.pause()
+        _ = table.receiveTransition(["version": 6, "changes": [["subId": .string(a.subID), "seq": 5, "value": "a5"]]])
+        _ = table.receiveTransition(["version": 7, "changes": [["subId": .string(b.subID), "seq": 7, "value": "b7"]]])
+        let shown = table.resume()
+        #expect(Set(shown.compactMap { if case .value(let value) = $0.event { value.stringValue } else { nil } }) == ["a5", "b7"])
+        #expect(table.version == 7)
+        #expect(table.resume().isEmpty)
+    }
 }

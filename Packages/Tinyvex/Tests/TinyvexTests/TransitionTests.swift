@@ -48,7 +48,7 @@ struct TransitionTests {
         }
     }
 
-    @Test("two clients commit 1,000 randomised mutations; the observer's subscriptions (on three channels) are never seen at different versions, by any listener")
+    @Test("two clients commit 1,000 randomised mutations, the links cut every 100; the observer's subscriptions (on three channels) are never seen at different versions, by any listener")
     func randomised() async throws {
         try await withInMemoryServer { server in
             let queue = DispatchQueue(label: "transition-test.delivery")
@@ -91,6 +91,10 @@ struct TransitionTests {
                 }
                 committed += together
                 violations.check(observer.localSnapshot, at: "after \(committed) commits")
+                if committed / 100 != (committed - together) / 100 {
+                    // A lost connection: the observer resubscribes while the writer goes on.
+                    server.cutLinks()
+                }
             }
             try await waitUntil("the observer holds all 1,000 messages") {
                 latest.withLock { $0.values.reduce(0) { $0 + $1.count } } == 1_000

@@ -68,6 +68,21 @@ final class SubscriptionRegistry: Sendable {
         table.withLock { ($0.version, $0.values) }
     }
 
+    /// See ``SubscriptionTable/pause()``.
+    func pause() {
+        table.withLock { $0.pause() }
+    }
+
+    /// See ``SubscriptionTable/resume()``.
+    func resume() {
+        perform(table.withLock { $0.resume() })
+    }
+
+    /// See ``SubscriptionTable/discardPaused()``.
+    func discardPaused() {
+        table.withLock { $0.discardPaused() }
+    }
+
     /// See ``SubscriptionTable/addOptimistic(id:_:)``.
     func addOptimistic(id: String, _ update: @escaping OptimisticLayers.Update) {
         perform(table.withLock { $0.addOptimistic(id: id, update) })

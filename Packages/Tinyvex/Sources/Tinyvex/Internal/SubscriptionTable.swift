@@ -43,6 +43,9 @@ struct SubscriptionTable: Sendable {
         /// The value the listeners were last given (the server's, or with optimistic updates
         /// replayed over it), given at once to a new listener.
         var shown: JSONValue?
+        /// A value received while a handshake resubscribes (see ``SubscriptionTable/pause()``),
+        /// held back until it completes.
+        var paused: (seq: Int64, value: JSONValue)?
         var listeners: [UInt64: Listener] = [:]
         /// The pieces of the transition being joined, by transition id and part.
         var chunks: [String: [Int: String]] = [:]
@@ -70,6 +73,11 @@ struct SubscriptionTable: Sendable {
     private var transitionChunks: (id: String, parts: [Int: String])?
     /// The optimistic updates of the mutations in flight.
     private var layers = OptimisticLayers()
+    /// Whether values are held back while a handshake resubscribes the queries.
+    private var pausing = false
+    /// While pausing: the newest transition version and the `requestId`s transitions named.
+    private var pausedVersion: Int64?
+    private var pausedRequestIDs: [String] = []
     private var nextListenerID: UInt64 = 0
     private var nextSubID: UInt64 = 0
 
@@ -142,13 +150,60 @@ struct SubscriptionTable: Sendable {
     }
 
     /// Holds the server's `value` when its `seq` is newer; returns the query's key then.
+    /// While pausing it is held back instead, and `nil` is returned.
     private mutating func hold(subID: String, seq: Int64, value: JSONValue) -> String? {
         guard let key = keysBySubID[subID], var upstream = upstreams[key] else { return nil }
-        if let lastSeq = upstream.lastSeq, seq <= lastSeq { return nil }
+        if let newest = upstream.paused?.seq ?? upstream.lastSeq, seq <= newest { return nil }
+        if pausing {
+            upstream.paused = (seq, value)
+            upstreams[key] = upstream
+            return nil
+        }
         upstream.lastSeq = seq
         upstream.lastValue = value
         upstreams[key] = upstream
         return key
+    }
+
+    /// A handshake begins resubscribing the queries: the values it brings (one transition per
+    /// subscription) are held back until ``resume()``, so that the listeners go from the state
+    /// before the reconnect to the state after it in one step, never through a mix of the two.
+    mutating func pause() {
+        pausing = true
+    }
+
+    /// The handshake completed: every value held back is taken and shown at once.
+    mutating func resume() -> [Delivery] {
+        guard pausing else { return [] }
+        pausing = false
+        var keys: [String] = []
+        for (key, var upstream) in upstreams {
+            guard let (seq, value) = upstream.paused else { continue }
+            upstream.paused = nil
+            upstream.lastSeq = seq
+            upstream.lastValue = value
+            upstreams[key] = upstream
+            keys.append(key)
+        }
+        if let pausedVersion { version = max(version ?? pausedVersion, pausedVersion) }
+        pausedVersion = nil
+        let dropped = layers.remove(pausedRequestIDs)
+        pausedRequestIDs = []
+        if layers.isEmpty && !dropped {
+            return keys.flatMap { show($0) }
+        }
+        return showView()
+    }
+
+    /// The handshake failed: the values held back are dropped (the next handshake resubscribes
+    /// from the `lastSeq`s they did not advance, so they come again).
+    mutating func discardPaused() {
+        pausing = false
+        pausedVersion = nil
+        pausedRequestIDs = []
+        for (key, upstream) in upstreams where upstream.paused != nil {
+            upstreams[key]?.paused = nil
+        }
     }
 
     /// Shows the server's value of `key` (no optimistic update is pending).
@@ -200,6 +255,7 @@ struct SubscriptionTable: Sendable {
     mutating func restartSeq(subID: String) {
         guard let key = keysBySubID[subID] else { return }
         upstreams[key]?.lastSeq = nil
+        upstreams[key]?.paused = nil
     }
 
     /// A `tinyvex/transitionChunk`: joined with its siblings, then delivered as one value (or,
@@ -236,13 +292,16 @@ struct SubscriptionTable: Sendable {
             guard case .string(let subID)? = change["subId"], let seq = change["seq"]?.int64Value else { continue }
             if let key = hold(subID: subID, seq: seq, value: change["value"] ?? .null) { held.append(key) }
         }
+        let requestIDs: [String] = if case .array(let ids)? = params["requestIds"] { ids.compactMap(\.stringValue) } else { [] }
+        if pausing {
+            pausedVersion = max(pausedVersion ?? version, version)
+            pausedRequestIDs += requestIDs
+            return []
+        }
         self.version = max(self.version ?? version, version)
         // The mutations this transition is the first to show: their optimistic updates give way
         // to the server's values in the same step.
-        var dropped = false
-        if case .array(let ids)? = params["requestIds"] {
-            dropped = layers.remove(ids.compactMap(\.stringValue))
-        }
+        let dropped = layers.remove(requestIDs)
         if layers.isEmpty && !dropped {
             return held.flatMap { show($0) }
         }

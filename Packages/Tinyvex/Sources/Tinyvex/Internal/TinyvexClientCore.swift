@@ -38,7 +38,9 @@ final class TinyvexClientCore: Sendable {
     /// refused token is no reason to drop the link: calls that need an identity fail with
     /// `TVX006`), the token again if it changed meanwhile, then every live query not yet sent
     /// on this link resubscribed with its
-    /// `lastSeq`, sent on the link directly; it returns once all are answered.
+    /// `lastSeq`, sent on the link directly; it returns once all are answered, when the values
+    /// they brought are shown together (a token provider is asked first, and again when
+    /// `connect` refuses its token).
     ///
     /// - Throws: The connection's error when the link fails or a step times out.
     func handshake(_ channel: JSONRPCChannel, on link: ReconnectingConnection.Link, timeout: Duration) async throws {
@@ -70,12 +72,21 @@ final class TinyvexClientCore: Sendable {
             guard let write = state.handshakeConnected(on: link) else { return }
             try Self.write(write, channel)
         }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for upstream in registry.claimAll(generation: link.generation) {
-                group.addTask { try await self.subscribe(upstream, channel, on: link, timeout: timeout) }
+        // The values the resubscriptions bring are shown together once all are answered, so
+        // the queries go from the state before the reconnect to the one after it in one step.
+        registry.pause()
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for upstream in registry.claimAll(generation: link.generation) {
+                    group.addTask { try await self.subscribe(upstream, channel, on: link, timeout: timeout) }
+                }
+                try await group.waitForAll()
             }
-            try await group.waitForAll()
+        } catch {
+            registry.discardPaused()
+            throw error
         }
+        registry.resume()
     }
 
     /// A link is ready: unsubscribes and token changes go to it from now on, and a token set
