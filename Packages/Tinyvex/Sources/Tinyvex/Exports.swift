@@ -2,6 +2,10 @@
 // it: `ReconnectPolicy` and `ConnectionState` (RpcTransport) and `JSONValue` (RpcWire, which
 // RpcTransport re-exports).
 @_exported public import RpcTransport
+// The pages of a paginated query, for a one-shot `query` of one (`subscribePaginated` shows them
+// concatenated) and for options written by hand.
+@_exported public import struct TinyvexProtocol.TinyvexPaginationOptions
+@_exported public import struct TinyvexProtocol.TinyvexPaginationResult
 // The publishers' vocabulary the API uses (`AnyPublisher`, `AnyCancellable`, and through
 // `Publisher` its operators such as `sink`): Combine on Apple platforms, OpenCombine elsewhere,
 // so that `import Tinyvex` is enough on both.

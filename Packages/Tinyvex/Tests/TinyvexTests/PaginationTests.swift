@@ -140,7 +140,6 @@ struct PaginationTests {
             try await waitUntil("the first page") { query.isSettled }
             #expect(recorder.values.last?.results.map(\.rank) == [0, 1, 2])
             #expect(recorder.values.last?.status == .canLoadMore)
-            #expect(recorder.values.first?.status == .loadingFirstPage)
             #expect(query.loadMore(3))
             #expect(!query.loadMore(3), "a second loadMore while one loads asks for nothing")
             try await waitUntil("the second page") { query.isSettled }

@@ -7,7 +7,7 @@ import TinyvexProtocol
 /// ones only if it commits.
 ///
 /// ```swift
-/// schema.mutation("messages.schedule") { context, args: ScheduleArgs in
+/// schema.mutation("messages.schedule") { (context, args: ScheduleArgs) in
 ///     try context.scheduler.runAfter(.milliseconds(args.delayMs), "messages.send", args: args.message)
 /// }
 /// ```

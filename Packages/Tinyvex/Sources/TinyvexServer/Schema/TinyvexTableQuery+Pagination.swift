@@ -11,7 +11,7 @@ extension TinyvexTableQuery {
     /// around it, no item moves to another page, so none is skipped or shown twice.
     ///
     /// ```swift
-    /// schema.query("messages.page") { context, params: PageParams in
+    /// schema.query("messages.page") { (context, params: PageParams) in
     ///     try context.query("messages").withIndex("by_channel") { $0.eq("channel", params.channel) }
     ///         .order(.asc).paginate(params.paginationOpts)
     /// }
