@@ -47,7 +47,7 @@ public final class TinyvexClient: Sendable {
         case token
     }
 
-    private let core = TinyvexClientCore()
+    private let core: TinyvexClientCore
     private let channel: JSONRPCChannel
     private let tasks = OwnedTasks<Job>()
     private let states: StateBroadcaster<ConnectionState>
@@ -81,7 +81,8 @@ public final class TinyvexClient: Sendable {
         self.endpoint = endpoint
         self.configuration = configuration
         self.deliverer = Deliverer(configuration.delivery)
-        let core = self.core
+        let core = TinyvexClientCore(transitions: configuration.consistentSnapshots)
+        self.core = core
         let url = endpoint.absoluteString
         let handshakeTimeout = configuration.handshakeTimeout
         let channel = JSONRPCChannel(

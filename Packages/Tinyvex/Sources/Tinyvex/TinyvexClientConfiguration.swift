@@ -26,6 +26,10 @@ public struct TinyvexClientConfiguration: Sendable {
     /// Where the publishers deliver values, completions and connection states: the main queue
     /// (the main actor) by default, so that a main-actor `sink` is safe (see ``TinyvexDelivery``).
     public var delivery: TinyvexDelivery
+    /// Whether the client asks the server for consistent snapshots (`tinyvex/transition`): every
+    /// live query moves from one committed version to the next together. `true` by default;
+    /// `false` takes each query's values one by one (`tinyvex/data`), as before.
+    public var consistentSnapshots: Bool
 
     /// Creates a configuration: a ping every 15 s, dead after 120 s without an answer, values
     /// delivered on the main queue.
@@ -38,7 +42,8 @@ public struct TinyvexClientConfiguration: Sendable {
         offlineQueueLimit: Int = 256,
         connectTimeout: Duration = .seconds(10),
         handshakeTimeout: Duration = .seconds(30),
-        delivery: TinyvexDelivery = .main
+        delivery: TinyvexDelivery = .main,
+        consistentSnapshots: Bool = true
     ) {
         self.reconnect = reconnect
         self.heartbeatInterval = heartbeatInterval
@@ -49,6 +54,7 @@ public struct TinyvexClientConfiguration: Sendable {
         self.connectTimeout = connectTimeout
         self.handshakeTimeout = handshakeTimeout
         self.delivery = delivery
+        self.consistentSnapshots = consistentSnapshots
     }
 
     /// The supervised connection's settings: one liveness probe, the transport's ping.

@@ -109,4 +109,21 @@ struct TransitionTests {
             await writer.close()
         }
     }
+
+    @Test("a client configured without consistent snapshots gets its values one by one, as tinyvex/data")
+    func optOut() async throws {
+        try await withInMemoryServer { server in
+            var configuration = fastConfiguration
+            configuration.consistentSnapshots = false
+            let client = try makeClient(server, configuration: configuration)
+            let stream: AsyncThrowingStream<[Message], any Error> = client.subscribe("messages.list", params: Channel(channel: "a"), as: [Message].self)
+            var iterator = stream.makeAsyncIterator()
+            #expect(try await iterator.next() == [])
+            let id = try await client.mutation("messages.send", args: Send(channel: "a", author: "w", text: "x"), as: Int64.self)
+            #expect(try await iterator.next()?.map(\.id) == [id])
+            // No transition was applied: the client holds no transition version.
+            #expect(client.localSnapshot.version == nil)
+            await client.close()
+        }
+    }
 }

@@ -20,6 +20,13 @@ final class TinyvexClientCore: Sendable {
     let registry = SubscriptionRegistry()
     private let tokens = Mutex(TokenState<ReconnectingConnection.Link>())
     private let subscribeRequests = Atomic<Int>(0)
+    /// Whether `tinyvex/connect` asks for transitions.
+    private let transitions: Bool
+
+    /// A core that asks for transitions unless `transitions` is `false`.
+    init(transitions: Bool = true) {
+        self.transitions = transitions
+    }
 
     /// How many `tinyvex/subscribe` requests were sent (first ones and resumes).
     var subscribeRequestCount: Int { subscribeRequests.load(ordering: .relaxed) }
@@ -50,7 +57,7 @@ final class TinyvexClientCore: Sendable {
         }
         // Transitions: the server sends what a commit changes in this client's queries as one
         // message, applied at once.
-        var members: JSONObject = ["clientId": .string(clientID), "features": ["transitions": true]]
+        var members: JSONObject = ["clientId": .string(clientID), "features": ["transitions": .bool(transitions)]]
         let token = tokens.withLock { $0.handshakeBegan(generation: link.generation) }
         if let token { members.updateValue(.string(token), forKey: "token") }
         do {
