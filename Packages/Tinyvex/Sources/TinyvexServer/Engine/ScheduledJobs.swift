@@ -32,6 +32,8 @@ final class ScheduledJobs: Sendable {
 
     /// How many due functions one read of the store takes.
     static let dueBatch = 64
+    /// How long the next pass waits after one that could not run or remove a due row.
+    static let retryDelayMilliseconds: Int64 = 1_000
 
     init(schema: TinyvexSchema, configuration: TinyvexServerConfiguration) {
         self.schema = schema

@@ -14,6 +14,9 @@ extension TinyvexEngine {
     /// task the scheduler owns, within `actionTimeout`: at most once.
     func runDueFunctions() async {
         var seen: Set<Int64> = []
+        // Whether a row could not be run or removed: the next pass then waits a little, rather
+        // than finding it due again at once.
+        var stuck = false
         while !Task.isCancelled {
             let due: [ScheduledStore.Job]
             do {
@@ -23,19 +26,21 @@ extension TinyvexEngine {
                 }
             } catch {
                 configuration.emit("tinyvex: the due scheduled functions could not be read: \(error)")
+                stuck = true
                 break
             }
             let fresh = due.filter { seen.insert($0.id).inserted }
             for job in fresh {
                 switch job.kind {
                 case .mutation:
-                    await runScheduledMutation(job)
+                    if !(await runScheduledMutation(job)) { stuck = true }
                 case .action:
                     let removed: Bool
                     do {
                         removed = try syncWrite { db in try ScheduledStore.remove(job.id, db) }
                     } catch {
                         configuration.emit("tinyvex: the scheduled action \(job.name) (\(job.id)) could not be claimed: \(error)")
+                        stuck = true
                         continue
                     }
                     if removed {
@@ -48,26 +53,32 @@ extension TinyvexEngine {
         }
         do {
             if let next = try syncRead({ db in try ScheduledStore.nextRunAt(db) }) {
-                jobs.wake(at: next)
+                jobs.wake(at: stuck ? max(next, ScheduledJobs.nowMilliseconds() + ScheduledJobs.retryDelayMilliseconds) : next)
             }
         } catch {
             configuration.emit("tinyvex: the next scheduled function could not be read: \(error)")
         }
     }
 
-    private func runScheduledMutation(_ job: ScheduledStore.Job) async {
+    /// Runs one scheduled mutation; returns whether its row is gone (run, or failed and
+    /// removed).
+    private func runScheduledMutation(_ job: ScheduledStore.Job) async -> Bool {
         do {
             _ = try await mutate(connectionID: nil, identity: nil, requestID: nil, name: job.name, args: job.args, claiming: job.id)
         } catch where error.details?["reason"] == ScheduledJobs.gone.details?["reason"] {
             // Cancelled or run meanwhile: nothing to do.
         } catch {
+            // The mutation threw (or its commit failed): it is dropped, as Convex drops a
+            // scheduled mutation that fails.
             configuration.emit("tinyvex: the scheduled mutation \(job.name) (\(job.id)) failed and is dropped: \(error)")
             do {
                 _ = try syncWrite { db in try ScheduledStore.remove(job.id, db) }
             } catch {
                 configuration.emit("tinyvex: the failed scheduled mutation \(job.id) could not be removed: \(error)")
+                return false
             }
         }
+        return true
     }
 
     /// Runs a scheduled action (its row already removed) without an identity, within

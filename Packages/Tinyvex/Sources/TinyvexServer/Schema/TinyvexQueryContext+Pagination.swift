@@ -9,7 +9,8 @@ extension TinyvexQueryContext {
     /// however many items that is now, so that its boundaries do not move.
     func paginate(_ query: TinyvexTableQuery, _ options: TinyvexPaginationOptions) throws -> TinyvexPaginationResult<JSONObject> {
         try checkDeadline()
-        guard options.numItems >= 1, options.numItems <= maxPageItems else {
+        // Below Int.max too, so that one more than asked can be read.
+        guard options.numItems >= 1, options.numItems <= maxPageItems, options.numItems < Int.max else {
             throw TinyvexServerError(
                 .subscriptionRejected, "paginationOpts.numItems must be between 1 and \(maxPageItems), got \(options.numItems)",
                 details: ["reason": "invalidNumItems", "max": .integer(Int64(maxPageItems))])
