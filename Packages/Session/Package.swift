@@ -59,7 +59,11 @@ let package = Package(
         // `import CapnWeb`: the two modules above and the layers below, re-exported.
         .target(
             name: "CapnWeb",
-            dependencies: ["CapnWebCore", "CapnWebNIO"],
+            dependencies: [
+                "CapnWebCore", "CapnWebNIO",
+                // The in-memory transport pair, for sessions and clients kept in one process.
+                .product(name: "RpcTransportInMemory", package: "Transport"),
+            ],
             swiftSettings: strictSettings
         ),
         // `import CapnWebTesting`: `CapnWeb`, the in-memory transport and the waiting helpers,

@@ -1,7 +1,9 @@
 // What the RivetKit API uses, so that `import RivetKit` is enough: JSON values, the
-// connection states and transports, and the managed layer below.
+// connection states and transports, the HTTP request and response of `fetch`, and the managed
+// layer below.
 @_exported public import RpcDo
 @_exported public import RpcTransport
+@_exported public import RpcTransportNIO
 @_exported public import RpcWire
 
 // The Combine names the API surfaces (`ObservableObject`, `Published`, `AnyPublisher`,

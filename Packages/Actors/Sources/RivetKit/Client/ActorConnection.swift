@@ -668,7 +668,7 @@ public final class ActorConnection: Sendable {
     private static func connectURL(
         config: ResolvedClientConfig, options: ActorOptions, maxInputSize: Int
     ) throws(ActorError) -> String {
-        let base = config.endpoint.replacingPrefix("https://", with: "wss://").replacingPrefix("http://", with: "ws://")
+        let base = config.webSocketEndpoint
         var query = ["rvt-namespace=\(ActorKey.formEncode(config.namespace))"]
         switch options.lookup {
         case .id(let id):
@@ -696,11 +696,5 @@ public final class ActorConnection: Sendable {
             if let region = options.createInRegion { query.append("rvt-region=\(ActorKey.formEncode(region))") }
         }
         return "\(base)/gateway/\(HTTPQuery.percentEncode(options.name))/connect?\(query.joined(separator: "&"))"
-    }
-}
-
-extension String {
-    fileprivate func replacingPrefix(_ prefix: String, with replacement: String) -> String {
-        hasPrefix(prefix) ? replacement + dropFirst(prefix.count) : self
     }
 }

@@ -204,3 +204,12 @@ public struct ResolvedClientConfig: Sendable, Hashable {
     /// Whether the metadata lookup is skipped.
     public var disableMetadataLookup: Bool
 }
+
+extension ResolvedClientConfig {
+    /// The endpoint with its WebSocket scheme: `ws://` for `http://`, `wss://` for `https://`.
+    var webSocketEndpoint: String {
+        if endpoint.hasPrefix("https://") { return "wss://" + endpoint.dropFirst("https://".count) }
+        if endpoint.hasPrefix("http://") { return "ws://" + endpoint.dropFirst("http://".count) }
+        return endpoint
+    }
+}

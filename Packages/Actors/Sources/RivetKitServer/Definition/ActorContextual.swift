@@ -97,4 +97,19 @@ extension ActorContextual {
 
     /// The actor's schedules: actions to run later, kept across sleep and restarts.
     public var schedule: ActorSchedule { ActorSchedule(runtime: runtime) }
+
+    /// A RivetKit client of the other actors of this server, in this actor's namespace: the
+    /// same ``RivetKit/RivetKitClient`` an application uses (`getOrCreate`, `get`, `getForId`,
+    /// `create`, actions, realtime connections and their events), whose requests stay in the
+    /// process. The server owns it: it closes when the server stops, and nothing needs closing.
+    ///
+    /// ```swift
+    /// .action("incrementCounter") { (context: inout ActorContext<Empty>, key: String, by: Int) async throws(ActorError) -> Int in
+    ///     try await context.client.getOrCreate("counter", key: [key]).action("increment", arguments: [by])
+    /// }
+    /// ```
+    ///
+    /// Actions of one actor run one at a time, so an action that calls its own actor (directly or
+    /// through others) waits for itself until the action timeout fails it.
+    public var client: RivetKitClient { runtime.client }
 }

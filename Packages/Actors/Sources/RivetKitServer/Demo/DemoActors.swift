@@ -1,7 +1,8 @@
 import RivetKit
 import Synchronization
 
-/// The demo registry `rivetkit serve --demo` runs: a `counter` and a `chat` actor.
+/// The demo registry `rivetkit serve --demo` runs: a `counter`, a `chat` and a `forwarder`
+/// actor (the last in `DemoActors+Forwarder.swift`).
 ///
 /// - `counter`: state `count`, starting at 0 or at its creation input (a number);
 ///   `increment(by)` adds, broadcasts `newCount(count)` and returns the new count (a sum out of
@@ -133,11 +134,12 @@ public enum DemoActors {
         }
         .action("history") { context in context.state.messages }
 
-    /// A registry with both.
+    /// A registry with the three.
     public static var registry: ActorRegistry {
         var registry = ActorRegistry()
         registry.register(counter)
         registry.register(chat)
+        registry.register(forwarder)
         return registry
     }
 }

@@ -87,7 +87,7 @@ final class InProcessServer: Sendable {
         ClientTransports(
             openSocket: { [self] url, subprotocols in try await openSocket(url: url, subprotocols: subprotocols) },
             makeHTTPClient: { [core] (_: String, headers: [String: String]) throws(TransportError) -> any ActorHTTPClient in
-                InProcessHTTPClient(core: core, headers: headers)
+                LocalHTTPClient(headers: headers, respond: { request in await core.respond(to: request) })
             })
     }
 
@@ -216,20 +216,4 @@ final class InProcessServer: Sendable {
         for await closure in events { return closure }
         return TransportClosure(code: nil, initiatedLocally: false)
     }
-}
-
-/// Hands a client's HTTP requests to a server core's router, with the client's extra headers.
-struct InProcessHTTPClient: ActorHTTPClient {
-    let core: ActorServerCore
-    let headers: [String: String]
-
-    func execute(_ request: HTTPClientRequest) async throws(TransportError) -> HTTPClientResponse {
-        var requestHeaders = request.headers
-        for (name, value) in headers { requestHeaders.add(name: name, value: value) }
-        let response = await core.respond(
-            to: HTTPServerRequest(method: request.method, uri: request.path, headers: requestHeaders, body: request.body))
-        return HTTPClientResponse(status: response.status, headers: response.headers, body: response.body)
-    }
-
-    func close() async {}
 }

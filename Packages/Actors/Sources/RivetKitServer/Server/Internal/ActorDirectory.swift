@@ -14,6 +14,8 @@ actor ActorDirectory {
     private let configuration: ActorServerConfiguration
     /// The server's schedules, which contexts reach through their runtime.
     nonisolated let scheduler: ActorScheduler
+    /// The clients behind `context.client`.
+    nonisolated let localClients: LocalClients
     private var awake: [String: ActorInstance] = [:]
     private var stopping: [String: ActorInstance] = [:]
     private var reported: Set<String> = []
@@ -24,9 +26,10 @@ actor ActorDirectory {
 
     init(
         registry: ActorRegistry, store: any ActorStore, configuration: ActorServerConfiguration,
-        scheduler: ActorScheduler
+        scheduler: ActorScheduler, localClients: LocalClients
     ) {
         self.scheduler = scheduler
+        self.localClients = localClients
         self.registry = registry
         self.store = store
         self.configuration = configuration
@@ -135,7 +138,8 @@ actor ActorDirectory {
                     },
                     enter: { [weak instance] in instance?.enter() ?? false },
                     leave: { [weak instance] in instance?.leave() },
-                    scheduler: scheduler))
+                    scheduler: scheduler,
+                    client: { [localClients, namespace = record.namespace] in localClients.client(namespace: namespace) }))
             awake[id] = instance
             do throws(ActorError) {
                 try await instance.start(created: created)

@@ -24,6 +24,8 @@ final class ActorRuntime: Sendable {
         var leave: (@Sendable () -> Void)?
         /// The server's scheduler, behind `context.schedule`.
         var scheduler: ActorScheduler?
+        /// The client of the actor's namespace, behind `context.client`.
+        var client: (@Sendable () -> RivetKitClient)?
     }
 
     init(actorId: String, name: String, key: [String], broadcaster: ActorBroadcaster) {
@@ -40,6 +42,19 @@ final class ActorRuntime: Sendable {
     /// The server's scheduler; `nil` before the instance installed its hooks.
     var scheduler: ActorScheduler? {
         hooks.withLock { $0.scheduler }
+    }
+
+    /// The client reaching the actors of this one's server and namespace; before the instance
+    /// installed its hooks, one whose requests fail.
+    var client: RivetKitClient {
+        if let make = hooks.withLock({ $0.client }) { return make() }
+        return RivetKitClient(
+            ClientConfig(endpoint: "http://in-process", namespace: "default", disableMetadataLookup: true),
+            transports: ClientTransports(
+                openSocket: { _, _ in throw TransportError(code: .connectFailed, message: "the actor is not running") },
+                makeHTTPClient: { (_: String, _: [String: String]) throws(TransportError) -> any ActorHTTPClient in
+                    throw TransportError(code: .connectFailed, message: "the actor is not running")
+                }))
     }
 
     /// The vars `createVars` made; `nil` before.

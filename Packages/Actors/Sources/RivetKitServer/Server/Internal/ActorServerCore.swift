@@ -23,9 +23,23 @@ final class ActorServerCore: Sendable {
         let scheduler = ActorScheduler(
             store: store, timer: timer, maxSchedules: configuration.maxSchedules,
             reportProblem: configuration.reportProblem)
+        let localClients = LocalClients(token: configuration.token)
         self.directory = ActorDirectory(
-            registry: registry, store: store, configuration: configuration, scheduler: scheduler)
+            registry: registry, store: store, configuration: configuration, scheduler: scheduler,
+            localClients: localClients)
         scheduler.start { [weak self] schedule in await self?.fireScheduled(schedule) }
+        localClients.start(
+            LocalClients.Server(
+                respond: { [weak self] request in
+                    await self?.respond(to: request) ?? HTTPServerResponse(status: 503)
+                },
+                serve: { [weak self] transport, request in
+                    guard let self else {
+                        await transport.close(code: .goingAway, reason: "")
+                        return
+                    }
+                    await self.serve(transport, request: request)
+                }))
     }
 
     func nextConnectionId() -> String {
@@ -50,11 +64,12 @@ final class ActorServerCore: Sendable {
         }
     }
 
-    /// Stops what the core runs in the background: HTTP actions, sleeps and destructions, the
-    /// actors' background work, the action deadlines.
+    /// Stops what the core runs in the background: HTTP actions, the actors' connections to
+    /// each other, sleeps and destructions, the actors' background work, the action deadlines.
     func shutdown() async {
         await directory.scheduler.shutdown()
         await requests.close()
+        await directory.localClients.close()
         await directory.shutdown()
         timer.close()
     }
