@@ -13,10 +13,13 @@ private func rankedSchema() -> TinyvexSchema {
     schema.query("items.page") { (context, params: RankedPage) -> TinyvexPaginationResult<RankedItem> in
         try context.query("items").withIndex("by_group_rank") { $0.eq("group", params.group) }
             .order(params.descending == true ? .desc : .asc).paginate(params.paginationOpts)
-            .map { RankedItem(id: $0["id"]?.int64Value ?? 0, rank: $0["rank"]?.int64Value ?? 0) }
+            .map { RankedItem(id: $0["id"]?.int64Value ?? 0, rank: $0["rank"]?.int64Value) }
     }
     schema.mutation("items.add") { (context, item: NewItem) -> Int64 in
-        try context.insert("items", ["group": .string(item.group), "rank": .integer(item.rank)])
+        var fields: JSONObject = ["group": .string(item.group)]
+        // Without a rank the index holds NULL, which orders first.
+        if let rank = item.rank { fields["rank"] = .integer(rank) }
+        return try context.insert("items", fields)
     }
     schema.mutation("items.remove") { (context, target: ItemID) -> Bool in
         try context.delete("items", id: target.id)
@@ -32,12 +35,12 @@ private struct RankedPage: Codable {
 
 private struct RankedItem: Codable, Sendable, Hashable {
     let id: Int64
-    let rank: Int64
+    let rank: Int64?
 }
 
 private struct NewItem: Codable {
     let group: String
-    let rank: Int64
+    let rank: Int64?
 }
 
 private struct ItemID: Codable {
@@ -46,46 +49,55 @@ private struct ItemID: Codable {
 
 private struct GroupParams: Codable {
     let group: String
+    var descending: Bool?
 }
 
-private func isOrdered(_ a: RankedItem, _ b: RankedItem) -> Bool {
-    (a.rank, a.id) < (b.rank, b.id)
+/// Whether `a` comes before `b` in the index's order (a missing rank first), or in the
+/// reverse order when `descending`.
+private func isOrdered(_ a: RankedItem, _ b: RankedItem, descending: Bool = false) -> Bool {
+    let (first, second) = descending ? (b, a) : (a, b)
+    return (first.rank ?? .min, first.id) < (second.rank ?? .min, second.id)
 }
 
 @Suite("Tinyvex pagination: pages that keep their boundaries, cursors that are checked", .timeLimit(.minutes(2)))
 struct PaginationTests {
-    @Test("a paginated live query under 1,000 random inserts and deletes between loadMores shows every live item once, in order, and nothing else")
-    func randomModel() async throws {
+    @Test(
+        "a paginated live query under 1,000 random inserts and deletes between loadMores shows every live item once, in order, and nothing else",
+        arguments: [false, true])
+    func randomModel(descending: Bool) async throws {
         try await withInMemoryServer(schema: rankedSchema()) { server in
             let client = try makeClient(server)
-            var generator = SplitMix64(state: 27)
+            var generator = SplitMix64(state: descending ? 72 : 27)
+            let ordered = { (a: RankedItem, b: RankedItem) in isOrdered(a, b, descending: descending) }
             // The model: the live items of group "a" (group "b" is noise around them).
             var live: [Int64: RankedItem] = [:]
             func add(_ group: String) async throws {
-                let rank = Int64.random(in: 0 ..< 200, using: &generator)
+                // Some without a rank: the index holds NULL for them.
+                let rank = Int.random(in: 0 ..< 10, using: &generator) == 0 ? nil : Int64.random(in: 0 ..< 200, using: &generator)
                 let id = try await client.mutation("items.add", args: NewItem(group: group, rank: rank), as: Int64.self)
                 if group == "a" { live[id] = RankedItem(id: id, rank: rank) }
             }
             for _ in 0 ..< 40 { try await add("a") }
             for _ in 0 ..< 10 { try await add("b") }
-            let query = client.subscribePaginated("items.page", params: GroupParams(group: "a"), initialNumItems: 6, as: RankedItem.self)
+            let query = client.subscribePaginated(
+                "items.page", params: GroupParams(group: "a", descending: descending), initialNumItems: 6, as: RankedItem.self)
             try await waitUntil("the first page, pinned") { query.isSettled }
             #expect(query.current.status == .canLoadMore)
             #expect(query.current.results.count == 6)
 
             func check(_ when: String) {
                 let shown = query.current
-                let expected = live.values.sorted(by: isOrdered)
+                let expected = live.values.sorted(by: ordered)
                 let results = shown.results
                 // In order, none twice.
-                #expect(zip(results, results.dropFirst()).allSatisfy { isOrdered($0, $1) }, "\(when): out of order or repeated")
+                #expect(zip(results, results.dropFirst()).allSatisfy { ordered($0, $1) }, "\(when): out of order or repeated")
                 // Nothing deleted.
                 #expect(results.allSatisfy { live[$0.id] == $0 }, "\(when): shows an item that is gone")
                 // Nothing lost up to the last item shown; everything once exhausted.
                 if shown.status == .exhausted {
                     #expect(results == expected, "\(when): an exhausted list is not every live item")
                 } else if let last = results.last {
-                    #expect(results == expected.filter { !isOrdered(last, $0) }, "\(when): an item before the last one shown is missing")
+                    #expect(results == expected.filter { !ordered(last, $0) }, "\(when): an item before the last one shown is missing")
                 }
             }
 
@@ -149,7 +161,7 @@ struct PaginationTests {
             // The last page grows with what comes after it.
             _ = try await client.mutation("items.add", args: NewItem(group: "a", rank: 9), as: Int64.self)
             #expect(query.current.results.map(\.rank) == [0, 1, 2, 3, 4, 9])
-            var seen: [Int64] = []
+            var seen: [Int64?] = []
             while let next = try await iterator.next() {
                 seen = next.results.map(\.rank)
                 if seen == [0, 1, 2, 3, 4, 9] { break }
