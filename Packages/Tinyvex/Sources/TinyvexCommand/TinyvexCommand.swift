@@ -16,7 +16,7 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Serve the demo chat schema; prints READY <ws-url> once listening.")
 
-    @Flag(help: "Serve the demo chat schema (messages.list, channels.list, messages.send, messages.clear, messages.sendLater).")
+    @Flag(help: "Serve the demo chat schema (messages.list, messages.page, messages.count, channels.list, messages.send, messages.clear, messages.schedule, messages.sendLater).")
     var demo = false
 
     @Option(help: "The address to listen on.")
