@@ -14,10 +14,13 @@ let package = Package(
     dependencies: [
         .package(path: "../../Packages/Transport"),
         .package(path: "../../Packages/Wire"),
+        // The actor server, for RivetKit's own TypeScript client (see Peers/).
+        .package(path: "../../Packages/Actors"),
     ],
     targets: [
         // The Transport layer against an independent WebSocket implementation (the Python
-        // `websockets` package, see Peers/), both ways, in plaintext and over TLS.
+        // `websockets` package, see Peers/), both ways, in plaintext and over TLS; and the
+        // actor server against RivetKit's own client, where it is installed.
         .testTarget(
             name: "InteropTests",
             dependencies: [
@@ -26,6 +29,7 @@ let package = Package(
                 // The repository's one certificate fixture, for the TLS tests.
                 .product(name: "RpcTransportTesting", package: "Transport"),
                 .product(name: "RpcTesting", package: "Wire"),
+                .product(name: "RivetKitServer", package: "Actors"),
             ],
             swiftSettings: strictSettings
         ),
