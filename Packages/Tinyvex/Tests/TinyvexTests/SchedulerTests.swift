@@ -71,13 +71,14 @@ struct SchedulerTests {
         try await server.start(database: database)
         let client = try makeClient(server)
         let scheduledAt = ContinuousClock.now
-        _ = try await client.mutation("notes.later", args: Later(text: "later", delayMs: 400), as: String.self)
+        // Due well after the checks below, even on a loaded machine.
+        _ = try await client.mutation("notes.later", args: Later(text: "later", delayMs: 1_500), as: String.self)
         #expect(try await client.query("notes.list", params: Empty(), as: [String].self) == [])
         #expect(try await pending(server) == 1)
         try await server.stop()
         #expect(try await pending(server) == nil)
         // Due while stopped.
-        try await Task.sleep(until: scheduledAt + .milliseconds(500))
+        try await Task.sleep(until: scheduledAt + .milliseconds(1_600))
         try await server.start(database: database)
         try await waitUntil("the scheduled mutation to run at start") {
             try await client.query("notes.list", params: Empty(), as: [String].self) == ["later"]
@@ -103,15 +104,20 @@ struct SchedulerTests {
                 #expect(code == "TVX003")
             }
             #expect(try await pending(server) == 0)
-            let cancelled = try await client.mutation("notes.later", args: Later(text: "cancelled", delayMs: 300), as: String.self)
+            // Due in a minute, so the cancel comes first however loaded the machine.
+            let cancelled = try await client.mutation("notes.later", args: Later(text: "cancelled", delayMs: 60_000), as: String.self)
+            #expect(try await pending(server) == 1)
             #expect(try await client.mutation("notes.cancel", args: Scheduled(id: cancelled), as: Bool.self))
+            // Its row is gone, so no pass can run it.
+            #expect(try await pending(server) == 0)
             #expect(try await !client.mutation("notes.cancel", args: Scheduled(id: cancelled), as: Bool.self))
-            // Due after the cancelled one: once it has run, the cancelled one would have too.
-            _ = try await client.mutation("notes.later", args: Later(text: "kept", delayMs: 400), as: String.self)
+            let kept = try await client.mutation("notes.later", args: Later(text: "kept"), as: String.self)
             try await waitUntil("the kept function to run") {
                 try await client.query("notes.list", params: Empty(), as: [String].self) == ["kept"]
             }
             #expect(try await pending(server) == 0)
+            // Run already: too late to cancel.
+            #expect(try await !client.mutation("notes.cancel", args: Scheduled(id: kept), as: Bool.self))
             await client.close()
         }
     }
