@@ -198,6 +198,36 @@ struct PaginationTests {
         }
     }
 
+    @Test("a paginated query over a database file goes on after the server restarts: its pages resume with their cursors, and loadMore reaches the end")
+    func survivesRestart() async throws {
+        let (database, cleanup) = temporaryDatabase()
+        defer { cleanup() }
+        let server = InMemoryServer(schema: rankedSchema())
+        try await server.start(database: database)
+        let client = try makeClient(server)
+        for rank in 0 ..< 10 {
+            _ = try await client.mutation("items.add", args: NewItem(group: "a", rank: Int64(rank)), as: Int64.self)
+        }
+        let query = client.subscribePaginated("items.page", params: GroupParams(group: "a"), initialNumItems: 4, as: RankedItem.self)
+        try await waitUntil("the first page, pinned") { query.isSettled }
+        #expect(query.loadMore(4))
+        try await waitUntil("the second page, pinned") { query.isSettled }
+        #expect(query.current.results.map(\.rank) == [0, 1, 2, 3, 4, 5, 6, 7])
+        try await server.stop()
+        try await server.start(database: database)
+        // Written after the restart, inside the second page and after the loaded pages.
+        _ = try await client.mutation("items.add", args: NewItem(group: "a", rank: 5), as: Int64.self)
+        _ = try await client.mutation("items.add", args: NewItem(group: "a", rank: 20), as: Int64.self)
+        try await waitUntil("the resumed pages to show the insert") { query.current.results.map(\.rank) == [0, 1, 2, 3, 4, 5, 5, 6, 7] }
+        #expect(query.current.status == .canLoadMore)
+        #expect(query.loadMore(10))
+        try await waitUntil("the last page") { query.current.status == .exhausted && query.isSettled }
+        #expect(query.current.results.map(\.rank) == [0, 1, 2, 3, 4, 5, 5, 6, 7, 8, 9, 20])
+        query.cancel()
+        await client.close()
+        try await server.stop()
+    }
+
     @Test("the demo's messages.page pages a channel oldest first and messages.count counts it")
     func demoPage() async throws {
         try await withInMemoryServer { server in
