@@ -59,6 +59,23 @@ private func isOrdered(_ a: RankedItem, _ b: RankedItem, descending: Bool = fals
     return (first.rank ?? .min, first.id) < (second.rank ?? .min, second.id)
 }
 
+/// What is wrong with `shown` as a view of the live items `live` in the query's order: `nil`
+/// when it shows them in order, none twice, none deleted, none missing up to the last one
+/// shown, and (once exhausted) all of them.
+private func inconsistency(_ shown: TinyvexPaginatedResults<RankedItem>, live: [Int64: RankedItem], descending: Bool) -> String? {
+    let ordered = { (a: RankedItem, b: RankedItem) in isOrdered(a, b, descending: descending) }
+    let results = shown.results
+    if !zip(results, results.dropFirst()).allSatisfy({ ordered($0, $1) }) { return "out of order or repeated" }
+    if !results.allSatisfy({ live[$0.id] == $0 }) { return "shows an item that is gone" }
+    let expected = live.values.sorted(by: ordered)
+    if shown.status == .exhausted {
+        if results != expected { return "an exhausted list is not every live item" }
+    } else if let last = results.last, results != expected.filter({ !ordered(last, $0) }) {
+        return "an item before the last one shown is missing"
+    }
+    return nil
+}
+
 @Suite("Tinyvex pagination: pages that keep their boundaries, cursors that are checked", .timeLimit(.minutes(2)))
 struct PaginationTests {
     @Test(
@@ -68,7 +85,6 @@ struct PaginationTests {
         try await withInMemoryServer(schema: rankedSchema()) { server in
             let client = try makeClient(server)
             var generator = SplitMix64(state: descending ? 72 : 27)
-            let ordered = { (a: RankedItem, b: RankedItem) in isOrdered(a, b, descending: descending) }
             // The model: the live items of group "a" (group "b" is noise around them).
             var live: [Int64: RankedItem] = [:]
             func add(_ group: String) async throws {
@@ -86,19 +102,8 @@ struct PaginationTests {
             #expect(query.current.results.count == 6)
 
             func check(_ when: String) {
-                let shown = query.current
-                let expected = live.values.sorted(by: ordered)
-                let results = shown.results
-                // In order, none twice.
-                #expect(zip(results, results.dropFirst()).allSatisfy { ordered($0, $1) }, "\(when): out of order or repeated")
-                // Nothing deleted.
-                #expect(results.allSatisfy { live[$0.id] == $0 }, "\(when): shows an item that is gone")
-                // Nothing lost up to the last item shown; everything once exhausted.
-                if shown.status == .exhausted {
-                    #expect(results == expected, "\(when): an exhausted list is not every live item")
-                } else if let last = results.last {
-                    #expect(results == expected.filter { !ordered(last, $0) }, "\(when): an item before the last one shown is missing")
-                }
+                let problem = inconsistency(query.current, live: live, descending: descending)
+                #expect(problem == nil, "\(when): \(problem ?? "")")
             }
 
             var loads = 0
@@ -173,6 +178,50 @@ struct PaginationTests {
             cancellable.cancel()
             try await waitUntil("the pages to be unsubscribed") { client.upstreamSubscriptionCount == 0 }
             await client.close()
+        }
+    }
+
+    @Test("pages of one client converge on a model while another client inserts and deletes (the server's background pass re-runs them)")
+    func otherWriter() async throws {
+        try await withInMemoryServer(schema: rankedSchema()) { server in
+            let reader = try makeClient(server)
+            let writer = try makeClient(server)
+            var generator = SplitMix64(state: 2_727)
+            var live: [Int64: RankedItem] = [:]
+            func add() async throws {
+                let rank = Int64.random(in: 0 ..< 100, using: &generator)
+                let id = try await writer.mutation("items.add", args: NewItem(group: "a", rank: rank), as: Int64.self)
+                live[id] = RankedItem(id: id, rank: rank)
+            }
+            for _ in 0 ..< 30 { try await add() }
+            let query = reader.subscribePaginated("items.page", params: GroupParams(group: "a"), initialNumItems: 5, as: RankedItem.self)
+            try await waitUntil("the first page, pinned") { query.isSettled }
+            for step in 1 ... 300 {
+                if Int.random(in: 0 ..< 2, using: &generator) == 0, let victim = live.keys.randomElement(using: &generator) {
+                    _ = try await writer.mutation("items.remove", args: ItemID(id: victim), as: Bool.self)
+                    live[victim] = nil
+                } else {
+                    try await add()
+                }
+                if step % 20 == 0 {
+                    let model = live
+                    try await waitUntil("the pages to converge after step \(step)") { inconsistency(query.current, live: model, descending: false) == nil }
+                    if query.current.status == .canLoadMore {
+                        #expect(query.loadMore(4))
+                        try await waitUntil("the next page, pinned") { query.isSettled }
+                    }
+                }
+            }
+            while query.current.status == .canLoadMore {
+                #expect(query.loadMore(50))
+                try await waitUntil("the last pages") { query.isSettled }
+            }
+            let model = live
+            try await waitUntil("every live item") { inconsistency(query.current, live: model, descending: false) == nil }
+            #expect(query.current.results.count == live.count)
+            query.cancel()
+            await reader.close()
+            await writer.close()
         }
     }
 
