@@ -1,4 +1,3 @@
-import Foundation
 import RpcWire
 import TinyvexProtocol
 
@@ -25,10 +24,7 @@ enum PageCursor: Sendable, Hashable {
             object["end"] = true
         }
         let text = (try? JSONSerializer().serialize(.object(object))) ?? []
-        return Data(text).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        return Base64.encode(text, urlSafe: true)
     }
 
     /// Reads `text` as a cursor of the query named `query` with `keyCount` keys per position.
@@ -39,9 +35,7 @@ enum PageCursor: Sendable, Hashable {
         func refuse(_ why: String) -> TinyvexServerError {
             TinyvexServerError(.subscriptionRejected, "the pagination cursor is not usable: \(why)", details: ["reason": "invalidCursor"])
         }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.utf8.count % 4) % 4)
-        guard let data = Data(base64Encoded: base64), let value = try? JSONParser().parse(Array(data)), case .object(let object) = value else {
+        guard let bytes = Base64.decode(text, acceptingURLSafe: true), let value = try? JSONParser().parse(bytes), case .object(let object) = value else {
             throw refuse("it is not a cursor this server made")
         }
         guard object["v"] == .integer(1) else { throw refuse("its version is unknown") }
