@@ -15,7 +15,8 @@ extension TinyvexClient {
     /// - Parameters:
     ///   - name: The query, which takes `paginationOpts` among its params.
     ///   - params: The query's other params, an object.
-    ///   - initialNumItems: How many items the first page reads.
+    ///   - initialNumItems: How many items the first page reads (at least 1; the server refuses
+    ///     more than its `maxPaginationItems`, which ends the query with `TVX002`).
     ///   - type: The type of one item.
     /// - Returns: The live query; see ``TinyvexPaginatedQuery`` for its lifetime and errors.
     public func subscribePaginated<Item: Decodable & Sendable & SendableMetatype>(

@@ -78,7 +78,7 @@ public final class TinyvexPaginatedQuery<Item: Decodable & Sendable & SendableMe
         if case .failure(let error) = encoded {
             update { ($0.fail(error), true) }
         } else {
-            update { ($0.start(numItems: initialNumItems), true) }
+            update { ($0.start(numItems: Swift.max(1, initialNumItems)), true) }
         }
     }
 
@@ -107,7 +107,7 @@ public final class TinyvexPaginatedQuery<Item: Decodable & Sendable & SendableMe
     public func loadMore(_ numItems: Int) -> Bool {
         var asked = false
         update { state in
-            guard let actions = state.loadMore(numItems: numItems) else { return ([], false) }
+            guard let actions = state.loadMore(numItems: Swift.max(1, numItems)) else { return ([], false) }
             asked = true
             return (actions, true)
         }
