@@ -124,4 +124,23 @@ struct TransitionProtocolTests {
         let notice = await outbox.next()
         #expect(notice?.messages.first.map { String(decoding: $0.bytes, as: UTF8.self).contains("TVX005") } == true)
     }
+
+    @Test("a transition queued after a control item waits behind it rather than merging ahead of it")
+    func controlSeals() async {
+        let outbox = Outbox(pauseItems: 100, pauseBytes: 1 << 20, maxBytes: 1 << 24)
+        let one = EncodedValue(text: Array("1".utf8))
+        outbox.push(Outbox.Item(transition: Transition(version: 1, changes: [.init(subID: "a", seq: 1, value: one)], requestIDs: [])))
+        outbox.push(Outbox.Item(kind: .control, messages: [.text("notice")]))
+        outbox.push(Outbox.Item(transition: Transition(version: 2, changes: [.init(subID: "b", seq: 2, value: one)], requestIDs: [])))
+        outbox.push(Outbox.Item(transition: Transition(version: 3, changes: [.init(subID: "b", seq: 3, value: one)], requestIDs: [])))
+        var order: [String] = []
+        while outbox.count > 0, let item = await outbox.next() {
+            switch item.payload {
+            case .transition(let transition): order.append("v\(transition.version)")
+            case .messages(let messages): order.append(messages.first.map { String(decoding: $0.bytes, as: UTF8.self).contains("TVX005") ? "TVX005" : "control" } ?? "")
+            case .value: order.append("data")
+            }
+        }
+        #expect(order == ["v1", "control", "v3", "TVX005"])
+    }
 }

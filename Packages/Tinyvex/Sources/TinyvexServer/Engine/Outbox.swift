@@ -10,8 +10,10 @@ import TinyvexProtocol
 ///   place (values are full snapshots), and one `TVX005` notice is queued per episode (until
 ///   the queue next runs empty). Values are ``EncodedValue``s shared with every other queue
 ///   that holds them, and a shared value is counted once here.
-/// - Likewise at most one ``Transition`` waits: a newer one is merged into it in place (the
-///   newer value of each subscription, the newer version), with the same notice.
+/// - Likewise a newer ``Transition`` is merged into the one waiting in place (the newer value
+///   of each subscription, the newer version), with the same notice, unless a control item was
+///   queued after the waiting one: then it waits after that item, so that no value overtakes a
+///   notice the client must read first.
 /// - While more than `pauseItems` items or `pauseBytes` bytes wait, ``waitForRoom()`` holds
 ///   the connection's reader, so requests are not read while their answers go unread.
 /// - Past `maxBytes` the queue fails: it is emptied and closed, and ``overflowed`` is set so
@@ -81,7 +83,9 @@ final class Outbox: Sendable {
         var sharedBytes = 0
         /// Where each subscription's waiting value is.
         var dataIndex: [String: Int] = [:]
-        /// Where the waiting transition is.
+        /// Where the waiting transition that a newer one may merge into is: the last one, unless
+        /// a control item was queued after it (a newer value must not overtake a notice, such
+        /// as `TVX004`, that the client needs first).
         var transitionIndex: Int?
         var noticed = false
         var closed = false
@@ -237,6 +241,8 @@ final class Outbox: Sendable {
             state.dataIndex[subID] = state.items.count
         } else if item.kind == .transition {
             state.transitionIndex = state.items.count
+        } else if item.kind == .control {
+            state.transitionIndex = nil
         }
         state.items.append(item)
         state.count += 1
@@ -281,6 +287,7 @@ final class Outbox: Sendable {
         for (index, item) in state.items.enumerated() {
             if let item, case .data(let subID) = item.kind { state.dataIndex[subID] = index }
             if let item, item.kind == .transition { state.transitionIndex = index }
+            if let item, item.kind == .control { state.transitionIndex = nil }
         }
     }
 
