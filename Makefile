@@ -1,5 +1,5 @@
 # A thin front for the scripts in Scripts/.
-.PHONY: all bootstrap test-all test bench bench-wire bench-transport bench-session bench-actors bench-tinyvex fuzz demo check-docs clean check-layers check-session-leak-checks check-one-way
+.PHONY: all bootstrap test-all test test-postgres bench bench-wire bench-transport bench-session bench-actors bench-tinyvex fuzz demo check-docs clean check-layers check-session-leak-checks check-one-way
 
 all: test-all
 
@@ -10,6 +10,9 @@ test-all:
 	@bash Scripts/test-all.sh
 
 test: test-all
+
+test-postgres:
+	@bash Scripts/test-postgres.sh
 
 bench:
 	@bash Scripts/bench.sh

@@ -39,6 +39,25 @@ if [ "${1:-}" = "--system" ]; then
     exit 0
 fi
 
+# The PostgreSQL-backed tests run against a throwaway cluster (Scripts/with-postgres.sh) of
+# Debian's PostgreSQL server.
+if ! dpkg-query -W -f='${Status}' postgresql 2>/dev/null | grep -q "install ok installed"; then
+    command -v apt-get >/dev/null 2>&1 || die "missing postgresql and no apt-get to install it"
+    SUDO=""
+    if [ "$(id -u)" -ne 0 ]; then
+        command -v sudo >/dev/null 2>&1 || die "missing postgresql; run as root or install sudo"
+        SUDO="sudo"
+    fi
+    log "bootstrap: installing postgresql"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends postgresql >/dev/null
+    # Debian's package starts a cluster of its own; the tests make their own, so it is stopped.
+    $SUDO service postgresql stop >/dev/null 2>&1 || true
+    log "bootstrap: installed postgresql"
+else
+    log "bootstrap: postgresql present"
+fi
+
 # The interop tests (Tests/Interop) run against the Python `websockets` package at a pinned
 # version, installed in $INTEROP_VENV only.
 interop_python="$INTEROP_VENV/bin/python"

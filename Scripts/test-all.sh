@@ -11,6 +11,15 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 "$REPO_ROOT/Scripts/bootstrap.sh"
 
+# The tests that need PostgreSQL find a throwaway cluster through RPC_POSTGRES_URL: unless one
+# is given, this script runs again under with-postgres.sh, which starts one and stops it at the
+# end.
+if [ -z "${RPC_POSTGRES_URL:-}" ]; then
+    exec "$REPO_ROOT/Scripts/with-postgres.sh" "$0" "$@"
+fi
+# Every PostgreSQL-backed test runs here: a test fails when the cluster is missing.
+export RPC_REQUIRE_POSTGRES=1
+
 # The interop tests find their Python peer's interpreter here.
 export RPC_INTEROP_PYTHON="${RPC_INTEROP_PYTHON:-$INTEROP_VENV/bin/python}"
 

@@ -14,6 +14,9 @@ let package = Package(
     products: [
         .library(name: "RivetKit", targets: ["RivetKit"]),
         .library(name: "RivetKitServer", targets: ["RivetKitServer"]),
+        // Actor records, state and schedules in PostgreSQL. Only code that uses it builds
+        // postgres-nio.
+        .library(name: "RivetKitPostgres", targets: ["RivetKitPostgres"]),
         .executable(name: "rivetkit", targets: ["RivetKitCLI"]),
         .executable(name: "rivetkit-demo", targets: ["RivetKitDemo"]),
     ],
@@ -22,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         // RivetKit's wire protocol (JSON encoding) and, on it, the actor client of seed 002.
@@ -47,11 +52,22 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The actor server's store in PostgreSQL, through postgres-nio.
+        .target(
+            name: "RivetKitPostgres",
+            dependencies: [
+                "RivetKitServer",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // `rivetkit serve --demo`.
         .executableTarget(
             name: "RivetKitCLI",
             dependencies: [
                 "RivetKitServer",
+                "RivetKitPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -73,6 +89,7 @@ let package = Package(
             dependencies: [
                 "RivetKit",
                 "RivetKitServer",
+                "RivetKitPostgres",
                 // Poisoning a store file the way another program could.
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The in-memory transport pair the client reaches the server through in

@@ -1,4 +1,5 @@
 import ArgumentParser
+import RivetKitPostgres
 import RivetKitServer
 
 #if canImport(Glibc)
@@ -9,18 +10,19 @@ import Musl
 import Darwin
 #endif
 
-/// `rivetkit serve --demo`: serves the demo registry (counter, chat) until interrupted.
+/// `rivetkit serve --demo`: serves the demo registry (counter, chat, forwarder) until interrupted.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve the demo actors (counter, chat) over RivetKit's protocol.",
+        abstract: "Serve the demo actors (counter, chat, forwarder) over RivetKit's protocol.",
         discussion: """
             Prints 'READY <endpoint>' on standard output once listening, and runs until SIGINT or \
-            SIGTERM. Actors are kept in the SQLite file of --database (in memory without it).
+            SIGTERM. Actors are kept in the SQLite file of --database, in the PostgreSQL database of \
+            --postgres (one server per database), or in memory without either.
             """
     )
 
-    @Flag(help: "Serve the demo registry: counter and chat; required.")
+    @Flag(help: "Serve the demo registry: counter, chat and forwarder; required.")
     var demo = false
 
     @Option(help: "The address to listen on.")
@@ -35,6 +37,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The SQLite file the actors are kept in, so that they survive a restart.")
     var database: String?
 
+    @Option(help: "A PostgreSQL URL (postgres://user[:password]@host[:port]/database) to keep the actors in.")
+    var postgres: String?
+
     @Option(help: "Seconds an actor with no connection and no request stays in memory before it sleeps.")
     var sleepTimeout: Double = 30
 
@@ -46,6 +51,16 @@ struct ServeCommand: AsyncParsableCommand {
         guard (0 ... 65535).contains(port) else {
             throw ValidationError("the port must be between 0 and 65535")
         }
+        guard database == nil || postgres == nil else {
+            throw ValidationError("give --database or --postgres, not both")
+        }
+        if let postgres {
+            do {
+                _ = try PostgresURL(postgres)
+            } catch {
+                throw ValidationError("--postgres: \(error)")
+            }
+        }
         guard sleepTimeout.isFinite, (0.01 ... 86_400).contains(sleepTimeout) else {
             throw ValidationError("the sleep timeout must be between 0.01 and 86400 seconds")
         }
@@ -55,7 +70,17 @@ struct ServeCommand: AsyncParsableCommand {
         var configuration = ActorServerConfiguration(host: host, port: port)
         configuration.token = token
         configuration.sleepTimeout = .milliseconds(Int64((sleepTimeout * 1000).rounded()))
-        let store: any ActorStore = try database.map { try SQLiteActorStore(path: $0) } ?? SQLiteActorStore.inMemory()
+        if let postgres {
+            try await PostgresActorStore.withStore(url: postgres) { store in
+                try await Self.serve(store: store, configuration: configuration)
+            }
+        } else {
+            let store: any ActorStore = try database.map { try SQLiteActorStore(path: $0) } ?? SQLiteActorStore.inMemory()
+            try await Self.serve(store: store, configuration: configuration)
+        }
+    }
+
+    private static func serve(store: any ActorStore, configuration: ActorServerConfiguration) async throws {
         try await withActorServer(registry: DemoActors.registry, store: store, configuration: configuration) { server in
             print("READY \(server.endpoint)")
             fflush(nil)
