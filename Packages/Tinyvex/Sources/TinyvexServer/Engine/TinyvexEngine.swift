@@ -88,9 +88,16 @@ actor TinyvexEngine {
     private var connections: [UInt64: Connection] = [:]
     /// The changes waiting for the transitions of connections that asked for them.
     private var pendingTransitions = PendingTransitions()
-    /// The stream the background pass evaluates away from the engine right now: its value is
-    /// not current until that evaluation is applied (or the stream runs again on the engine).
-    private var evaluatingAway: StreamKey?
+    /// The streams the background pass evaluates away from the engine right now: their values
+    /// are not current until that evaluation is applied (or they run again on the engine).
+    private var evaluatingAway: Set<StreamKey> = []
+    /// How many rounds of the background pass each connection with a transition waiting has
+    /// ended behind (see ``roundsBeforeSettling``).
+    private var waitingRounds: [UInt64: Int] = [:]
+    /// After this many rounds of the background pass a connection still waiting for its
+    /// transition (its streams changed again each time before all were current together) has
+    /// its stale streams run on the engine, so that it is never starved.
+    static let roundsBeforeSettling = 3
     private var nextConnectionID: UInt64 = 0
     /// Distinguishes this server's connection scopes from those of earlier runs on one file.
     private let instance = String(UInt64.random(in: 0...UInt64.max), radix: 36)
@@ -524,81 +531,133 @@ actor TinyvexEngine {
     private func refreshStale() async {
         while !stale.isEmpty, !Task.isCancelled {
             let started = ContinuousClock.now
+            // The stale streams of connections waiting for a transition run first, together on
+            // one snapshot, so that each of those connections is current at once.
+            // Each stream runs once per round.
             let keys = stale
-            for key in keys where stale.contains(key) {
-                await refreshAway(key)
+            let waiting = Set(pendingTransitions.connections.flatMap { connections[$0]?.subscriptions.values ?? [:].values }).filter { keys.contains($0) }
+            if !waiting.isEmpty {
+                await refreshAway(Array(waiting))
+                await Task.yield()
+            }
+            for key in keys where stale.contains(key) && !waiting.contains(key) {
+                await refreshAway([key])
                 // Lets the requests waiting for the engine run between two evaluations.
                 await Task.yield()
             }
-            // A connection still waiting for a stream that changed again meanwhile is made
-            // current now, so that its transition waits one round at most.
-            flushTransitions(settling: nil)
+            settleLongWaiting()
             let spent = ContinuousClock.now - started
             if spent > .milliseconds(1) {
                 try? await Task.sleep(for: min(spent, .seconds(1)))
             }
         }
+        waitingRounds = [:]
         refreshing = false
     }
 
-    /// Runs a stale stream again on a snapshot read away from the engine, then applies the
-    /// value on the engine: unless the stream was evaluated on a newer snapshot meanwhile, a
-    /// changed value is queued for every subscriber with the snapshot's version as its seq, and
-    /// a commit made meanwhile that meets what it read makes it stale again.
-    private func refreshAway(_ key: StreamKey) async {
-        stale.remove(key)
-        guard let stream = streams[key], let function = schema.queries[stream.name] else { return }
-        evaluationCount += 1
+    /// The end of a round of the background pass: a connection whose transition has waited
+    /// ``roundsBeforeSettling`` rounds has its stale streams run now, on the engine.
+    private func settleLongWaiting() {
+        var waiting: [UInt64: Int] = [:]
+        for connectionID in pendingTransitions.connections {
+            waiting[connectionID] = (waitingRounds[connectionID] ?? 0) + 1
+        }
+        let overdue = Set(waiting.filter { $0.value >= Self.roundsBeforeSettling }.keys)
+        for connectionID in overdue { waiting[connectionID] = nil }
+        waitingRounds = waiting
+        if !overdue.isEmpty {
+            flushTransitions(settling: overdue)
+        }
+    }
+
+    /// Runs stale streams again, together on one snapshot read away from the engine, then
+    /// applies each value on the engine: unless the stream was evaluated on a newer snapshot
+    /// meanwhile, a changed value is queued for every subscriber with the snapshot's version as
+    /// its seq, and a commit made meanwhile that meets what it read makes it stale again.
+    private func refreshAway(_ keys: [StreamKey]) async {
+        var jobs: [(key: StreamKey, body: TinyvexSchema.QueryBody, params: JSONValue, identity: String?)] = []
+        for key in keys {
+            stale.remove(key)
+            guard let stream = streams[key], let function = schema.queries[stream.name] else { continue }
+            evaluationCount += 1
+            jobs.append((key, function.body, stream.params, stream.identity))
+        }
+        guard !jobs.isEmpty else { return }
         writesDuringEvaluation = []
-        evaluatingAway = key
+        evaluatingAway = Set(jobs.map(\.key))
         defer {
             writesDuringEvaluation = nil
-            evaluatingAway = nil
-            // Connections waiting for this stream may be current now.
+            evaluatingAway = []
+            // Connections waiting for these streams may be current now.
             flushTransitions(settling: [])
         }
-        let (body, params, identity, current) = (function.body, stream.params, stream.identity, version)
+        let current = version
         let maxEvaluationTime = configuration.maxEvaluationTime
         let indexes = schema.indexes
         let maxPageItems = configuration.maxPaginationItems
-        let outcome: Result<(value: JSONValue, reads: ReadSet, snapshot: Int64), TinyvexServerError>
+        let evaluations = jobs.map { (body: $0.body, params: $0.params, identity: $0.identity) }
+        let outcome: Result<(snapshot: Int64, results: [Result<(value: JSONValue, reads: ReadSet), TinyvexServerError>]), TinyvexServerError>
         do {
             outcome = .success(try await store.writer.read { db in
-                // The version is read in the same snapshot as the query.
+                // The version is read in the same snapshot as the queries.
                 let snapshot: Int64 = if case .usable(let stored) = try DocumentStore.version(db) { stored } else { current }
-                let deadline = ContinuousClock.now + maxEvaluationTime
-                let context = TinyvexQueryContext(db: db, identity: identity, deadline: deadline, indexes: indexes, maxPageItems: maxPageItems)
-                let value = try body(context, params)
-                if ContinuousClock.now > deadline {
-                    throw TinyvexServerError(.timeout, "the query ran past its evaluation time limit")
+                var results: [Result<(value: JSONValue, reads: ReadSet), TinyvexServerError>] = []
+                for evaluation in evaluations {
+                    let deadline = ContinuousClock.now + maxEvaluationTime
+                    let context = TinyvexQueryContext(
+                        db: db, identity: evaluation.identity, deadline: deadline, indexes: indexes, maxPageItems: maxPageItems)
+                    do {
+                        let value = try evaluation.body(context, evaluation.params)
+                        if ContinuousClock.now > deadline {
+                            throw TinyvexServerError(.timeout, "the query ran past its evaluation time limit")
+                        }
+                        results.append(.success((value, context.reads)))
+                    } catch let error as TinyvexServerError {
+                        results.append(.failure(error))
+                    } catch {
+                        results.append(.failure(TinyvexServerError(.subscriptionRejected, "the query failed: \(error)")))
+                    }
                 }
-                return (value, context.reads, snapshot)
+                return (snapshot, results)
             })
         } catch let error as TinyvexServerError {
             outcome = .failure(error)
         } catch {
             outcome = .failure(TinyvexServerError(.subscriptionRejected, "the query failed: \(error)"))
         }
-        guard var updated = streams[key] else { return }
-        switch outcome {
-        case .success(let result):
-            // Evaluated again on a newer snapshot meanwhile (a new subscriber, a settle).
-            guard result.snapshot >= updated.evaluatedAt else { return }
-            let later = writesDuringEvaluation ?? []
-            if later.contains(where: { $0.version > result.snapshot && result.reads.isTouched(by: $0.writes) }) {
-                stale.insert(key)
+        let later = writesDuringEvaluation ?? []
+        for (index, job) in jobs.enumerated() {
+            guard var updated = streams[job.key] else { continue }
+            let result: Result<(value: JSONValue, reads: ReadSet), TinyvexServerError>
+            let snapshot: Int64
+            switch outcome {
+            case .success(let evaluated):
+                guard evaluated.results.indices.contains(index) else { continue }
+                result = evaluated.results[index]
+                snapshot = evaluated.snapshot
+            case .failure(let error):
+                result = .failure(error)
+                snapshot = current
             }
-            updated.reads = result.reads
-            updated.evaluatedAt = result.snapshot
-            if result.value != updated.value {
-                updated.value = result.value
-                updated.encoded = EncodedValue(result.value)
-                updated.seq = result.snapshot
-                send(updated.encoded, seq: result.snapshot, to: updated.subscribers)
+            switch result {
+            case .success(let evaluated):
+                // Evaluated again on a newer snapshot meanwhile (a new subscriber, a settle).
+                guard snapshot >= updated.evaluatedAt else { continue }
+                if later.contains(where: { $0.version > snapshot && evaluated.reads.isTouched(by: $0.writes) }) {
+                    stale.insert(job.key)
+                }
+                updated.reads = evaluated.reads
+                updated.evaluatedAt = snapshot
+                if evaluated.value != updated.value {
+                    updated.value = evaluated.value
+                    updated.encoded = EncodedValue(evaluated.value)
+                    updated.seq = snapshot
+                    send(updated.encoded, seq: snapshot, to: updated.subscribers)
+                }
+                streams[job.key] = updated
+            case .failure(let error):
+                fail(job.key, updated, error)
             }
-            streams[key] = updated
-        case .failure(let error):
-            fail(key, updated, error)
         }
     }
 
@@ -606,10 +665,8 @@ actor TinyvexEngine {
     /// queued for every subscriber (one encoding shared by all).
     private func refresh(_ key: StreamKey) {
         stale.remove(key)
-        if evaluatingAway == key {
-            // Current from now on; the evaluation away is older and is not applied.
-            evaluatingAway = nil
-        }
+        // Current from now on; an evaluation away of it is older and is not applied.
+        evaluatingAway.remove(key)
         guard let stream = streams[key], let function = schema.queries[stream.name] else { return }
         var updated = stream
         do {
@@ -664,7 +721,7 @@ actor TinyvexEngine {
                     pendingTransitions.remove(connectionID: connectionID)
                     continue
                 }
-                let behind = Set(connection.subscriptions.values.filter { stale.contains($0) || $0 == evaluatingAway })
+                let behind = Set(connection.subscriptions.values.filter { stale.contains($0) || evaluatingAway.contains($0) })
                 if !behind.isEmpty {
                     guard settling?.contains(connectionID) ?? true else { continue }
                     for key in behind { refresh(key) }
