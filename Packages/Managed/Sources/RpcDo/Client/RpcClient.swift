@@ -40,15 +40,28 @@ public actor RpcClient {
     /// Creates a client for `configuration` (not connected yet). A URL that is not `ws://` or
     /// `wss://` with a host makes ``connect()`` fail with ``RpcError/invalidArgument(_:)``.
     public init(configuration: RpcClientConfiguration) {
-        let problem = Self.problem(with: configuration.url, tls: configuration.tls)
-        let url = configuration.url.absoluteString
+        let urls = [configuration.url] + configuration.fallbackURLs
+        let problem = urls.lazy.compactMap { Self.problem(with: $0, tls: configuration.tls) }.first
+        let rotation = EndpointRotation(urls.map(\.absoluteString))
         let webSocket = Self.webSocketConfiguration(configuration)
         self.init(configuration: configuration, urlProblem: problem) { headers in
             var webSocket = webSocket
             for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
                 webSocket.headers.add(name: name, value: value)
             }
-            return try await WebSocketClient.connect(to: url, configuration: webSocket)
+            // One attempt tries each server once, from the current one on.
+            var failure: (any Error)?
+            for _ in 0 ..< rotation.count {
+                let (index, url) = rotation.current
+                do {
+                    return try await WebSocketClient.connect(to: url, configuration: webSocket)
+                } catch {
+                    rotation.failed(index)
+                    failure = error
+                    if Task.isCancelled { break }
+                }
+            }
+            throw failure ?? TransportError(code: .connectFailed, message: "no server to connect to")
         }
     }
 

@@ -25,6 +25,14 @@ public import RpcTransport
 public struct RpcClientConfiguration: Sendable {
     /// The server's WebSocket URL (`ws://` or `wss://`).
     public let url: URL
+    /// Other servers of the same service (`ws://` or `wss://`, default none), behind one client:
+    /// each attempt to connect tries the servers in turn, from the current one on (``url``
+    /// first, then these, then ``url`` again), until one accepts; the attempt fails, and the
+    /// reconnect policy waits before the next, only when none does. A lost connection is tried
+    /// again on the server it was on first. A session and its references live on one
+    /// connection, so a client that moves to another server starts a new session there (see
+    /// docs/scaling.md).
+    public var fallbackURLs: [URL] = []
     /// How long a call may take per attempt, in seconds (default 30). ``RpcRef/timeout(_:)``
     /// overrides it per call.
     public var timeout: TimeInterval
