@@ -406,10 +406,10 @@ public final class TinyvexClient: Sendable {
     /// Fetches tokens from `provider` from now on, as Convex's `setAuth`: it is called before
     /// every connection's `tinyvex/connect` (the first one and each reconnect) with
     /// `forceRefresh` `false`, at once when a connection is ready, and again with `forceRefresh`
-    /// `true` when the server refuses the token a connection sent (expired or invalid: `TVX006`,
-    /// `data.details.reason` `tokenExpired` or `tokenRefused`); that new token is written before
-    /// the connection's subscriptions are made again. It is asked at most once more per
-    /// connection, so a provider that keeps failing does not loop. `nil` means no token. A later
+    /// `true` when the server refuses the token it returned (expired or invalid: `TVX006`,
+    /// `data.details.reason` `tokenExpired` or `tokenRefused`); in a handshake that new token is
+    /// written before the connection's subscriptions are made again. It is asked at most once
+    /// more per connection, so a provider that keeps failing does not loop. `nil` means no token. A later
     /// ``setAuthToken(_:)`` or provider replaces it.
     ///
     /// ```swift
@@ -422,8 +422,8 @@ public final class TinyvexClient: Sendable {
     ///   handshake waits for it.
     public func setAuthTokenProvider(_ provider: @escaping @Sendable (_ forceRefresh: Bool) async -> String?) {
         guard let fetch = core.setTokenProvider(provider) else { return }
-        let (core, channel) = (self.core, self.channel)
-        tasks.spawn(.token) { await core.fetched(fetch, channel) }
+        let (core, channel, timeout) = (self.core, self.channel, configuration.requestTimeout)
+        tasks.spawn(.token) { await core.fetchForReadyLink(fetch, channel, timeout: timeout) }
     }
 
     private func call<T: Decodable>(_ method: String, params: JSONObject, idempotent: Bool, as type: T.Type) async throws -> T {

@@ -94,4 +94,20 @@ struct TokenProviderTests {
             await client.close()
         }
     }
+
+    @Test("a provider set on a ready connection whose token the server finds expired is asked again with forceRefresh, and its new token is used")
+    func refreshOnReadyLink() async throws {
+        try await withInMemoryServer(schema: Self.schema(), configuration: Self.configuration(expired: "old", valid: "new")) { server in
+            let client = try makeClient(server)
+            _ = try await client.mutation("messages.send", args: Send(channel: "g", author: "a", text: "t"), as: Int64.self)
+            let provider = Provider(stale: "old", fresh: "new")
+            client.setAuthTokenProvider { forceRefresh in provider.token(forceRefresh: forceRefresh) }
+            try await waitUntil("the refreshed token written") {
+                server.requestMethods.filter { $0 == "tinyvex/auth.setToken" }.count == 2
+            }
+            #expect(provider.calls == [false, true])
+            #expect(try await client.query("whoami", params: None(), as: String.self) == "alice")
+            await client.close()
+        }
+    }
 }

@@ -168,6 +168,38 @@ final class TinyvexClientCore: Sendable {
         }
     }
 
+    /// Calls the provider for the ready link and sends its token as a request, so that a
+    /// refusal is seen: then the provider is asked once more with `forceRefresh` (once per
+    /// link). When the token changed while the request was on its way, the newest one is
+    /// written again after it, so the server ends with the newest token.
+    func fetchForReadyLink(_ fetch: TokenState<ReconnectingConnection.Link>.Fetch, _ channel: JSONRPCChannel, timeout: Duration) async {
+        var next: TokenState<ReconnectingConnection.Link>.Fetch? = fetch
+        while let fetch = next {
+            next = nil
+            let token = await fetch.provider(fetch.forceRefresh)
+            let taken = tokens.withLock { state in
+                state.fetched(token, epoch: fetch.epoch).map { (write: $0, version: state.tokenVersion) }
+            }
+            guard let taken else { return }
+            let params: JSONObject = ["token": taken.write.token.map(JSONValue.string) ?? .null]
+            var refused = false
+            do {
+                _ = try await channel.request(on: taken.write.link, TinyvexMethod.setToken, params: .named(params), timeout: timeout)
+            } catch {
+                refused = error.code == .remote && error.remote?.data?["code"]?.stringValue == TinyvexErrorCode.unauthorized.rawValue
+            }
+            next = tokens.withLock { state in
+                guard state.tokenVersion == taken.version else {
+                    if !state.closed, let link = state.readyLink {
+                        try? Self.write(TokenState.Write(link: link, token: state.token), channel)
+                    }
+                    return nil
+                }
+                return refused ? state.refused(generation: taken.write.link.generation) : nil
+            }
+        }
+    }
+
     /// Writes a `tinyvex/setToken` the token state asked for (under its lock, so that writes
     /// leave in the order the token changed).
     private static func write(_ write: TokenState<ReconnectingConnection.Link>.Write, _ channel: JSONRPCChannel) throws(ManagedConnectionError) {

@@ -65,6 +65,9 @@ struct TokenState<Link: GenerationalLink>: Sendable {
     /// Whether tokens come from a provider.
     var hasProvider: Bool { provider != nil }
 
+    /// Bumped by every change of the token: tells whether it changed while a write was on its way.
+    var tokenVersion: UInt64 { version }
+
     /// A handshake begins on the link of `generation`: returns the token its `connect` carries.
     mutating func handshakeBegan(generation: UInt64) -> String? {
         sent = (generation, version)
