@@ -18,7 +18,9 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Prints 'READY <endpoint>' on standard output once listening, and runs until SIGINT or \
             SIGTERM. Actors are kept in the SQLite file of --database, in the PostgreSQL database of \
-            --postgres (one server per database), or in memory without either.
+            --postgres, or in memory without either. With --postgres, one server serves a database \
+            unless each is given a --node-id: several servers with node ids on one database form a \
+            cluster, and a request for any actor may go to any of them.
             """
     )
 
@@ -39,6 +41,15 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "A PostgreSQL URL (postgres://user[:password]@host[:port]/database) to keep the actors in.")
     var postgres: String?
+
+    @Option(help: "This server's node name, with --postgres: the servers of one database form a cluster, each awake actor owned by one node, any node forwarding requests to the owner.")
+    var nodeId: String?
+
+    @Option(help: "Seconds an actor's lease lasts unless renewed, with --node-id; a dead node's actors wake elsewhere after it.")
+    var leaseDuration: Double = 10
+
+    @Option(help: "The endpoint other nodes forward requests to (default: http://HOST:PORT as listening).")
+    var advertise: String?
 
     @Option(help: "Seconds an actor with no connection and no request stays in memory before it sleeps.")
     var sleepTimeout: Double = 30
@@ -61,6 +72,15 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ValidationError("--postgres: \(error)")
             }
         }
+        guard nodeId == nil || postgres != nil else {
+            throw ValidationError("--node-id needs --postgres: the nodes of a cluster share one database")
+        }
+        if let nodeId, nodeId.isEmpty || nodeId.utf8.count > 256 {
+            throw ValidationError("the node id must be 1 to 256 bytes")
+        }
+        guard leaseDuration.isFinite, (1 ... 3_600).contains(leaseDuration) else {
+            throw ValidationError("the lease duration must be between 1 and 3600 seconds")
+        }
         guard sleepTimeout.isFinite, (0.01 ... 86_400).contains(sleepTimeout) else {
             throw ValidationError("the sleep timeout must be between 0.01 and 86400 seconds")
         }
@@ -70,8 +90,10 @@ struct ServeCommand: AsyncParsableCommand {
         var configuration = ActorServerConfiguration(host: host, port: port)
         configuration.token = token
         configuration.sleepTimeout = .milliseconds(Int64((sleepTimeout * 1000).rounded()))
+        configuration.advertisedEndpoint = advertise
         if let postgres {
-            try await PostgresActorStore.withStore(url: postgres) { store in
+            let lease = Duration.milliseconds(Int64((leaseDuration * 1000).rounded()))
+            try await PostgresActorStore.withStore(url: postgres, node: nodeId, leaseDuration: lease) { store in
                 try await Self.serve(store: store, configuration: configuration)
             }
         } else {

@@ -19,15 +19,30 @@ public import RivetKitServer
 ///     try await withActorServer(registry: registry, store: store) { server in … }
 /// }
 /// ```
-public final class PostgresActorStore: ActorScheduleStore {
+public final class PostgresActorStore: ActorScheduleStore, ActorLeaseStore {
     /// The client the store's queries go through; whoever made it runs it.
     public let client: PostgresClient
+    /// This server's node name when several servers share the database; `nil` for one server.
+    public let leaseNode: String?
+    /// How long an actor's lease lasts unless renewed (with ``leaseNode``).
+    public let leaseDuration: Duration
     private let logger = Logger(label: "rivetkit.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    /// The default lease: 10 seconds.
+    public static let defaultLeaseDuration: Duration = .seconds(10)
 
     /// A store on a client that the caller runs (`client.run()` in a task of its own, for as
     /// long as the store is used). Call ``migrate()`` once before use.
-    public init(client: PostgresClient) {
+    ///
+    /// - Parameters:
+    ///   - client: The database client.
+    ///   - node: This server's name when several servers share the database (each awake actor
+    ///     is then owned by one node through a lease); `nil` for a server alone.
+    ///   - leaseDuration: How long a lease lasts unless renewed; at least a second.
+    public init(client: PostgresClient, node: String? = nil, leaseDuration: Duration = PostgresActorStore.defaultLeaseDuration) {
         self.client = client
+        self.leaseNode = node
+        self.leaseDuration = max(leaseDuration, .seconds(1))
     }
 
     /// Runs a client for `url`, makes the store's tables when they are missing, runs `body` with
@@ -42,16 +57,21 @@ public final class PostgresActorStore: ActorScheduleStore {
     /// - Throws: ``PostgresStoreError`` for a URL that cannot be used or a database another
     ///   server is using, the database's error when the tables cannot be made, or what `body`
     ///   throws.
+    /// With `node`, the servers sharing the database form a cluster instead: each awake actor
+    /// is owned by one node through a lease (``RivetKitServer/ActorLeaseStore``), any node
+    /// forwards a request to the owner, and no lock is taken.
     @discardableResult
     public static func withStore<T: Sendable>(
-        url: String, _ body: (PostgresActorStore) async throws -> T
+        url: String, node: String? = nil, leaseDuration: Duration = PostgresActorStore.defaultLeaseDuration,
+        _ body: (PostgresActorStore) async throws -> T
     ) async throws -> T {
         let client = PostgresClient(configuration: try PostgresURL(url).configuration)
         return try await withThrowingTaskGroup(of: Void.self, returning: T.self) { group in
             group.addTask { await client.run() }
             defer { group.cancelAll() }
-            let store = PostgresActorStore(client: client)
+            let store = PostgresActorStore(client: client, node: node, leaseDuration: leaseDuration)
             try await store.migrate()
+            if node != nil { return try await body(store) }
             return try await store.holdingServerLock { try await body(store) }
         }
     }
@@ -100,6 +120,11 @@ public final class PostgresActorStore: ActorScheduleStore {
                     run_at bigint NOT NULL)
                 """, logger: logger)
             try await connection.query(
+                """
+                CREATE TABLE IF NOT EXISTS rivet_lease (
+                    actor_id bytea PRIMARY KEY, node text NOT NULL, endpoint text NOT NULL, expires_at bigint NOT NULL)
+                """, logger: logger)
+            try await connection.query(
                 "CREATE INDEX IF NOT EXISTS rivet_schedule_actor ON rivet_schedule (actor_id)", logger: logger)
             try await connection.query(
                 "CREATE INDEX IF NOT EXISTS rivet_schedule_due ON rivet_schedule (run_at, id)", logger: logger)
@@ -146,15 +171,30 @@ public final class PostgresActorStore: ActorScheduleStore {
         return (existing, false)
     }
 
-    /// Replaces an actor's state.
+    /// Replaces an actor's state. In a cluster only the node holding the actor's unexpired
+    /// lease may: another node's save is refused with `actor.stopping`, so a node that lost an
+    /// actor cannot overwrite what its new owner saved.
     public func saveState(id: String, state: JSONValue) async throws {
         let text = try state.jsonString()
-        try await client.query("UPDATE rivet_actor SET state = \(text) WHERE id = \(Self.bytes(id))", logger: logger)
+        guard let node = leaseNode else {
+            try await client.query("UPDATE rivet_actor SET state = \(text) WHERE id = \(Self.bytes(id))", logger: logger)
+            return
+        }
+        let saved = try await client.query(
+            """
+            UPDATE rivet_actor SET state = \(text) WHERE id = \(Self.bytes(id)) AND EXISTS (
+                SELECT 1 FROM rivet_lease WHERE actor_id = \(Self.bytes(id)) AND node = \(node)
+                AND expires_at >= (extract(epoch from clock_timestamp()) * 1000)::bigint)
+            RETURNING id
+            """, logger: logger)
+        for try await _ in saved { return }
+        throw ActorError(.actorStopping, "this node no longer holds the actor \(id)")
     }
 
-    /// Removes an actor, and its schedules in the same transaction.
+    /// Removes an actor, its schedules and its lease in the same transaction.
     public func delete(id: String) async throws -> Bool {
         try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("DELETE FROM rivet_lease WHERE actor_id = \(Self.bytes(id))", logger: logger)
             try await connection.query("DELETE FROM rivet_schedule WHERE actor_id = \(Self.bytes(id))", logger: logger)
             let removed = try await connection.query(
                 "DELETE FROM rivet_actor WHERE id = \(Self.bytes(id)) RETURNING id", logger: logger)
@@ -229,6 +269,67 @@ public final class PostgresActorStore: ActorScheduleStore {
             return earliest
         }
         return nil
+    }
+
+    // MARK: ActorLeaseStore
+
+    // Leases are measured by the database's clock in milliseconds,
+    // `(extract(epoch from clock_timestamp()) * 1000)::bigint`: the nodes' own clocks may differ.
+
+    private var leaseMilliseconds: Int64 {
+        let (seconds, attoseconds) = leaseDuration.components
+        return seconds.multipliedReportingOverflow(by: 1000).partialValue &+ attoseconds / 1_000_000_000_000_000
+    }
+
+    /// Takes or extends the lease of `actorId` for this node when it is free, expired or this
+    /// node's, in one statement; otherwise returns its holder.
+    public func acquireLease(actorId: String, endpoint: String) async throws -> ActorLeaseHolder? {
+        guard let node = leaseNode else { return nil }
+        let id = Self.bytes(actorId)
+        for _ in 0 ..< 3 {
+            let taken = try await client.query(
+                """
+                INSERT INTO rivet_lease (actor_id, node, endpoint, expires_at)
+                VALUES (\(id), \(node), \(endpoint), (extract(epoch from clock_timestamp()) * 1000)::bigint + \(leaseMilliseconds))
+                ON CONFLICT (actor_id) DO UPDATE SET node = EXCLUDED.node, endpoint = EXCLUDED.endpoint,
+                    expires_at = EXCLUDED.expires_at
+                WHERE rivet_lease.node = EXCLUDED.node OR rivet_lease.expires_at < (extract(epoch from clock_timestamp()) * 1000)::bigint
+                RETURNING node
+                """, logger: logger)
+            for try await _ in taken { return nil }
+            let holders = try await client.query(
+                "SELECT node, endpoint FROM rivet_lease WHERE actor_id = \(id)", logger: logger)
+            for try await (holder, address) in holders.decode((String, String).self) {
+                return ActorLeaseHolder(nodeId: holder, endpoint: address)
+            }
+            // Released between the two statements: try again.
+        }
+        throw ActorError(.actorStopping, "the lease of \(actorId) kept changing hands")
+    }
+
+    /// Extends this node's unexpired leases of `actorIds`; returns those it no longer holds.
+    public func renewLeases(actorIds: [String]) async throws -> Set<String> {
+        guard let node = leaseNode, !actorIds.isEmpty else { return [] }
+        let hex = actorIds.map { Self.bytes($0).map { String(format: "%02x", $0) }.joined() }
+        let renewed = try await client.query(
+            """
+            UPDATE rivet_lease SET expires_at = (extract(epoch from clock_timestamp()) * 1000)::bigint + \(leaseMilliseconds)
+            WHERE node = \(node) AND expires_at >= (extract(epoch from clock_timestamp()) * 1000)::bigint
+            AND actor_id IN (SELECT decode(h, 'hex') FROM unnest(\(hex)::text[]) AS h)
+            RETURNING actor_id
+            """, logger: logger)
+        var kept: Set<String> = []
+        for try await id in renewed.decode(Data.self) {
+            kept.insert(try Self.text(id, "actor_id"))
+        }
+        return Set(actorIds).subtracting(kept)
+    }
+
+    /// Gives up this node's lease of `actorId`.
+    public func releaseLease(actorId: String) async throws {
+        guard let node = leaseNode else { return }
+        try await client.query(
+            "DELETE FROM rivet_lease WHERE actor_id = \(Self.bytes(actorId)) AND node = \(node)", logger: logger)
     }
 
     // MARK: Rows

@@ -70,6 +70,10 @@ public struct ActorServerConfiguration: Sendable {
     /// The most pending schedules one actor may have; `schedule.after`/`at` past it fails with
     /// `schedule.max_schedules_exceeded`. Default 1,000.
     public var maxSchedules: Int
+    /// The endpoint other nodes forward requests for this server's actors to, when its store
+    /// places actors on several servers (``ActorLeaseStore``); `nil` (the default) for the
+    /// server's own `http://host:port`, which suits a server listening on a routable address.
+    public var advertisedEndpoint: String?
 
     /// Creates a configuration; every parameter has the default its property documents.
     public init(

@@ -43,11 +43,13 @@ public func withActorServer<Value>(
         isolation: isolation
     ) { transport in
         let server = ActorServer(core: core, transport: transport)
+        core.directory.placement?.endpoint = configuration.advertisedEndpoint ?? server.endpoint
         let outcome: Result<Value, any Error>
         do {
             outcome = .success(
                 try await withThrowingTaskGroup(of: Void.self, returning: Value.self, isolation: isolation) { group in
                     group.addTask { await core.sleepIdleActors() }
+                    group.addTask { await core.maintainLeases() }
                     defer { group.cancelAll() }
                     return try await body(server)
                 })

@@ -16,6 +16,8 @@ actor ActorDirectory {
     nonisolated let scheduler: ActorScheduler
     /// The clients behind `context.client`.
     nonisolated let localClients: LocalClients
+    /// The leases of a store several servers share; `nil` for a server alone.
+    nonisolated let placement: LeasePlacement?
     private var awake: [String: ActorInstance] = [:]
     private var stopping: [String: ActorInstance] = [:]
     private var reported: Set<String> = []
@@ -30,6 +32,7 @@ actor ActorDirectory {
     ) {
         self.scheduler = scheduler
         self.localClients = localClients
+        self.placement = LeasePlacement(store: store)
         self.registry = registry
         self.store = store
         self.configuration = configuration
@@ -110,7 +113,15 @@ actor ActorDirectory {
                 await stopping.stopped()
                 continue
             }
+            // With several servers on one store, the actor is woken here only once this node
+            // holds its lease (before its state is read, so the state is the last owner's
+            // last save); another node's actor is that node's to serve.
+            if let placement {
+                if let holder = try await placement.acquire(id) { throw placement.elsewhere(holder) }
+                guard awake[id] == nil, stopping[id] == nil else { continue }  // woken meanwhile
+            }
             guard let record = try await find(id: id) else {
+                if let placement { await placement.release(id) }
                 throw ActorError(.actorNotFound, "the actor \(id) does not exist")
             }
             guard awake[id] == nil, stopping[id] == nil else { continue }  // woken meanwhile
@@ -145,6 +156,7 @@ actor ActorDirectory {
                 try await instance.start(created: created)
             } catch {
                 if awake[id] === instance { awake[id] = nil }
+                if let placement { await placement.release(id) }
                 throw error
             }
             return instance
@@ -166,6 +178,18 @@ actor ActorDirectory {
         if let instance = awake[id], instance.beginDestroy() {
             return try await finishDestroying(id: id, instance)
         }
+        // Asleep here: another node may hold it awake, and then it is that node's to destroy.
+        if let placement, awake[id] == nil {
+            if let holder = try await placement.acquire(id) { throw placement.elsewhere(holder) }
+            let removed: Result<Bool, ActorError>
+            do throws(ActorError) {
+                removed = .success(try await deleteRecord(id: id))
+            } catch {
+                removed = .failure(error)
+            }
+            await placement.release(id)
+            return try removed.get()
+        }
         return try await deleteRecord(id: id)
     }
 
@@ -178,6 +202,7 @@ actor ActorDirectory {
         defer { if stopping[id] === instance { stopping[id] = nil } }
         await instance.destroy()
         _ = try await deleteRecord(id: id)
+        if let placement { await placement.release(id) }
         return true
     }
 
@@ -208,8 +233,30 @@ actor ActorDirectory {
         return count
     }
 
-    private func stopped(id: String, instance: ActorInstance) {
+    private func stopped(id: String, instance: ActorInstance) async {
         if stopping[id] === instance { stopping[id] = nil }
+        if let placement, awake[id] == nil, stopping[id] == nil { await placement.release(id) }
+    }
+
+    /// Stops serving the actors this node no longer holds the lease of (``LeasePlacement``): each
+    /// leaves ``awake`` at once, its connections are closed with `actor.stopping` (clients
+    /// reconnect, through any node, to the new holder) and it stops without running `onSleep`
+    /// or saving (another node may be serving it already). Returns how many began to stop.
+    @discardableResult
+    func evict(_ ids: Set<String>) -> Int {
+        var count = 0
+        for id in ids {
+            guard let instance = awake[id], instance.beginEviction() else { continue }
+            awake[id] = nil
+            stopping[id] = instance
+            count += 1
+            let spawned = tasks.spawn { [weak self] in
+                await instance.evict()
+                await self?.stopped(id: id, instance: instance)
+            }
+            if !spawned { stopping[id] = nil }
+        }
+        return count
     }
 
     /// Stops the directory's work and the awake instances' background work (the server is

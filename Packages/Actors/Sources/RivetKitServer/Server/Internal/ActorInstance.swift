@@ -292,6 +292,22 @@ final class ActorInstance: Sendable {
         await finishStopping()
     }
 
+    /// Begins stopping whatever holds the instance (its node lost the actor's lease); returns
+    /// whether it did. From then on nothing enters; ``evict()`` finishes.
+    func beginEviction() -> Bool {
+        activity.withLock { $0.lifecycle.beginEviction() }
+    }
+
+    /// Closes the realtime connections with `actor.stopping`, so their clients reconnect to the
+    /// actor's new node, and stops without `onSleep` (another node may serve the actor now; a
+    /// save from here would be refused).
+    func evict() async {
+        for connection in runtime.connections {
+            connection.disconnect(reason: ActorCloseReason(group: "actor", code: "stopping").description)
+        }
+        await finishStopping()
+    }
+
     /// Begins destroying (a second call, or one while sleeping, does nothing); returns whether
     /// it did. From then on nothing enters and queued actions get `actor.not_found`.
     func beginDestroy() -> Bool {

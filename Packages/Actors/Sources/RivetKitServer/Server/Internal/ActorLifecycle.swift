@@ -85,6 +85,14 @@ struct ActorLifecycle: Equatable {
         return true
     }
 
+    /// Begins stopping as a sleep, whatever holds the instance (its node lost the actor's
+    /// lease); returns whether it did.
+    mutating func beginEviction() -> Bool {
+        guard isAccepting else { return false }
+        phase = .stopping(.sleep)
+        return true
+    }
+
     /// Begins destroying, from any phase before stopping; returns whether it did (a second
     /// destroy, or one of a sleeping instance, does nothing).
     mutating func beginDestroy() -> Bool {

@@ -144,6 +144,13 @@ final class ActorScheduler: Sendable {
         await rearm()
     }
 
+    /// Reads the earliest schedule in the store again and arms for it: with several servers on
+    /// one store, a schedule another node added (and that node's own alarm, if it died) is
+    /// seen here within one refresh.
+    func refresh() async {
+        await rearm()
+    }
+
     /// Arms for the earliest schedule in the store.
     private func rearm() async {
         guard let store else { return }

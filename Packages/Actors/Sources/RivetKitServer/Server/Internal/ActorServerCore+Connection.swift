@@ -42,6 +42,10 @@ extension ActorServerCore {
         do throws(ActorError) {
             (instance, connection) = try await open(transport, request: request, tracker: tracker)
         } catch {
+            if let owner = LeasePlacement.owner(of: error) {
+                await forward(transport, request: request, to: owner, error: error)
+                return
+            }
             await Self.close(transport, with: error)
             return
         }

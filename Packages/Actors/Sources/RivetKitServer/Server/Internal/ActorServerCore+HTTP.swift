@@ -10,6 +10,7 @@ extension ActorServerCore {
         do throws(ActorError) {
             return try await route(request)
         } catch {
+            if let owner = LeasePlacement.owner(of: error) { return await forward(request, to: owner, error: error) }
             return Self.errorResponse(error)
         }
     }

@@ -124,6 +124,10 @@ extension ActorServerCore {
                 id: nextConnectionId(), actorId: instance.record.id, actorName: instance.record.name,
                 key: instance.record.key, namespace: instance.record.namespace, params: params)
         } catch {
+            if let owner = LeasePlacement.owner(of: error) {
+                await forward(transport, request: request, to: owner, error: error)
+                return
+            }
             await Self.close(transport, with: error)
             return
         }

@@ -1,4 +1,6 @@
+import NIOHTTP1
 import RivetKit
+import RpcTransportNIO
 
 extension ActorServerCore {
     /// Runs a due schedule's action, as RivetKit runs a scheduled action: the actor is woken
@@ -10,6 +12,10 @@ extension ActorServerCore {
         let instance: ActorInstance
         do throws(ActorError) {
             instance = try await enteredInstance(id: schedule.actorId)
+        } catch where LeasePlacement.owner(of: error) != nil {
+            // Another node holds the actor: the action runs there, as an HTTP action.
+            await fireRemotely(schedule, error: error)
+            return
         } catch {
             configuration.reportProblem(
                 "schedule \(schedule.id) of actor \(schedule.actorId): the actor could not be woken: \(error)")
@@ -29,6 +35,23 @@ extension ActorServerCore {
         } catch {
             configuration.reportProblem(
                 "schedule \(schedule.id) of actor \(schedule.actorId): \(schedule.action) failed: \(error)")
+        }
+    }
+
+    /// Runs a due schedule's action on the node that holds its actor, as an HTTP action.
+    private func fireRemotely(_ schedule: StoredSchedule, error: ActorError) async {
+        guard let owner = LeasePlacement.owner(of: error) else { return }
+        var headers = HTTPHeaders()
+        headers.add(name: "x-rivet-encoding", value: "json")
+        if let token = configuration.token { headers.add(name: "x-rivet-token", value: token) }
+        let request = HTTPServerRequest(
+            method: .POST, uri: "/gateway/\(HTTPQuery.percentEncode(schedule.actorId))/action/\(HTTPQuery.percentEncode(schedule.action))",
+            headers: headers, body: Array(RivetMessageCodec.encodeActionRequestBody(args: schedule.args).utf8))
+        let response = await forward(request, to: owner, error: error)
+        if !(200 ..< 300).contains(response.status) {
+            configuration.reportProblem(
+                "schedule \(schedule.id) of actor \(schedule.actorId): \(schedule.action) failed on node \(owner): "
+                    + String(decoding: response.body, as: UTF8.self))
         }
     }
 }

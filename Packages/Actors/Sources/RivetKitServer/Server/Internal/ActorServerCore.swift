@@ -12,6 +12,8 @@ final class ActorServerCore: Sendable {
     let timer = DeadlineTimer()
     /// HTTP actions, which run apart from the request so that their timeout can answer first.
     let requests = OwnedTasks<UInt64>()
+    /// The HTTP clients that forward requests to the nodes holding other actors.
+    let forwardingClients: ForwardingClients
     private let connectionCounter = Atomic<UInt64>(0)
     private let requestCounter = Atomic<UInt64>(0)
 
@@ -20,6 +22,7 @@ final class ActorServerCore: Sendable {
 
     init(registry: ActorRegistry, store: any ActorStore, configuration: ActorServerConfiguration) {
         self.configuration = configuration
+        self.forwardingClients = ForwardingClients(requestTimeout: configuration.actionTimeout + .seconds(5))
         let scheduler = ActorScheduler(
             store: store, timer: timer, maxSchedules: configuration.maxSchedules,
             reportProblem: configuration.reportProblem)
@@ -64,6 +67,30 @@ final class ActorServerCore: Sendable {
         }
     }
 
+    /// Keeps this node's leases (when its store places actors on several servers): renews
+    /// those of its awake actors every third of the lease, stops serving any it lost, and stops
+    /// serving all of them once renewals have failed for two thirds of the lease, before any can
+    /// expire. Each round also reads the earliest schedule again, so that schedules other nodes
+    /// added fire here when their node is gone. Runs until cancelled.
+    func maintainLeases() async {
+        guard let placement = directory.placement else { return }
+        while !Task.isCancelled {
+            do {
+                try await Task.sleep(for: placement.renewInterval)
+            } catch {
+                return
+            }
+            await directory.scheduler.refresh()
+            let ids = await directory.awakeIds
+            if let lost = await placement.renew(Array(ids)) {
+                if !lost.isEmpty { await directory.evict(lost) }
+            } else if placement.isOverdue() {
+                configuration.reportProblem("the actors' leases could not be renewed: this node stops serving its actors")
+                await directory.evict(ids)
+            }
+        }
+    }
+
     /// Stops what the core runs in the background: HTTP actions, the actors' connections to
     /// each other, sleeps and destructions, the actors' background work, the action deadlines.
     func shutdown() async {
@@ -71,6 +98,11 @@ final class ActorServerCore: Sendable {
         await requests.close()
         await directory.localClients.close()
         await directory.shutdown()
+        await forwardingClients.close()
+        // The states are saved: other nodes may take these actors at once, not after the lease.
+        if let placement = directory.placement {
+            for id in await directory.awakeIds { await placement.release(id) }
+        }
         timer.close()
     }
 
