@@ -4,36 +4,33 @@ import RpcTransport
 import Synchronization
 
 /// The one place of a server that knows when the next schedule of any actor is due, awake or
-/// asleep: it keeps one alarm on the server's ``RpcTransport/DeadlineTimer`` for the earliest
+/// asleep: it keeps one alarm (``RpcTransport/EarliestAlarm``) on the server's
+/// ``RpcTransport/DeadlineTimer`` for the earliest
 /// pending schedule in the store. When the alarm passes it claims (removes) the due schedules
 /// from the store and hands each to `fire`, which wakes the actor and runs the action; then it
 /// arms for the next one. A schedule is removed before its action runs, so it runs at most once.
 final class ActorScheduler: Sendable {
     /// The store, when it keeps schedules.
     let store: (any ActorScheduleStore)?
-    private let timer: DeadlineTimer
     private let maxSchedules: Int
     private let reportProblem: @Sendable (String) -> Void
     /// Claims, and the actions they run.
     private let tasks = OwnedTasks<UInt64>()
     private let counter = Atomic<UInt64>(0)
-    private let alarm = Mutex<Alarm>(Alarm())
+    /// Armed for the earliest pending schedule.
+    private let alarm: EarliestAlarm
     private let fire = Mutex<(@Sendable (StoredSchedule) async -> Void)?>(nil)
-
-    /// The alarm armed: when it is due and its id on the timer.
-    private struct Alarm {
-        var runAt: Int64?
-        var armed: UInt64?
-    }
 
     /// How many due schedules one claim takes.
     static let claimBatch = 256
 
     init(store: any ActorStore, timer: DeadlineTimer, maxSchedules: Int, reportProblem: @escaping @Sendable (String) -> Void) {
         self.store = store as? any ActorScheduleStore
-        self.timer = timer
         self.maxSchedules = maxSchedules
         self.reportProblem = reportProblem
+        let passed = Mutex<(@Sendable () -> Void)?>(nil)
+        self.alarm = EarliestAlarm(timer: timer) { passed.withLock { $0 }?() }
+        passed.withLock { $0 = { [weak self] in self?.alarmPassed() } }
     }
 
     /// Starts firing: `fire` runs each due schedule's action. Arms for the earliest schedule the
@@ -46,11 +43,7 @@ final class ActorScheduler: Sendable {
     /// Stops: no alarm fires any more, claims and actions under way are cancelled.
     func shutdown() async {
         fire.withLock { $0 = nil }
-        let armed = alarm.withLock { alarm -> UInt64? in
-            defer { alarm = Alarm() }
-            return alarm.armed
-        }
-        if let armed { timer.disarm(armed) }
+        alarm.clear()
         await tasks.close()
     }
 
@@ -101,28 +94,11 @@ final class ActorScheduler: Sendable {
     /// Arms the alarm for `runAt` unless it is armed for that time or earlier.
     private func arm(at runAt: Int64) {
         guard fire.withLock({ $0 != nil }) else { return }
-        let wait = ScheduleAlarm(scheduler: self)
-        let previous = alarm.withLock { alarm -> (replace: Bool, old: UInt64?) in
-            if let armedAt = alarm.runAt, armedAt <= runAt { return (false, nil) }
-            defer { alarm.runAt = runAt; alarm.armed = nil }
-            return (true, alarm.armed)
-        }
-        guard previous.replace else { return }
-        if let old = previous.old { timer.disarm(old) }
-        let id = timer.arm(after: ScheduleTime.wait(until: runAt, now: ScheduleTime.nowMilliseconds()), wait)
-        let stale = alarm.withLock { alarm -> Bool in
-            guard alarm.runAt == runAt, alarm.armed == nil else { return true }
-            alarm.armed = id
-            return false
-        }
-        // Replaced by an earlier one meanwhile: this wait is not needed, though firing it would
-        // do no harm (a claim takes only what is due).
-        if stale, let id { timer.disarm(id) }
+        alarm.arm(at: runAt, now: ScheduleTime.nowMilliseconds())
     }
 
     /// The alarm passed: claims what is due and arms for what is left.
-    fileprivate func alarmPassed() {
-        alarm.withLock { $0 = Alarm() }
+    private func alarmPassed() {
         spawn { await self.claimDue() }
     }
 
@@ -177,18 +153,5 @@ final class ActorScheduler: Sendable {
     private func storeFailure(_ error: any Error) -> ActorError {
         reportProblem("the actor store failed on a schedule: \(error)")
         return ActorError(.rivetkitInternalError, "the actor store failed")
-    }
-}
-
-/// The scheduler's wait on the deadline timer.
-private final class ScheduleAlarm: ExpiringWait {
-    private weak let scheduler: ActorScheduler?
-
-    init(scheduler: ActorScheduler) {
-        self.scheduler = scheduler
-    }
-
-    func expire() {
-        scheduler?.alarmPassed()
     }
 }

@@ -32,13 +32,6 @@ enum ScheduleTime {
         return Int64(value)
     }
 
-    /// How far from now a wait is armed, in milliseconds, never negative.
-    static func wait(until runAt: Int64, now: Int64) -> Duration {
-        let (difference, overflow) = runAt.subtractingReportingOverflow(now)
-        guard !overflow else { return .zero }
-        return .milliseconds(max(difference, 0))
-    }
-
     /// The latest time accepted: about 285,000 years after 1970, far inside `Int64` and
     /// `Duration`'s ranges.
     static let maxTime: Int64 = 1 << 53
