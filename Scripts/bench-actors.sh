@@ -8,7 +8,10 @@
 # the wakes, on a server whose sleeper actor sleeps after 20 ms), with the Session layer's calls
 # per second (64 in flight) measured in the same run. Builds Tests/Benchmarks in release mode and
 # runs ActorsBenchmarks; extra arguments go to it (--quick, --runs N, --sequential-only N).
-# The last line has the form `ratio actors-vs-session-calls <x.xx>`.
+# With PostgreSQL (Scripts/with-postgres.sh starts a throwaway cluster), also actions per second
+# through a node that forwards to the actor's owner against the owner itself.
+# The last lines have the form `ratio actors-forwarded-vs-direct <x.xx>` and
+# `ratio actors-vs-session-calls <x.xx>`.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 forget_release_plan
@@ -21,5 +24,7 @@ log "bench-actors: building ActorsBenchmarks (release)"
 swift build "${build_flags[@]}" --product ActorsBenchmarks
 bin_dir="$(swift build "${build_flags[@]}" --show-bin-path)"
 
+# With a throwaway PostgreSQL cluster (or the database RPC_POSTGRES_URL names), the run adds two
+# nodes on one database: actions through a forwarding node against the owner node.
 log "bench-actors: running"
-"$bin_dir/ActorsBenchmarks" "$@"
+"$REPO_ROOT/Scripts/with-postgres.sh" --optional "$bin_dir/ActorsBenchmarks" "$@"

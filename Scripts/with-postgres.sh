@@ -7,11 +7,20 @@
 #
 #   Scripts/with-postgres.sh swift test --package-path Packages/Actors --filter Postgres
 #
+# With --optional first, a machine without a PostgreSQL server runs the command without one
+# (the benchmarks' PostgreSQL parts are then skipped).
+#
 # When RPC_POSTGRES_URL is set already, the command runs against that database instead.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-[ $# -gt 0 ] || die "usage: with-postgres.sh COMMAND [ARGUMENTS...]"
+# With --optional, a machine without a PostgreSQL server runs the command without one.
+optional=0
+if [ "${1:-}" = "--optional" ]; then
+    optional=1
+    shift
+fi
+[ $# -gt 0 ] || die "usage: with-postgres.sh [--optional] COMMAND [ARGUMENTS...]"
 
 if [ -n "${RPC_POSTGRES_URL:-}" ]; then
     exec "$@"
@@ -25,7 +34,13 @@ else
         [ -x "$candidate/initdb" ] && bin_dir="$candidate"
     done
 fi
-[ -n "$bin_dir" ] || die "no PostgreSQL server found (install Debian's postgresql, or run Scripts/bootstrap.sh)"
+if [ -z "$bin_dir" ]; then
+    if [ "$optional" -eq 1 ]; then
+        log "postgres: no PostgreSQL server here; running without one"
+        exec "$@"
+    fi
+    die "no PostgreSQL server found (install Debian's postgresql, or run Scripts/bootstrap.sh)"
+fi
 
 # PostgreSQL refuses to run as root: as root, the cluster belongs to the postgres user that
 # Debian's package makes.

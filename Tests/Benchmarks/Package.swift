@@ -85,6 +85,7 @@ let package = Package(
                 "BenchmarkSupport",
                 .product(name: "RivetKit", package: "Actors"),
                 .product(name: "RivetKitServer", package: "Actors"),
+                .product(name: "RivetKitPostgres", package: "Actors"),
                 .product(name: "CapnWeb", package: "Session"),
                 .product(name: "RpcTransportNIO", package: "Transport"),
             ],

@@ -63,6 +63,10 @@ enum ActorsBenchmarks {
         let wakes = quick ? 20 : 100
 
         var summary = RatioSummary()
+        let clusterURL = ClusterSide.url
+        if clusterURL != nil {
+            summary.declare("actors-forwarded-vs-direct", label: "forwarded actions", goal: 0.5)
+        }
         summary.declare("actors-vs-session-calls", label: "actions", goal: 0.8)
         for run in 1 ... runs {
             print("run \(run) of \(runs)")
@@ -77,6 +81,11 @@ enum ActorsBenchmarks {
             print("  broadcast to \(subscribers) connections: \(fixed(actors.eventsPerSecond)) events/s, p99 delivery \(micro(actors.deliveryP99))")
             print("  actors \(listeners) listeners: \(fixed(actors.listeners.actionsPerSecond)) actions/s, p99 delivery \(micro(actors.listeners.deliveryP99))\(actors.listeners.dropped == 0 ? "" : ", \(actors.listeners.dropped) events dropped")")
             print("  actors wake: p50 \(micro(wake.p50)), p99 \(micro(wake.p99)) (\(wakes) wakes; an awake actor's HTTP action: p50 \(micro(wake.awakeP50)))")
+            if let clusterURL {
+                let cluster = try await ClusterSide.measure(url: clusterURL, actions: concurrent, run: run)
+                print("  cluster on PostgreSQL, 64 in flight: \(fixed(cluster.directPerSecond)) actions/s to the owner, \(fixed(cluster.forwardedPerSecond)) actions/s through another node")
+                summary.record(cluster.forwardedPerSecond / cluster.directPerSecond, for: "actors-forwarded-vs-direct")
+            }
             summary.record(actors.concurrentPerSecond / session, for: "actors-vs-session-calls")
         }
         summary.summaryLines.forEach { print($0) }
