@@ -122,7 +122,8 @@ public final class PostgresActorStore: ActorScheduleStore, ActorLeaseStore {
             try await connection.query(
                 """
                 CREATE TABLE IF NOT EXISTS rivet_lease (
-                    actor_id bytea PRIMARY KEY, node text NOT NULL, endpoint text NOT NULL, expires_at bigint NOT NULL)
+                    actor_id bytea PRIMARY KEY, node text NOT NULL, endpoint text NOT NULL, expires_at bigint NOT NULL,
+                    token text NOT NULL)
                 """, logger: logger)
             try await connection.query(
                 "CREATE INDEX IF NOT EXISTS rivet_schedule_actor ON rivet_schedule (actor_id)", logger: logger)
@@ -283,24 +284,26 @@ public final class PostgresActorStore: ActorScheduleStore, ActorLeaseStore {
 
     /// Takes or extends the lease of `actorId` for this node when it is free, expired or this
     /// node's, in one statement; otherwise returns its holder.
-    public func acquireLease(actorId: String, endpoint: String) async throws -> ActorLeaseHolder? {
-        guard let node = leaseNode else { return nil }
+    public func acquireLease(actorId: String, endpoint: String) async throws -> ActorLease {
+        let token = UUID().uuidString.lowercased()
+        guard let node = leaseNode else { return .held(token: token) }
         let id = Self.bytes(actorId)
         for _ in 0 ..< 3 {
             let taken = try await client.query(
                 """
-                INSERT INTO rivet_lease (actor_id, node, endpoint, expires_at)
-                VALUES (\(id), \(node), \(endpoint), (extract(epoch from clock_timestamp()) * 1000)::bigint + \(leaseMilliseconds))
+                INSERT INTO rivet_lease (actor_id, node, endpoint, expires_at, token)
+                VALUES (\(id), \(node), \(endpoint), (extract(epoch from clock_timestamp()) * 1000)::bigint + \(leaseMilliseconds),
+                    \(token))
                 ON CONFLICT (actor_id) DO UPDATE SET node = EXCLUDED.node, endpoint = EXCLUDED.endpoint,
-                    expires_at = EXCLUDED.expires_at
+                    expires_at = EXCLUDED.expires_at, token = EXCLUDED.token
                 WHERE rivet_lease.node = EXCLUDED.node OR rivet_lease.expires_at < (extract(epoch from clock_timestamp()) * 1000)::bigint
                 RETURNING node
                 """, logger: logger)
-            for try await _ in taken { return nil }
+            for try await _ in taken { return .held(token: token) }
             let holders = try await client.query(
                 "SELECT node, endpoint FROM rivet_lease WHERE actor_id = \(id)", logger: logger)
             for try await (holder, address) in holders.decode((String, String).self) {
-                return ActorLeaseHolder(nodeId: holder, endpoint: address)
+                return .heldElsewhere(ActorLeaseHolder(nodeId: holder, endpoint: address))
             }
             // Released between the two statements: try again.
         }
@@ -325,11 +328,12 @@ public final class PostgresActorStore: ActorScheduleStore, ActorLeaseStore {
         return Set(actorIds).subtracting(kept)
     }
 
-    /// Gives up this node's lease of `actorId`.
-    public func releaseLease(actorId: String) async throws {
+    /// Gives up the lease of `actorId` that the taking with `token` made, if it is still that one.
+    public func releaseLease(actorId: String, token: String) async throws {
         guard let node = leaseNode else { return }
         try await client.query(
-            "DELETE FROM rivet_lease WHERE actor_id = \(Self.bytes(actorId)) AND node = \(node)", logger: logger)
+            "DELETE FROM rivet_lease WHERE actor_id = \(Self.bytes(actorId)) AND node = \(node) AND token = \(token)",
+            logger: logger)
     }
 
     // MARK: Rows

@@ -91,6 +91,38 @@ struct ClusterTests {
         }
     }
 
+    @Test("Leases: one holder until expiry, taken over after it; a release from an older taking leaves a newer one; renewals report what was lost")
+    func leaseRules() async throws {
+        try await PostgresTestDatabase.with { url in
+            try await PostgresActorStore.withStore(url: url, node: "a", leaseDuration: .seconds(1)) { a in
+                try await PostgresActorStore.withStore(url: url, node: "b", leaseDuration: .seconds(1)) { b in
+                    guard case .held(let first) = try await a.acquireLease(actorId: "x", endpoint: "http://a") else {
+                        Issue.record("a could not take a free lease")
+                        return
+                    }
+                    #expect(try await b.acquireLease(actorId: "x", endpoint: "http://b") == .heldElsewhere(ActorLeaseHolder(nodeId: "a", endpoint: "http://a")))
+                    // a takes it again (a new taking), then the release of the first taking arrives.
+                    guard case .held = try await a.acquireLease(actorId: "x", endpoint: "http://a") else {
+                        Issue.record("a could not extend its own lease")
+                        return
+                    }
+                    try await a.releaseLease(actorId: "x", token: first)
+                    if case .held = try await b.acquireLease(actorId: "x", endpoint: "http://b") {
+                        Issue.record("b took a lease a still holds")
+                    }
+                    #expect(try await a.renewLeases(actorIds: ["x", "y"]) == ["y"])
+                    // Once a's lease has expired, b takes it and a's renewal reports it lost.
+                    try await waitUntil("a's lease to expire", timeout: .seconds(10), every: .milliseconds(100)) {
+                        if case .held = try await b.acquireLease(actorId: "x", endpoint: "http://b") { return true }
+                        return false
+                    }
+                    #expect(try await a.renewLeases(actorIds: ["x"]) == ["x"])
+                    await #expect(throws: ActorError.self) { try await a.saveState(id: "x", state: [:]) }
+                }
+            }
+        }
+    }
+
     @Test("A node that loses an actor's lease stops serving it, and its save is refused; the next request wakes it where it is served")
     func lostLeaseStopsServing() async throws {
         try await Cluster.with(nodes: 2, lease: .seconds(1)) { servers in

@@ -17,18 +17,29 @@ public protocol ActorLeaseStore: ActorStore {
 
     /// Takes the lease of `actorId` for this node when no node holds it, its holder's lease has
     /// expired, or this node holds it already (then it is extended), recording `endpoint` as
-    /// where other nodes reach this one.
+    /// where other nodes reach this one. Each taking gets a new token, which only its
+    /// ``releaseLease(actorId:token:)`` matches.
     ///
-    /// - Returns: `nil` when this node holds the lease now; otherwise the node that does.
-    func acquireLease(actorId: String, endpoint: String) async throws -> ActorLeaseHolder?
+    /// - Returns: ``ActorLease/held(token:)`` when this node holds the lease now; otherwise the
+    ///   node that does.
+    func acquireLease(actorId: String, endpoint: String) async throws -> ActorLease
 
     /// Extends this node's unexpired leases of `actorIds`.
     ///
     /// - Returns: The ids among `actorIds` whose lease this node does not hold any more.
     func renewLeases(actorIds: [String]) async throws -> Set<String>
 
-    /// Gives up this node's lease of `actorId`, if it holds it.
-    func releaseLease(actorId: String) async throws
+    /// Gives up the lease of `actorId` that the taking with `token` made, if it is still that
+    /// one: a release that arrives after the same node took the lease again leaves the new one.
+    func releaseLease(actorId: String, token: String) async throws
+}
+
+/// What taking an actor's lease gave.
+public enum ActorLease: Sendable, Hashable {
+    /// This node holds the lease, under this taking's token.
+    case held(token: String)
+    /// Another node holds it.
+    case heldElsewhere(ActorLeaseHolder)
 }
 
 /// The node holding an actor's lease, and where to reach it.

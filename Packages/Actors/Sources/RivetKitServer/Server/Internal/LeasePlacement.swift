@@ -9,7 +9,7 @@ final class LeasePlacement: Sendable {
     let store: any ActorLeaseStore
     let nodeId: String
     let leaseDuration: Duration
-    private let state = Mutex<(endpoint: String?, renewed: ContinuousClock.Instant)>((nil, .now))
+    private let state = Mutex<(endpoint: String?, renewed: ContinuousClock.Instant, tokens: [String: String])>((nil, .now, [:]))
 
     /// The placement of `store`; `nil` when the store serves one server alone.
     init?(store: any ActorStore) {
@@ -38,16 +38,26 @@ final class LeasePlacement: Sendable {
     ///   (the client tries again).
     func acquire(_ id: String) async throws(ActorError) -> ActorLeaseHolder? {
         guard let endpoint else { throw ActorError(.actorStopping, "the server is not listening yet") }
+        let lease: ActorLease
         do {
-            return try await store.acquireLease(actorId: id, endpoint: endpoint)
+            lease = try await store.acquireLease(actorId: id, endpoint: endpoint)
         } catch {
             throw ActorError(.actorStopping, "the actor's lease could not be taken: \(error)")
         }
+        switch lease {
+        case .held(let token):
+            state.withLock { $0.tokens[id] = token }
+            return nil
+        case .heldElsewhere(let holder):
+            return holder
+        }
     }
 
-    /// Gives up this node's lease of `id`; a failure leaves it to expire.
+    /// Gives up this node's lease of `id`, as its last taking made it (a taking after this call
+    /// keeps its lease); a failure leaves it to expire.
     func release(_ id: String) async {
-        _ = try? await store.releaseLease(actorId: id)
+        guard let token = state.withLock({ $0.tokens.removeValue(forKey: id) }) else { return }
+        _ = try? await store.releaseLease(actorId: id, token: token)
     }
 
     /// Renews the leases of `ids`; returns those lost. A failure returns `nil`, and after
@@ -55,7 +65,10 @@ final class LeasePlacement: Sendable {
     func renew(_ ids: [String], now: ContinuousClock.Instant = .now) async -> Set<String>? {
         do {
             let lost = try await store.renewLeases(actorIds: ids)
-            state.withLock { $0.renewed = now }
+            state.withLock { state in
+                state.renewed = now
+                for id in lost { state.tokens[id] = nil }
+            }
             return lost
         } catch {
             return nil
