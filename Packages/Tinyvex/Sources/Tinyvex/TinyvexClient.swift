@@ -19,6 +19,8 @@ import TinyvexProtocol
 ///     let cancellable = client.subscribe("messages.list", params: ["channel": "general"], as: [Message].self)
 ///         .sink(receiveCompletion: { _ in }, receiveValue: { print($0) })
 ///     let id = try await client.mutation("messages.send", args: message, as: Int.self)
+///     print(id)
+///     cancellable.cancel()
 /// }
 /// ```
 ///

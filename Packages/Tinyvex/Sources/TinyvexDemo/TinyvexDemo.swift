@@ -12,7 +12,8 @@ import TinyvexServer
 /// `make demo`'s Tinyvex step: an embedded server with the demo chat schema on a file, two
 /// clients subscribed to the same query, a mutation from one seen by both, the server restarted
 /// on the same port and both clients resuming from their `lastSeq` without a gap; then a
-/// paginated list loaded page by page, and a message scheduled by a mutation arriving in it.
+/// paginated list loaded page by page, a message scheduled by a mutation arriving in it, and a
+/// send with an optimistic update, shown at once and then replaced by the server's value.
 @main
 struct TinyvexDemo {
     typealias Message = TinyvexDemoSchema.Message
@@ -30,7 +31,8 @@ struct TinyvexDemo {
 
         func add(_ value: [Message]) {
             values.withLock { $0.append(value) }
-            print("  \(name) sees \(value.map { "\($0.author): \($0.text)" })")
+            // A negative id is the optimistic update's stand-in, shown before the server answers.
+            print("  \(name) sees \(value.map { "\($0.author): \($0.text)\($0.id < 0 ? " (optimistic)" : "")" })")
         }
 
         var last: [Message]? { values.withLock { $0.last } }
@@ -85,6 +87,7 @@ struct TinyvexDemo {
             print("   both saw 0, 1, then 2 messages, in order and once each: \(gapless)")
             if !gapless { throw DemoFailure() }
             try await pages(ann: clients[0], bob: clients[1], annSees: ann)
+            try await optimisticSend(ann: clients[0], annSees: ann)
             cancellables.removeAll()
             for client in clients { await client.close() }
         }
@@ -121,6 +124,27 @@ struct TinyvexDemo {
         try await wait { annSees.last?.last?.text == "scheduled" && shown.withLock { $0?.results.last?.text == "scheduled" } }
         print("   it arrived: in ann's list and at the end of her last page")
         paged.cancel()
+    }
+
+    /// Step 8: ann sends a message with an optimistic update; her live `messages.list` shows it
+    /// at once (with the stand-in id -1), before the server answers, then the server's value
+    /// with the real id replaces it.
+    static func optimisticSend(ann: TinyvexClient, annSees: Seen) async throws {
+        print("8. ann sends with an optimistic update: her list shows the message at once, then the server's")
+        let text = "sent optimistically"
+        let seenBefore = annSees.values.withLock { $0.count }
+        let id = try await ann.mutation("messages.send", args: Send(channel: "general", author: "ann", text: text), as: Int64.self) { store in
+            let params = Channel(channel: "general")
+            var messages = store.getQuery("messages.list", params: params, as: [Message].self) ?? []
+            messages.append(Message(id: -1, channel: "general", author: "ann", text: text))
+            store.setQuery("messages.list", params: params, value: messages)
+        }
+        try await wait { annSees.last?.last?.id == id }
+        // The ids the new message had in each value ann saw since the send, in order.
+        let ids = annSees.values.withLock { Array($0.dropFirst(seenBefore)) }.compactMap { value in value.last(where: { $0.text == text })?.id }
+        let optimisticFirst = ids.first == -1 && ids.last == id
+        print("   ann saw it with id \(ids.map(String.init).joined(separator: ", then ")): optimistic first, then the server's: \(optimisticFirst)")
+        if !optimisticFirst { throw DemoFailure() }
     }
 
     struct DemoFailure: Error {}

@@ -225,6 +225,12 @@ actor TinyvexEngine {
         if stale.contains(key) {
             // A new subscriber gets the current value, not one a commit already changed.
             refresh(key)
+            // A refresh that failed dropped the stream's subscriptions, this connection's own
+            // too: the copy taken above must not write them back.
+            guard let current = connections[connectionID] else {
+                throw TinyvexServerError(.subscriptionRejected, "the connection is closing")
+            }
+            connection = current
         }
         var stream: Stream
         if let live = streams[key] {

@@ -4,7 +4,7 @@ import RpcWire
 /// then at most a lower and an upper bound on the next field.
 ///
 /// ```swift
-/// context.query("messages").withIndex("by_channel_time") { $0.eq("channel", c).gte("at", start).lt("at", end) }
+/// let recent = try context.query("messages").withIndex("by_channel_time") { $0.eq("channel", c).gte("at", start).lt("at", end) }.collect()
 /// ```
 ///
 /// Values are strings, numbers or booleans; the range is checked against the index when the

@@ -40,7 +40,8 @@ public class TinyvexQueryContext {
     }
 
     /// Reads what `query` asks for and records it in the read set: the index interval, or (with
-    /// no index) the whole table.
+    /// no index) the whole table; when the limit was reached, only the part of that order up
+    /// to the last document returned (see ``limitedRead(table:interval:orderFields:descending:last:)``).
     func read(_ query: TinyvexTableQuery, limit: Int?) throws -> [JSONObject] {
         try checkDeadline()
         if let limit, limit < 0 {
@@ -49,16 +50,52 @@ public class TinyvexQueryContext {
         if limit == 0 { return [] }
         let descending = query.direction == .desc
         guard let (name, range) = query.index else {
-            reads.tables.insert(query.table)
-            return try DocumentStore.documents(query.table, descending: descending, limit: limit, db).map { Self.withID($0.0, $0.1) }
+            let found = try DocumentStore.documents(query.table, descending: descending, limit: limit, db)
+            if let limit, found.count >= limit, let last = found.last,
+                let part = Self.limitedRead(table: query.table, interval: nil, orderFields: [], descending: descending, last: last)
+            {
+                reads.pages.insert(part)
+            } else {
+                reads.tables.insert(query.table)
+            }
+            return found.map { Self.withID($0.0, $0.1) }
         }
         guard let index = indexes[query.table]?[name] else {
             throw TinyvexServerError(.subscriptionRejected, "the table \(query.table) declares no index \(name)")
         }
         let interval = try IndexInterval(table: query.table, index: index, range: range)
-        reads.intervals.insert(interval)
-        return try DocumentStore.documents(query.table, index: index, in: interval, descending: descending, limit: limit, db)
-            .map { Self.withID($0.0, $0.1) }
+        let found = try DocumentStore.documents(query.table, index: index, in: interval, descending: descending, limit: limit, db)
+        let orderFields = Array(index.fields.dropFirst(interval.prefix.count))
+        if let limit, found.count >= limit, let last = found.last,
+            let part = Self.limitedRead(table: query.table, interval: interval, orderFields: orderFields, descending: descending, last: last)
+        {
+            reads.pages.insert(part)
+        } else {
+            reads.intervals.insert(interval)
+        }
+        return found.map { Self.withID($0.0, $0.1) }
+    }
+
+    /// The part of a query's order a read that reached its limit depends on: from the start of
+    /// the range up to the last document returned, inclusive. Documents whose ordered fields
+    /// equal the last one's count as inside whatever their id (only with no ordered field,
+    /// where the id is the whole key, does the id bound it), so a write beyond it re-runs
+    /// nothing and a write inside it, or at its edge, re-runs the query. `nil` when the last
+    /// document's ordered field is an array or an object (SQLite orders those by their JSON
+    /// text): then the whole range is recorded.
+    static func limitedRead(
+        table: String, interval: IndexInterval?, orderFields: [String], descending: Bool, last: (id: Int64, fields: JSONObject)
+    ) -> PageRange? {
+        var keys: [PagePosition.Key] = []
+        for field in orderFields {
+            guard let key = PagePosition.Key(document: last.fields[field]) else { return nil }
+            keys.append(key)
+        }
+        // With equal keys, the id beyond every id in the scan's direction keeps them all in.
+        let id = orderFields.isEmpty ? last.id : (descending ? Int64.min : Int64.max)
+        return PageRange(
+            table: table, interval: interval, orderFields: orderFields, descending: descending, start: nil,
+            end: PagePosition(keys: keys, id: id))
     }
 
     /// The document `id` of `table`, or `nil` when there is none.

@@ -8,8 +8,8 @@ import TinyvexProtocol
 ///
 /// ```swift
 /// var schema = TinyvexSchema()
-/// schema.query("todos.list") { context, _: Empty in try context.all("todos") }
-/// schema.mutation("todos.add") { context, todo: Todo in try context.insert("todos", ...) }
+/// schema.query("todos.list") { (context, _: JSONValue) in try context.all("todos").map(JSONValue.object) }
+/// schema.mutation("todos.add") { (context, todo: Todo) in try context.insert("todos", ["title": .string(todo.title)]) }
 /// ```
 public struct TinyvexSchema: Sendable {
     typealias QueryBody = @Sendable (TinyvexQueryContext, JSONValue) throws -> JSONValue

@@ -13,7 +13,7 @@ extension TinyvexTableQuery {
     /// ```swift
     /// schema.query("messages.page") { (context, params: PageParams) in
     ///     try context.query("messages").withIndex("by_channel") { $0.eq("channel", params.channel) }
-    ///         .order(.asc).paginate(params.paginationOpts)
+    ///         .order(.asc).paginate(params.paginationOpts).map(JSONValue.object)
     /// }
     /// ```
     ///

@@ -62,11 +62,15 @@ struct DocumentStore: Sendable {
                 );
                 """)
             try ScheduledStore.create(db)
+            var made: Set<String> = []
             for (table, declared) in indexes {
                 for index in declared.values {
-                    try db.execute(sql: IndexScan(index: index, table: table).createSQL)
+                    let scan = IndexScan(index: index, table: table)
+                    try db.execute(sql: scan.createSQL)
+                    made.insert(scan.sqlName)
                 }
             }
+            try IndexScan.dropUndeclared(keeping: made, db)
         }
     }
 

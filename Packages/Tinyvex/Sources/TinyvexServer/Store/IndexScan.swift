@@ -15,10 +15,31 @@ struct IndexScan {
     let index: TinyvexIndex
     let table: String
 
+    /// The start of the SQLite name of every index made for a declaration, which tells them
+    /// from any other index of the file.
+    static let namePrefix = "tinyvex_index_"
+
     /// The SQLite name of the index: each name with its length, so no two declarations share one.
     var sqlName: String {
         let parts = [table, index.name] + index.fields
-        return "tinyvex_index_" + parts.map { "\($0.utf8.count)_\($0)" }.joined(separator: "_")
+        return Self.namePrefix + parts.map { "\($0.utf8.count)_\($0)" }.joined(separator: "_")
+    }
+
+    /// Drops the indexes made for declarations (named with ``namePrefix``) that are not in
+    /// `declared` (SQLite names): an index the schema no longer declares would otherwise stay
+    /// in the file, updated by every write and read by nothing.
+    static func dropUndeclared(keeping declared: Set<String>, _ db: Database) throws {
+        let names = try String.fetchAll(
+            db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND substr(name, 1, ?) = ?",
+            arguments: [namePrefix.utf8.count, namePrefix])
+        // Only names this store can have made (letters, digits, `_`), so none needs quoting.
+        for name in names where !declared.contains(name) && name.utf8.allSatisfy(Self.isPlainByte) {
+            try db.execute(sql: "DROP INDEX IF EXISTS \"\(name)\"")
+        }
+    }
+
+    private static func isPlainByte(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x5F
     }
 
     /// The expression of `field`'s value, the same text in the index and in its queries.

@@ -1,14 +1,16 @@
 import RpcWire
 
-/// What a query read: whole tables, single documents, field lookups (`field == value`) and
-/// intervals of declared indexes, pages. A committed write re-runs a query only when it meets one of
+/// What a query read: whole tables, single documents, field lookups (`field == value`),
+/// intervals of declared indexes, and parts of an order (pages, and limited reads up to their
+/// last document). A committed write re-runs a query only when it meets one of
 /// these.
 struct ReadSet: Sendable, Hashable {
     var tables: Set<String> = []
     var documents: Set<DocumentKey> = []
     var ranges: Set<IndexRange> = []
     var intervals: Set<IndexInterval> = []
-    /// The parts of an order pages of paginated queries read.
+    /// The parts of an order pages of paginated queries read, and reads that reached their
+    /// limit (`take`, `first`) up to the last document they returned.
     var pages: Set<PageRange> = []
 
     struct DocumentKey: Sendable, Hashable {
