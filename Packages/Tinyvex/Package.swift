@@ -18,6 +18,9 @@ let package = Package(
         .library(name: "TinyvexServer", targets: ["TinyvexServer"]),
         // The wire vocabulary both ends share: method names, error codes, limits.
         .library(name: "TinyvexProtocol", targets: ["TinyvexProtocol"]),
+        // The server's documents in PostgreSQL instead of SQLite (the one product that builds
+        // postgres-nio).
+        .library(name: "TinyvexPostgres", targets: ["TinyvexPostgres"]),
         // `tinyvex serve --demo`: the server with the demo chat schema.
         .executable(name: "tinyvex", targets: ["TinyvexCommand"]),
         // `make demo`'s Tinyvex step: two clients, one query, a mutation, a server restart.
@@ -28,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // Method names, error codes and parameter shapes of the protocol (docs/tinyvex-protocol.md).
@@ -49,6 +53,18 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The PostgreSQL connection behind `TinyvexDatabase.postgres`: a URL reader and the
+        // driver's connections, opened and closed by one scope.
+        .target(
+            name: "TinyvexPostgres",
+            dependencies: [
+                "TinyvexServer",
+                "TinyvexProtocol",
+                .product(name: "RpcDo", package: "Managed"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // The client: one reconnecting JSON-RPC channel, shared subscriptions, resume by seq.
         .target(
             name: "Tinyvex",
@@ -65,6 +81,7 @@ let package = Package(
             name: "TinyvexCommand",
             dependencies: [
                 "TinyvexServer",
+                "TinyvexPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -82,6 +99,8 @@ let package = Package(
             name: "TinyvexServerTests",
             dependencies: [
                 "TinyvexServer",
+                "TinyvexPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 "TinyvexProtocol",
                 .product(name: "RpcDo", package: "Managed"),
                 .product(name: "RpcDoTesting", package: "Managed"),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TinyvexPostgres
 import TinyvexServer
 
 /// `tinyvex`: runs a Tinyvex server.
@@ -7,7 +8,7 @@ import TinyvexServer
 struct TinyvexCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tinyvex",
-        abstract: "Live queries, mutations and actions over JSON-RPC on WebSocket, stored in SQLite.",
+        abstract: "Live queries, mutations and actions over JSON-RPC on WebSocket, stored in SQLite or PostgreSQL.",
         subcommands: [Serve.self])
 }
 
@@ -28,14 +29,27 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "An SQLite file to keep the documents in (WAL); in memory when absent.")
     var db: String?
 
+    @Option(help: "A PostgreSQL URL (postgres://user[:password]@host[:port]/database) to keep the documents in, instead of SQLite.")
+    var postgres: String?
+
     func validate() throws {
         guard demo else {
             throw ValidationError("only --demo is available: the command serves the demo chat schema")
         }
+        if db != nil, postgres != nil {
+            throw ValidationError("--db and --postgres name two stores: give one")
+        }
     }
 
     func run() async throws {
-        let database: TinyvexDatabase = db.map { .file($0) } ?? .inMemory
+        if let postgres {
+            try await TinyvexPostgres.withDatabase(url: postgres) { database in try await serve(database) }
+        } else {
+            try await serve(db.map { .file($0) } ?? .inMemory)
+        }
+    }
+
+    private func serve(_ database: TinyvexDatabase) async throws {
         try await TinyvexServer.withServer(schema: TinyvexDemoSchema.schema(), database: database, host: host, port: port) { server in
             // Unbuffered, so a process reading the pipe sees the line at once.
             FileHandle.standardOutput.write(Data("READY \(server.url)\n".utf8))

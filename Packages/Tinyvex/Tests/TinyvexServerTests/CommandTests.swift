@@ -10,26 +10,30 @@ struct CommandTests {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("tinyvex")
     }
 
-    @Test("serve --demo --port 0 --db FILE prints READY <ws-url> and serves the demo chat schema to a client of the documented protocol")
-    func serveDemo() async throws {
+    @Test(
+        "serve --demo --port 0 with --db FILE or --postgres URL prints READY <ws-url> and serves the demo chat schema to a client of the documented protocol",
+        arguments: StoreKind.available)
+    func serveDemo(kind: StoreKind) async throws {
         #expect(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build the tinyvex product first")
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tinyvex-\(UUID().uuidString).sqlite").path
-        defer {
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-        }
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = ["serve", "--demo", "--host", "127.0.0.1", "--port", "0", "--db", path]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        do {
-            try await Self.exercise(process, output: output)
-        } catch {
+        try await kind.withStore { location in
+            let store: [String] = switch location {
+            case .sqlite(let path): ["--db", path]
+            case .postgres(let url): ["--postgres", url]
+            }
+            let process = Process()
+            process.executableURL = Self.binary
+            process.arguments = ["serve", "--demo", "--host", "127.0.0.1", "--port", "0"] + store
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            do {
+                try await Self.exercise(process, output: output)
+            } catch {
+                await Self.stop(process)
+                throw error
+            }
             await Self.stop(process)
-            throw error
         }
-        await Self.stop(process)
     }
 
     /// Reads the READY line and talks to the server it names.

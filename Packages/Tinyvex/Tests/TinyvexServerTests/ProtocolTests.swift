@@ -8,9 +8,17 @@ import TinyvexProtocol
 func withDemoServer<T>(
     configuration: TinyvexServerConfiguration = TinyvexServerConfiguration(),
     schema: TinyvexSchema = TinyvexDemoSchema.schema(),
+    database: TinyvexDatabase = .inMemory,
     _ body: (TinyvexServer) async throws -> T
 ) async throws -> T {
-    try await TinyvexServer.withServer(schema: schema, configuration: configuration, host: "127.0.0.1", port: 0, body)
+    try await TinyvexServer.withServer(schema: schema, database: database, configuration: configuration, host: "127.0.0.1", port: 0, body)
+}
+
+/// Runs `body` with a demo server on a new store of `kind`.
+func withDemoServer<T>(_ kind: StoreKind, schema: TinyvexSchema = TinyvexDemoSchema.schema(), _ body: (TinyvexServer) async throws -> T) async throws -> T {
+    try await kind.withStore { location in
+        try await location.open { database in try await withDemoServer(schema: schema, database: database, body) }
+    }
 }
 
 func send(_ peer: RawPeer, _ requestID: String, channel: String = "general", text: String) async throws -> JSONValue {

@@ -4,11 +4,11 @@ import Testing
 import TinyvexProtocol
 @testable import TinyvexServer
 
-@Suite("Tinyvex hardening: text is compared whole, NUL and all", .timeLimit(.minutes(1)))
+@Suite("Tinyvex hardening: text is compared whole, NUL and all, on SQLite and PostgreSQL", .timeLimit(.minutes(1)))
 struct TextExactnessTests {
-    @Test("a channel that differs after a NUL neither reads nor clears another channel's messages")
-    func channelAfterNUL() async throws {
-        try await withDemoServer { server in
+    @Test("a channel that differs after a NUL neither reads nor clears another channel's messages", arguments: StoreKind.available)
+    func channelAfterNUL(kind: StoreKind) async throws {
+        try await withDemoServer(kind) { server in
             let peer = try await RawPeer(url: server.url)
             _ = try await send(peer, "r1", channel: "alice", text: "private")
             _ = try await send(peer, "r2", channel: "alice\u{0}other", text: "theirs")
@@ -26,11 +26,11 @@ struct TextExactnessTests {
         }
     }
 
-    @Test("channels of odd characters are each their own: control characters, quotes, backslashes, slashes, emoji, bidi controls", arguments: [
+    @Test("channels of odd characters are each their own: control characters, quotes, backslashes, slashes, emoji, bidi controls", arguments: StoreKind.available, [
         "\u{1}", "a\"b", "a\\b", "a/b", "🦊", "\u{202E}x", "a\nb", "\u{0}",
     ])
-    func oddChannels(_ channel: String) async throws {
-        try await withDemoServer { server in
+    func oddChannels(kind: StoreKind, _ channel: String) async throws {
+        try await withDemoServer(kind) { server in
             let peer = try await RawPeer(url: server.url)
             _ = try await send(peer, "r1", channel: channel, text: "in")
             _ = try await send(peer, "r2", channel: "", text: "empty")
@@ -42,9 +42,9 @@ struct TextExactnessTests {
         }
     }
 
-    @Test("requestIds that differ only after a NUL are two mutations, each applied")
-    func requestIDsAfterNUL() async throws {
-        try await withDemoServer { server in
+    @Test("requestIds that differ only after a NUL are two mutations, each applied", arguments: StoreKind.available)
+    func requestIDsAfterNUL(kind: StoreKind) async throws {
+        try await withDemoServer(kind) { server in
             let peer = try await RawPeer(url: server.url)
             let first = try await send(peer, "req\u{0}one", text: "first")
             let second = try await send(peer, "req\u{0}two", text: "second")
@@ -56,14 +56,14 @@ struct TextExactnessTests {
         }
     }
 
-    @Test("a table name with a NUL is its own table")
-    func tableAfterNUL() async throws {
+    @Test("a table name with a NUL is its own table", arguments: StoreKind.available)
+    func tableAfterNUL(kind: StoreKind) async throws {
         var schema = TinyvexSchema()
         struct Put: Codable { let table: String }
         struct Read: Codable { let table: String }
         schema.mutation("put") { (context, args: Put) in try context.insert(args.table, ["x": 1]) }
         schema.query("count") { (context, params: Read) in try context.all(params.table).count }
-        try await withDemoServer(schema: schema) { server in
+        try await withDemoServer(kind, schema: schema) { server in
             let peer = try await RawPeer(url: server.url)
             try await peer.call(TinyvexMethod.mutation, ["requestId": "1", "name": "put", "args": ["table": "t"]])
             try await peer.call(TinyvexMethod.mutation, ["requestId": "2", "name": "put", "args": ["table": "t\u{0}x"]])

@@ -1,4 +1,3 @@
-import GRDB
 import RpcTransport
 import RpcWire
 import TinyvexProtocol
@@ -21,8 +20,8 @@ extension TinyvexEngine {
             let due: [ScheduledStore.Job]
             do {
                 let configuration = self.configuration
-                due = try syncWrite { db in
-                    try ScheduledStore.due(now: ScheduledJobs.nowMilliseconds(), limit: ScheduledJobs.dueBatch, report: configuration.emit, db)
+                due = try syncWrite { store in
+                    try store.dueScheduled(now: ScheduledJobs.nowMilliseconds(), limit: ScheduledJobs.dueBatch, report: configuration.emit)
                 }
             } catch {
                 configuration.emit("tinyvex: the due scheduled functions could not be read: \(error)")
@@ -37,7 +36,7 @@ extension TinyvexEngine {
                 case .action:
                     let removed: Bool
                     do {
-                        removed = try syncWrite { db in try ScheduledStore.remove(job.id, db) }
+                        removed = try syncWrite { store in try store.removeScheduled(job.id) }
                     } catch {
                         configuration.emit("tinyvex: the scheduled action \(job.name) (\(job.id)) could not be claimed: \(error)")
                         stuck = true
@@ -52,7 +51,7 @@ extension TinyvexEngine {
             if due.count < ScheduledJobs.dueBatch || fresh.isEmpty { break }
         }
         do {
-            if let next = try syncRead({ db in try ScheduledStore.nextRunAt(db) }) {
+            if let next = try syncRead({ store in try store.nextScheduledRunAt() }) {
                 jobs.wake(at: stuck ? max(next, ScheduledJobs.nowMilliseconds() + ScheduledJobs.retryDelayMilliseconds) : next)
             }
         } catch {
@@ -72,7 +71,7 @@ extension TinyvexEngine {
             // scheduled mutation that fails.
             configuration.emit("tinyvex: the scheduled mutation \(job.name) (\(job.id)) failed and is dropped: \(error)")
             do {
-                _ = try syncWrite { db in try ScheduledStore.remove(job.id, db) }
+                _ = try syncWrite { store in try store.removeScheduled(job.id) }
             } catch {
                 configuration.emit("tinyvex: the failed scheduled mutation \(job.id) could not be removed: \(error)")
                 return false
@@ -115,7 +114,7 @@ extension TinyvexEngine {
         let limit = jobs.maxPending
         let id: Int64?
         do {
-            id = try syncWrite { db in try ScheduledStore.insert(kind: kind, name: name, args: args, runAt: runAt, limit: limit, db) }
+            id = try syncWrite { store in try store.insertScheduled(kind: kind, name: name, args: args, runAt: runAt, limit: limit) }
         } catch {
             throw TinyvexServerError(.mutationFailed, "the function could not be scheduled: \(error)")
         }
@@ -127,26 +126,25 @@ extension TinyvexEngine {
     /// Removes a scheduled function (for an action); returns whether it was waiting.
     func cancelScheduled(_ id: Int64) throws(TinyvexServerError) -> Bool {
         do {
-            return try syncWrite { db in try ScheduledStore.remove(id, db) }
+            return try syncWrite { store in try store.removeScheduled(id) }
         } catch {
             throw TinyvexServerError(.mutationFailed, "the scheduled function could not be cancelled: \(error)")
         }
     }
 
-    /// A write transaction on the engine's queue, blocking it as a commit does (the overload
-    /// an async caller would pick suspends instead).
-    private func syncWrite<T>(_ body: (Database) throws -> T) throws -> T {
-        try store.writer.write(body)
+    /// A write transaction on the engine's queue, blocking it as a commit does.
+    private func syncWrite<T>(_ body: (any TinyvexStoreTransaction) throws -> T) throws -> T {
+        try store.write(body)
     }
 
     /// A read on the engine's queue, blocking it (see ``syncWrite(_:)``).
-    private func syncRead<T>(_ body: (Database) throws -> T) throws -> T {
-        try store.writer.read(body)
+    private func syncRead<T>(_ body: (any TinyvexStoreTransaction) throws -> T) throws -> T {
+        try store.read(body)
     }
 
     /// How many scheduled functions wait (for tests).
     var pendingScheduledCount: Int {
-        (try? syncRead { db in try ScheduledStore.count(db) }) ?? 0
+        (try? syncRead { store in try store.scheduledCount() }) ?? 0
     }
 }
 

@@ -1,4 +1,3 @@
-import GRDB
 import RpcTransport
 import RpcWire
 import TinyvexProtocol
@@ -67,7 +66,7 @@ actor TinyvexEngine {
     let configuration: TinyvexServerConfiguration
     /// The largest send queue any connection has had.
     nonisolated let sendQueueStats = SendQueueStats()
-    let store: DocumentStore
+    let store: any TinyvexStore
     /// The scheduled functions' alarm and tasks.
     let jobs: ScheduledJobs
     let schema: TinyvexSchema
@@ -115,7 +114,7 @@ actor TinyvexEngine {
         self.schema = schema
         self.configuration = configuration
         self.executor = executor
-        self.store = try DocumentStore(database, durability: configuration.durability, indexes: schema.indexes)
+        self.store = try database.openStore(durability: configuration.durability, indexes: schema.indexes)
         self.jobs = ScheduledJobs(schema: schema, configuration: configuration)
         switch try store.version() {
         case .usable(let version):
@@ -127,7 +126,7 @@ actor TinyvexEngine {
             self.versionProblem = reason
             configuration.emit("tinyvex: \(reason); queries are served, mutations are refused until the store is repaired")
         }
-        self.storedResultBytes = try store.writer.read { db in try DocumentStore.resultBytes(db) }
+        self.storedResultBytes = try store.read { try $0.resultBytes() }
     }
 
     /// Opens the store (blocking file and SQLite work) on the engine's own queue and returns
@@ -437,7 +436,7 @@ actor TinyvexEngine {
         let indexes = schema.indexes
         let maxPageItems = configuration.maxPaginationItems
         do {
-            try store.writer.write { db in
+            try store.write { db in
                 for mutation in batch {
                     // Taken into the commit only once its savepoint is released.
                     var answer: (value: JSONValue, seq: Int64)?
@@ -446,9 +445,9 @@ actor TinyvexEngine {
                     var ownWrites: [DocumentWrite] = []
                     do {
                         try db.inSavepoint {
-                            if let key = mutation.resultKey, let (value, seq) = try DocumentStore.storedResult(key, db) {
+                            if let key = mutation.resultKey, let (value, seq) = try db.storedResult(key) {
                                 answer = (value, seq)
-                                return .commit
+                                return
                             }
                             let (next, overflow) = nextVersion.addingReportingOverflow(1)
                             guard !overflow, next <= DocumentStore.maxVersion else {
@@ -460,13 +459,12 @@ actor TinyvexEngine {
                             context.jobs = jobs
                             let value = try mutation.body(context, mutation.args)
                             if let key = mutation.resultKey {
-                                ownBytes = try DocumentStore.storeResult(
-                                    key, value, version: next, retention: retention, retentionBytes: retentionBytes, storedBytes: storedBytes, db)
+                                ownBytes = try db.storeResult(
+                                    key, value, version: next, retention: retention, retentionBytes: retentionBytes, storedBytes: storedBytes)
                             }
                             ownVersion = next
                             ownWrites = context.writes
                             answer = (value, next)
-                            return .commit
                         }
                     } catch let error as TinyvexServerError {
                         outcomes.append(.failure(error))
@@ -485,7 +483,7 @@ actor TinyvexEngine {
                     outcomes.append(.success(answer))
                 }
                 if nextVersion != version {
-                    try DocumentStore.setVersion(nextVersion, db)
+                    try db.setVersion(nextVersion)
                 }
             }
         } catch {
@@ -604,9 +602,9 @@ actor TinyvexEngine {
         let evaluations = jobs.map { (body: $0.body, params: $0.params, identity: $0.identity) }
         let outcome: Result<(snapshot: Int64, results: [Result<(value: JSONValue, reads: ReadSet), TinyvexServerError>]), TinyvexServerError>
         do {
-            outcome = .success(try await store.writer.read { db in
+            outcome = .success(try await store.snapshotRead { db in
                 // The version is read in the same snapshot as the queries.
-                let snapshot: Int64 = if case .usable(let stored) = try DocumentStore.version(db) { stored } else { current }
+                let snapshot: Int64 = if case .usable(let stored) = try db.version() { stored } else { current }
                 var results: [Result<(value: JSONValue, reads: ReadSet), TinyvexServerError>] = []
                 for evaluation in evaluations {
                     let deadline = ContinuousClock.now + maxEvaluationTime
@@ -749,7 +747,7 @@ actor TinyvexEngine {
         let indexes = schema.indexes
         let maxPageItems = configuration.maxPaginationItems
         do {
-            return try store.writer.read { db in
+            return try store.read { db in
                 let context = TinyvexQueryContext(db: db, identity: identity, deadline: deadline, indexes: indexes, maxPageItems: maxPageItems)
                 let value = try body(context, params)
                 if ContinuousClock.now > deadline {

@@ -1,4 +1,3 @@
-import GRDB
 public import RpcWire
 
 /// What a mutation sees: the reads of a query plus writes, all inside one savepoint that is

@@ -1,4 +1,3 @@
-import GRDB
 public import RpcWire
 import TinyvexProtocol
 
@@ -10,7 +9,7 @@ import TinyvexProtocol
 public class TinyvexQueryContext {
     /// The caller's identity from the auth hook, `nil` when unauthenticated.
     public let identity: String?
-    let db: Database
+    let db: any TinyvexStoreTransaction
     var reads = ReadSet()
     private let deadline: ContinuousClock.Instant?
     /// The most items one page of a paginated query may ask for.
@@ -19,7 +18,7 @@ public class TinyvexQueryContext {
     let indexes: [String: [String: TinyvexIndex]]
 
     init(
-        db: Database, identity: String?, deadline: ContinuousClock.Instant?, indexes: [String: [String: TinyvexIndex]] = [:],
+        db: any TinyvexStoreTransaction, identity: String?, deadline: ContinuousClock.Instant?, indexes: [String: [String: TinyvexIndex]] = [:],
         maxPageItems: Int = TinyvexServerConfiguration.defaultMaxPaginationItems
     ) {
         self.db = db
@@ -50,7 +49,7 @@ public class TinyvexQueryContext {
         if limit == 0 { return [] }
         let descending = query.direction == .desc
         guard let (name, range) = query.index else {
-            let found = try DocumentStore.documents(query.table, descending: descending, limit: limit, db)
+            let found = try db.documents(query.table, descending: descending, limit: limit)
             if let limit, found.count >= limit, let last = found.last,
                 let part = Self.limitedRead(table: query.table, interval: nil, orderFields: [], descending: descending, last: last)
             {
@@ -64,7 +63,7 @@ public class TinyvexQueryContext {
             throw TinyvexServerError(.subscriptionRejected, "the table \(query.table) declares no index \(name)")
         }
         let interval = try IndexInterval(table: query.table, index: index, range: range)
-        let found = try DocumentStore.documents(query.table, index: index, in: interval, descending: descending, limit: limit, db)
+        let found = try db.documents(query.table, index: index, in: interval, descending: descending, limit: limit)
         let orderFields = Array(index.fields.dropFirst(interval.prefix.count))
         if let limit, found.count >= limit, let last = found.last,
             let part = Self.limitedRead(table: query.table, interval: interval, orderFields: orderFields, descending: descending, last: last)

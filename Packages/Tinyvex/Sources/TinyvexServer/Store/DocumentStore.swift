@@ -43,6 +43,8 @@ struct DocumentStore: Sendable {
                 try db.execute(sql: "PRAGMA synchronous = \(durability.synchronousPragma)")
             }
             writer = pool
+        case .postgres:
+            throw TinyvexServerError(.mutationFailed, "a PostgreSQL database is not an SQLite store")
         }
         try writer.write { db in
             try db.execute(sql: """

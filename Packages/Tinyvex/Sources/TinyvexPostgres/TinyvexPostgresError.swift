@@ -1,0 +1,10 @@
+/// A PostgreSQL database that cannot be used for a Tinyvex server, and why: a URL that cannot
+/// be read, or a database another server holds.
+public struct TinyvexPostgresError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong.
+    public var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
