@@ -29,7 +29,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "An SQLite file to keep the documents in (WAL); in memory when absent.")
     var db: String?
 
-    @Option(help: "A PostgreSQL URL (postgres://user[:password]@host[:port]/database) to keep the documents in, instead of SQLite.")
+    @Option(help: "A PostgreSQL URL (postgres://user[:password]@host[:port]/database) to keep the documents in, instead of SQLite; servers given the same URL form one cluster.")
     var postgres: String?
 
     func validate() throws {
@@ -43,7 +43,9 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         if let postgres {
-            try await TinyvexPostgres.withDatabase(url: postgres) { database in try await serve(database) }
+            // Every server given the same URL joins one cluster: each is a node of its own name.
+            let node = "node-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+            try await TinyvexPostgres.withDatabase(url: postgres, node: node) { database in try await serve(database) }
         } else {
             try await serve(db.map { .file($0) } ?? .inMemory)
         }

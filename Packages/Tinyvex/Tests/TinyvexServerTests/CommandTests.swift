@@ -1,4 +1,5 @@
 import Foundation
+import RpcTesting
 import RpcWire
 import Testing
 import TinyvexProtocol
@@ -34,6 +35,61 @@ struct CommandTests {
             }
             await Self.stop(process)
         }
+    }
+
+    @Test(
+        "two serve --demo --postgres processes given one URL form a cluster: a subscriber on one sees a mutation sent to the other",
+        .enabled(if: PostgresTestDatabase.isAvailable))
+    func serveCluster() async throws {
+        try await PostgresTestDatabase.with { url in
+            var processes: [Process] = []
+            do {
+                var urls: [String] = []
+                for _ in 0..<2 {
+                    let process = Process()
+                    process.executableURL = Self.binary
+                    process.arguments = ["serve", "--demo", "--host", "127.0.0.1", "--port", "0", "--postgres", url]
+                    let output = Pipe()
+                    process.standardOutput = output
+                    try process.run()
+                    processes.append(process)
+                    urls.append(try await Self.readyURL(process, output: output))
+                }
+                let subscriber = try await RawPeer(url: urls[1])
+                try await subscriber.call(TinyvexMethod.subscribe, ["subId": "m", "name": "messages.list", "params": ["channel": "general"]])
+                let sender = try await RawPeer(url: urls[0])
+                _ = try await send(sender, "r1", text: "across")
+                try await waitUntil("the other server to show the message") {
+                    subscriber.notifications(TinyvexMethod.data).last?["value"]?.arrayValue?.first?["text"] == "across"
+                }
+                await sender.close()
+                await subscriber.close()
+            } catch {
+                for process in processes { await Self.stop(process) }
+                throw error
+            }
+            for process in processes { await Self.stop(process) }
+        }
+    }
+
+    /// Reads the command's READY line and returns the URL it names.
+    private static func readyURL(_ process: Process, output: Pipe) async throws -> String {
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(15))
+            process.terminate()
+        }
+        defer { watchdog.cancel() }
+        let handle = output.fileHandleForReading
+        let line = try await onOwnThread { () throws -> [UInt8] in
+            var line: [UInt8] = []
+            while let byte = try handle.read(upToCount: 1)?.first, byte != 10 {
+                line.append(byte)
+            }
+            return line
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        try #require(text.hasPrefix("READY ws://127.0.0.1:"), "the command printed \(text)")
+        return String(text.dropFirst("READY ".count))
     }
 
     /// Reads the READY line and talks to the server it names.

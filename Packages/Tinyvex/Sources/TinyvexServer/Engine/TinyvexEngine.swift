@@ -84,6 +84,10 @@ actor TinyvexEngine {
     private var writesDuringEvaluation: [(version: Int64, writes: [DocumentWrite])]?
     /// The background pass over stale streams, while one runs.
     private let refreshTasks = OwnedTasks<Int>()
+    /// On a store other servers share: the task that follows their commits.
+    private let followTasks = OwnedTasks<Int>()
+    /// On a store other servers share: the last commit whose writes were read.
+    private var followedVersion: Int64 = 0
     private var connections: [UInt64: Connection] = [:]
     /// The changes waiting for the transitions of connections that asked for them.
     private var pendingTransitions = PendingTransitions()
@@ -127,6 +131,7 @@ actor TinyvexEngine {
             configuration.emit("tinyvex: \(reason); queries are served, mutations are refused until the store is repaired")
         }
         self.storedResultBytes = try store.read { try $0.resultBytes() }
+        self.followedVersion = version
     }
 
     /// Opens the store (blocking file and SQLite work) on the engine's own queue and returns
@@ -138,6 +143,12 @@ actor TinyvexEngine {
         }
         // Runs what came due while the server was stopped, and arms for the rest.
         engine.jobs.start { await engine.runDueFunctions() }
+        if let notifications = engine.store.commitNotifications {
+            // Owned by the engine: close() cancels and awaits it.
+            engine.followTasks.spawn {
+                for await _ in notifications { await engine.followRemoteCommits() }
+            }
+        }
         return engine
     }
 
@@ -196,6 +207,11 @@ actor TinyvexEngine {
     // MARK: Subscriptions
 
     func subscribe(connectionID: UInt64, subID: String, name: String, params: JSONValue, lastSeq: Int64?) throws(TinyvexServerError) -> Subscribed {
+        if let lastSeq, lastSeq > version, store.commitNotifications != nil {
+            // A client moved from another server of a shared store may hold a seq of a commit
+            // this one has not followed yet.
+            followRemoteCommits()
+        }
         guard var connection = connections[connectionID] else {
             throw TinyvexServerError(.subscriptionRejected, "the connection is closing")
         }
@@ -437,6 +453,11 @@ actor TinyvexEngine {
         let maxPageItems = configuration.maxPaginationItems
         do {
             try store.write { db in
+                // Another server sharing the store may have committed since: go on after it.
+                if case .usable(let stored) = try db.version(), stored > nextVersion {
+                    nextVersion = stored
+                }
+                let base = nextVersion
                 for mutation in batch {
                     // Taken into the commit only once its savepoint is released.
                     var answer: (value: JSONValue, seq: Int64)?
@@ -482,8 +503,9 @@ actor TinyvexEngine {
                     writes.append(contentsOf: ownWrites)
                     outcomes.append(.success(answer))
                 }
-                if nextVersion != version {
+                if nextVersion != base {
                     try db.setVersion(nextVersion)
+                    try db.recordCommit(version: nextVersion, writes: writes)
                 }
             }
         } catch {
@@ -503,7 +525,37 @@ actor TinyvexEngine {
     /// none starts afterwards. The server calls it when it stops.
     func close() async {
         await jobs.close()
+        await followTasks.close()
         await refreshTasks.close()
+    }
+
+    /// Reads the commits other servers sharing the store made since the last one read, and
+    /// marks the streams their writes meet, as after a commit of this server.
+    func followRemoteCommits() {
+        let commits: [(version: Int64, writes: [DocumentWrite])]
+        do {
+            commits = try store.read { [followedVersion] in try $0.remoteCommits(after: followedVersion) }
+        } catch {
+            configuration.emit("tinyvex: the commits of other servers could not be read: \(error)")
+            return
+        }
+        if let first = commits.first, first.version > followedVersion + 1 {
+            // Commits this server missed are no longer kept (it was behind by more than the
+            // retention): every live query runs again.
+            stale.formUnion(streams.keys)
+            if !stale.isEmpty, !refreshing {
+                refreshing = true
+                refreshTasks.spawn { await self.refreshStale() }
+            }
+        }
+        for commit in commits {
+            followedVersion = max(followedVersion, commit.version)
+            version = max(version, commit.version)
+            markStale(commit.writes)
+            if writesDuringEvaluation != nil, !commit.writes.isEmpty {
+                writesDuringEvaluation?.append((commit.version, commit.writes))
+            }
+        }
     }
 
     /// Marks the streams whose read set meets the writes, and starts the background pass.

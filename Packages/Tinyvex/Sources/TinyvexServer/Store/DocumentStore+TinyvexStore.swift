@@ -3,6 +3,9 @@ import RpcWire
 import TinyvexProtocol
 
 extension DocumentStore: TinyvexStore {
+    /// One server per SQLite file: no other server commits.
+    var commitNotifications: AsyncStream<Void>? { nil }
+
     func write<T>(_ body: (any TinyvexStoreTransaction) throws -> T) throws -> T {
         try writer.write { db in try body(SQLiteStoreTransaction(db: db)) }
     }

@@ -32,6 +32,9 @@ struct SQLiteStoreTransaction: TinyvexStoreTransaction {
     func replace(_ table: String, id: Int64, _ fields: JSONObject) throws { try DocumentStore.replace(table, id: id, fields, db) }
     func delete(_ table: String, id: Int64) throws { try DocumentStore.delete(table, id: id, db) }
 
+    func recordCommit(version: Int64, writes: [DocumentWrite]) throws {}
+    func remoteCommits(after version: Int64) throws -> [(version: Int64, writes: [DocumentWrite])] { [] }
+
     func inSavepoint(_ body: () throws -> Void) throws {
         try db.inSavepoint {
             try body()

@@ -18,6 +18,11 @@ protocol TinyvexStore: Sendable {
     /// Runs `body` on one committed snapshot away from the engine (while mutations commit), on
     /// a thread the store blocks instead of the caller's.
     func snapshotRead<T: Sendable>(_ body: @escaping @Sendable (any TinyvexStoreTransaction) throws -> T) async throws -> T
+
+    /// For a store shared by several servers: an element each time another server may have
+    /// committed (``TinyvexStoreTransaction/remoteCommits(after:)`` then says what); `nil` for a
+    /// store of one server.
+    var commitNotifications: AsyncStream<Void>? { get }
 }
 
 extension TinyvexStore {
@@ -63,6 +68,13 @@ protocol TinyvexStoreTransaction {
     func replace(_ table: String, id: Int64, _ fields: JSONObject) throws
     /// Removes document `id` of `table`.
     func delete(_ table: String, id: Int64) throws
+
+    /// Records the writes of the commit that ends at `version`, for the other servers of a
+    /// shared store (nothing for a store of one server).
+    func recordCommit(version: Int64, writes: [DocumentWrite]) throws
+    /// The commits other servers of a shared store made after `version`, in order, with their
+    /// writes (none for a store of one server).
+    func remoteCommits(after version: Int64) throws -> [(version: Int64, writes: [DocumentWrite])]
 
     /// Runs `body` in a savepoint: released when it returns, rolled back (and the error
     /// rethrown) when it throws. Each mutation of a group commit runs in one.

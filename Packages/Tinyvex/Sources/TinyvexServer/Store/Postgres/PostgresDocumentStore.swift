@@ -18,6 +18,10 @@ struct PostgresDocumentStore: TinyvexStore {
     private let writer: LockedSession
     private let reader: LockedSession
     private let indexes: [String: [String: TinyvexIndex]]
+    /// This server's name when several share the database.
+    private let node: String?
+    private let commitRetention: Int64
+    let commitNotifications: AsyncStream<Void>?
     /// Where snapshot reads block, away from the engine's queue and the cooperative pool.
     private let readExecutor = StoreExecutor(label: "tinyvex.postgres.read")
 
@@ -70,6 +74,9 @@ struct PostgresDocumentStore: TinyvexStore {
         writer = LockedSession(database.writer)
         reader = LockedSession(database.reader)
         self.indexes = indexes
+        node = database.node
+        commitRetention = database.commitRetention
+        commitNotifications = database.node == nil ? nil : database.notifications
         try writer.transaction(begin: "BEGIN") { session in
             // Servers opening one database at once make its tables in turn.
             _ = try session.run("SELECT pg_advisory_xact_lock(\(Self.migrationLock))", [])
@@ -105,26 +112,35 @@ struct PostgresDocumentStore: TinyvexStore {
             id bigserial PRIMARY KEY, run_at bigint NOT NULL, call text NOT NULL)
         """,
         "CREATE INDEX IF NOT EXISTS tinyvex_scheduled_run_at ON tinyvex_scheduled (run_at, id)",
+        // The writes of recent commits, for the other servers sharing the database.
+        "CREATE TABLE IF NOT EXISTS tinyvex_commits (version bigint PRIMARY KEY, node text NOT NULL, writes text NOT NULL)",
     ]
 
     func write<T>(_ body: (any TinyvexStoreTransaction) throws -> T) throws -> T {
         try writer.transaction(begin: "BEGIN") { session in
-            try body(PostgresStoreTransaction(session: session, indexes: indexes))
+            if node != nil {
+                // Servers sharing the database commit one at a time, each after the last: the
+                // version row is locked until this transaction ends.
+                _ = try session.run("SELECT value FROM tinyvex_meta WHERE key = 'version' FOR UPDATE", [])
+            }
+            return try body(PostgresStoreTransaction(session: session, indexes: indexes, node: node, commitRetention: commitRetention))
         }
     }
 
     func read<T>(_ body: (any TinyvexStoreTransaction) throws -> T) throws -> T {
         try writer.transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY") { session in
-            try body(PostgresStoreTransaction(session: session, indexes: indexes))
+            try body(PostgresStoreTransaction(session: session, indexes: indexes, node: node, commitRetention: commitRetention))
         }
     }
 
     func snapshotRead<T: Sendable>(_ body: @escaping @Sendable (any TinyvexStoreTransaction) throws -> T) async throws -> T {
         let reader = self.reader
         let indexes = self.indexes
+        let node = self.node
+        let commitRetention = self.commitRetention
         return try await readExecutor.run {
             try reader.transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY") { session in
-                try body(PostgresStoreTransaction(session: session, indexes: indexes))
+                try body(PostgresStoreTransaction(session: session, indexes: indexes, node: node, commitRetention: commitRetention))
             }
         }
     }

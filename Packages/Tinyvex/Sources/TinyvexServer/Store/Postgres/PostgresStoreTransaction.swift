@@ -10,6 +10,10 @@ import TinyvexProtocol
 struct PostgresStoreTransaction: TinyvexStoreTransaction {
     let session: any PostgresSession
     let indexes: [String: [String: TinyvexIndex]]
+    /// This server's name when several share the database.
+    var node: String? = nil
+    /// How many commits' writes stay in `tinyvex_commits` for servers that are behind.
+    var commitRetention: Int64 = Int64(TinyvexPostgresDatabase.defaultCommitRetention)
 
     // MARK: Version
 
@@ -109,6 +113,47 @@ struct PostgresStoreTransaction: TinyvexStoreTransaction {
 
     func delete(_ table: String, id: Int64) throws {
         _ = try session.run("DELETE FROM tinyvex_documents WHERE tbl = $1 AND id = $2", [Self.name(table), .integer(id)])
+    }
+
+    func recordCommit(version: Int64, writes: [DocumentWrite]) throws {
+        guard let node else { return }
+        let encoded: [JSONValue] = writes.map { write in
+            .array([.string(write.table), .integer(write.id), write.before.map(JSONValue.object) ?? .null, write.after.map(JSONValue.object) ?? .null])
+        }
+        _ = try session.run(
+            "INSERT INTO tinyvex_commits (version, node, writes) VALUES ($1, $2, $3)", [.integer(version), .text(node), .text(try Self.jsonText(.array(encoded)))])
+        _ = try session.run("DELETE FROM tinyvex_commits WHERE version <= $1", [.integer(version - commitRetention)])
+        // Sent when the transaction commits.
+        _ = try session.run("SELECT pg_notify($1, $2)", [.text(TinyvexPostgresDatabase.commitChannel), .text(String(version))])
+    }
+
+    func remoteCommits(after version: Int64) throws -> [(version: Int64, writes: [DocumentWrite])] {
+        guard let node else { return [] }
+        let rows = try session.run("SELECT version, node, writes FROM tinyvex_commits WHERE version > $1 ORDER BY version", [.integer(version)])
+        var commits: [(version: Int64, writes: [DocumentWrite])] = []
+        for row in rows {
+            guard row.count == 3, case .integer(let committed) = row[0], case .text(let author) = row[1], case .text(let text) = row[2] else {
+                throw TinyvexServerError(.mutationFailed, "a stored commit cannot be read")
+            }
+            guard author != node else {
+                commits.append((committed, []))
+                continue
+            }
+            guard case .array(let entries) = try JSONParser().parse(text) else {
+                throw TinyvexServerError(.mutationFailed, "the writes of commit \(committed) cannot be read")
+            }
+            var writes: [DocumentWrite] = []
+            for entry in entries {
+                guard case .array(let parts) = entry, parts.count == 4, case .string(let table) = parts[0], case .integer(let id) = parts[1] else {
+                    throw TinyvexServerError(.mutationFailed, "the writes of commit \(committed) cannot be read")
+                }
+                let before: JSONObject? = if case .object(let fields) = parts[2] { fields } else { nil }
+                let after: JSONObject? = if case .object(let fields) = parts[3] { fields } else { nil }
+                writes.append(DocumentWrite(table: table, id: id, before: before, after: after))
+            }
+            commits.append((committed, writes))
+        }
+        return commits
     }
 
     func inSavepoint(_ body: () throws -> Void) throws {
