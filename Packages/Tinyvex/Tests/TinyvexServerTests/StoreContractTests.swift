@@ -190,7 +190,7 @@ struct StoreContractTests {
         }
     }
 
-    @Test("on PostgreSQL each declared index is an expression index of the documents table", .enabled(if: PostgresTestDatabase.isAvailable))
+    @Test("on PostgreSQL each declared index is an expression index of the documents table, and one no longer declared is dropped", .enabled(if: PostgresTestDatabase.isAvailable))
     func postgresIndexes() async throws {
         try await StoreKind.postgres.withStore { location in
             guard case .postgres(let url) = location else { return }
@@ -199,6 +199,19 @@ struct StoreContractTests {
                 url, "SELECT indexdef FROM pg_indexes WHERE tablename = 'tinyvex_documents' AND indexname LIKE 'tinyvex_index_%' ORDER BY indexname")
             #expect(definitions.count == 2)
             #expect(definitions.allSatisfy { $0.contains("json_typeof") })
+            // A schema that no longer declares `values.by_group_at` (and declares one with
+            // capitals): the index is dropped, the others stay.
+            var schema = TinyvexDemoSchema.schema()
+            schema.table("Events", indexes: [TinyvexIndex("ByAt", on: ["at"])])
+            try await location.open { database in
+                let engine = try await TinyvexEngine.open(schema: schema, database: database, configuration: TinyvexServerConfiguration())
+                await engine.close()
+            }
+            let remaining = try await PostgresTestDatabase.query(
+                url, "SELECT indexname::text FROM pg_indexes WHERE tablename = 'tinyvex_documents' AND indexname LIKE 'tinyvex_index_%' ORDER BY indexname")
+            #expect(remaining.count == 2)
+            #expect(remaining.contains { $0.hasPrefix("tinyvex_index_events_byat_") })
+            #expect(!remaining.contains { $0.hasPrefix("tinyvex_index_values_") })
         }
     }
 

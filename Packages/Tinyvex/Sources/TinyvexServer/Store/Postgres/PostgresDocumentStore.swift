@@ -83,10 +83,20 @@ struct PostgresDocumentStore: TinyvexStore {
             for statement in Self.tables {
                 _ = try session.run(statement, [])
             }
+            var made: Set<String> = []
             for (table, declared) in indexes {
                 for index in declared.values {
-                    _ = try session.run(PostgresIndexScan(index: index, table: table).createSQL, [])
+                    let scan = PostgresIndexScan(index: index, table: table)
+                    _ = try session.run(scan.createSQL, [])
+                    made.insert(scan.sqlName)
                 }
+            }
+            // Indexes made for declarations the schema no longer has are dropped.
+            let existing = try session.run(
+                "SELECT indexname::text FROM pg_indexes WHERE tablename = 'tinyvex_documents' AND starts_with(indexname::text, 'tinyvex_index_')", [])
+            for row in existing {
+                guard case .text(let name)? = row.first, !made.contains(name), TinyvexIndex.isPlainName(name) else { continue }
+                _ = try session.run("DROP INDEX IF EXISTS \(name)", [])
             }
         }
     }

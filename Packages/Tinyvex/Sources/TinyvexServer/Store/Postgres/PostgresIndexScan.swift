@@ -35,8 +35,8 @@ struct PostgresIndexScan {
         return encoded.replacing(#"\u0000"#, with: #"\uFFFD"#)
     }
 
-    /// The PostgreSQL name of the index (at most 63 bytes): a hash of the table, the index and
-    /// its fields, each with its length, so no two declarations share one.
+    /// The PostgreSQL name of the index (at most 63 bytes, lowercase): a hash of the table, the
+    /// index and its fields, each with its length, so no two declarations share one.
     var sqlName: String {
         let parts = [table, index.name] + index.fields
         let text = parts.map { "\($0.utf8.count)_\($0)" }.joined(separator: "_")
@@ -46,7 +46,8 @@ struct PostgresIndexScan {
             hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
         }
         let readable = String(String(table.prefix(16)) + "_" + String(index.name.prefix(16)))
-        return "tinyvex_index_\(readable)_\(String(hash, radix: 16))"
+        // Lowercase, as PostgreSQL keeps an unquoted name (the hash tells cases apart).
+        return "tinyvex_index_\(readable)_\(String(hash, radix: 16))".lowercased()
     }
 
     /// `CREATE INDEX` for the declaration; names were checked to be plain.
