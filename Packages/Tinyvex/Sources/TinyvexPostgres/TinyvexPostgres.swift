@@ -28,67 +28,110 @@ public enum TinyvexPostgres {
     /// the live queries those writes meet. The writes of the last `commitRetention` commits are
     /// kept; a server further behind than that re-runs all of its live queries.
     ///
+    /// A connection lost while the server runs makes its statements fail with `TVX003`
+    /// (`databaseUnavailable`) and is made again, after `reconnectDelay` doubling up to
+    /// `maxReconnectDelay` between attempts; a server alone takes its lock again first (and
+    /// stays unavailable while another server holds it), a node reads the commits it missed.
+    ///
     /// - Throws: ``TinyvexPostgresError`` for a URL that cannot be used or a database another
-    ///   server holds, the driver's error when the database cannot be reached, or what `body`
-    ///   throws.
+    ///   server holds, the driver's error when the database cannot be reached at the start, or
+    ///   what `body` throws.
     @discardableResult
     public static func withDatabase<T>(
         url: String,
         node: String? = nil,
         commitRetention: Int = TinyvexPostgresDatabase.defaultCommitRetention,
+        reconnectDelay: Duration = .milliseconds(100),
+        maxReconnectDelay: Duration = .seconds(5),
         isolation: isolated (any Actor)? = #isolation,
         _ body: (TinyvexDatabase) async throws -> T
     ) async throws -> T {
         let configuration = try TinyvexPostgresURL(url).configuration()
         let logger = Logger(label: "tinyvex.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
-        var connections: [PostgresConnection] = []
+        let writer = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+        let reader: PostgresConnection
+        do {
+            reader = try await PostgresConnection.connect(configuration: configuration, id: 2, logger: logger)
+        } catch {
+            try? await writer.close()
+            throw error
+        }
+        let writerSession = PostgresConnectionSession(
+            connection: writer, configuration: configuration, id: 1, logger: logger, reconnectDelay: reconnectDelay,
+            maxReconnectDelay: maxReconnectDelay,
+            onConnect: { connection in
+                guard node == nil else { return }
+                // A server alone writes only while it holds the lock.
+                let rows = try connection.query("SELECT pg_try_advisory_lock(\(serverLock))", logger: logger).wait()
+                guard try rows.first?.decode(Bool.self) == true else {
+                    throw TinyvexPostgresError("another Tinyvex server took this database while the connection was lost")
+                }
+            })
+        let readerSession = PostgresConnectionSession(
+            connection: reader, configuration: configuration, id: 2, logger: logger, reconnectDelay: reconnectDelay,
+            maxReconnectDelay: maxReconnectDelay)
+        let database = TinyvexPostgresDatabase(writer: writerSession, reader: readerSession, node: node, commitRetention: commitRetention)
         let outcome: Result<T, any Error>
         do {
-            for id in 1...(node == nil ? 2 : 3) {
-                connections.append(try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger))
+            if node == nil {
+                var locked = false
+                for try await taken in try await writer.query("SELECT pg_try_advisory_lock(\(serverLock))", logger: logger).decode(Bool.self) {
+                    locked = taken
+                }
+                guard locked else {
+                    throw TinyvexPostgresError("another Tinyvex server is using this database (one server per database)")
+                }
+                outcome = .success(try await body(.postgres(database)))
+            } else {
+                let listener = try await PostgresConnection.connect(configuration: configuration, id: 3, logger: logger)
+                outcome = .success(
+                    try await withThrowingTaskGroup(of: Void.self, returning: T.self) { group in
+                        group.addTask {
+                            await listen(
+                                first: listener, database: database, configuration: configuration, logger: logger,
+                                reconnectDelay: reconnectDelay, maxReconnectDelay: maxReconnectDelay)
+                        }
+                        defer {
+                            group.cancelAll()
+                            database.finishNotifications()
+                        }
+                        return try await body(.postgres(database))
+                    })
             }
-            outcome = .success(try await serve(connections, node: node, commitRetention: commitRetention, logger: logger, body))
         } catch {
             outcome = .failure(error)
         }
-        for connection in connections {
-            try? await connection.close()
-        }
+        await readerSession.close()
+        await writerSession.close()
         return try outcome.get()
     }
 
-    /// Runs `body` with the database on open `connections` (writer, reader and, in a cluster,
-    /// the listener).
-    private static func serve<T>(
-        _ connections: [PostgresConnection], node: String?, commitRetention: Int, logger: Logger, isolation: isolated (any Actor)? = #isolation, _ body: (TinyvexDatabase) async throws -> T
-    ) async throws -> T {
-        let writer = connections[0]
-        let database = TinyvexPostgresDatabase(
-            writer: PostgresConnectionSession(connection: writer, logger: logger),
-            reader: PostgresConnectionSession(connection: connections[1], logger: logger),
-            node: node, commitRetention: commitRetention)
-        guard node != nil, connections.count > 2 else {
-            var locked = false
-            for try await taken in try await writer.query("SELECT pg_try_advisory_lock(\(serverLock))", logger: logger).decode(Bool.self) {
-                locked = taken
+    /// Listens for other nodes' commits until cancelled, connecting again (with backoff) when
+    /// the listening connection is lost; each time it listens, the node reads the commits it may
+    /// have missed.
+    private static func listen(
+        first: PostgresConnection, database: TinyvexPostgresDatabase, configuration: PostgresConnection.Configuration, logger: Logger,
+        reconnectDelay: Duration, maxReconnectDelay: Duration
+    ) async {
+        var next: PostgresConnection? = first
+        var delay = max(reconnectDelay, .milliseconds(1))
+        while !Task.isCancelled {
+            var connection = next
+            next = nil
+            if connection == nil {
+                connection = try? await PostgresConnection.connect(configuration: configuration, id: 3, logger: logger)
             }
-            guard locked else {
-                throw TinyvexPostgresError("another Tinyvex server is using this database (one server per database)")
-            }
-            return try await body(.postgres(database))
-        }
-        // Listening before the server opens the store, so no commit after it is missed.
-        return try await connections[2].listen(on: TinyvexPostgresDatabase.commitChannel) { notifications in
-            try await withThrowingTaskGroup(of: Void.self, returning: T.self) { group in
-                group.addTask {
+            if let connection {
+                delay = max(reconnectDelay, .milliseconds(1))
+                _ = try? await connection.listen(on: TinyvexPostgresDatabase.commitChannel) { notifications in
+                    database.commitNotified()
                     for try await _ in notifications { database.commitNotified() }
                 }
-                defer {
-                    group.cancelAll()
-                    database.finishNotifications()
-                }
-                return try await body(.postgres(database))
+                try? await connection.close()
             }
+            guard !Task.isCancelled else { return }
+            try? await Task.sleep(for: delay)
+            delay = min(delay * 2, max(maxReconnectDelay, delay))
         }
     }
 }

@@ -11,6 +11,11 @@ import TinyvexProtocol
 struct PostgresClusterTests {
     /// Runs `body` with two servers, nodes `a` and `b`, on one new database, and a peer of each.
     private func withTwoNodes(_ body: (InMemoryPeer, InMemoryPeer) async throws -> Void) async throws {
+        try await withTwoNodes { peerA, peerB, _ in try await body(peerA, peerB) }
+    }
+
+    /// As ``withTwoNodes(_:)``, with the database's URL.
+    private func withTwoNodes(_ body: (InMemoryPeer, InMemoryPeer, String) async throws -> Void) async throws {
         try await PostgresTestDatabase.with { url in
             try await TinyvexPostgres.withDatabase(url: url, node: "a") { first in
                 try await TinyvexPostgres.withDatabase(url: url, node: "b") { second in
@@ -19,7 +24,7 @@ struct PostgresClusterTests {
                             let peerA = InMemoryPeer(serving: nodeA)
                             let peerB = InMemoryPeer(serving: nodeB)
                             do {
-                                try await body(peerA, peerB)
+                                try await body(peerA, peerB, url)
                             } catch {
                                 await peerA.close()
                                 await peerB.close()
@@ -65,6 +70,30 @@ struct PostgresClusterTests {
             #expect(second == first + 1)
             try await waitUntil("node A to show node B's message") { data(peerA, "a").last?.texts == ["from a", "from b"] }
             #expect(data(peerA, "a").last?.seq == second)
+        }
+    }
+
+    @Test(
+        "after every connection of both nodes is cut, they connect again and node B sees node A's next mutation",
+        .enabled(if: PostgresTestDatabase.isAvailable))
+    func reconnectAfterCut() async throws {
+        try await withTwoNodes { peerA, peerB, url in
+            _ = try await peerB.call(TinyvexMethod.subscribe, ["subId": "b", "name": "messages.list", "params": ["channel": "general"]])
+            _ = try await send(peerA, "r1", "before")
+            try await waitUntil("node B to show the first message") { data(peerB, "b").last?.texts == ["before"] }
+            let cluster = try #require(PostgresTestDatabase.clusterURL)
+            let name = try #require(URLComponents(string: url)?.path.dropFirst())
+            _ = try await PostgresTestDatabase.query(
+                cluster, "SELECT pg_terminate_backend(pid)::text FROM pg_stat_activity WHERE datname = '\(name)'")
+            var sent = false
+            try await waitUntil("node A to write again") {
+                let answer = try await peerA.call(TinyvexMethod.mutation, [
+                    "requestId": "r2", "name": "messages.send", "args": ["channel": "general", "author": "ann", "text": "after"],
+                ])
+                sent = answer["result"] != nil
+                return sent
+            }
+            try await waitUntil("node B to show the message sent after the cut") { data(peerB, "b").last?.texts == ["before", "after"] }
         }
     }
 

@@ -215,6 +215,36 @@ struct StoreContractTests {
         }
     }
 
+    @Test(
+        "on PostgreSQL a server whose connections are cut fails its calls with TVX003, connects again with backoff and goes on with nothing lost",
+        .enabled(if: PostgresTestDatabase.isAvailable))
+    func postgresReconnects() async throws {
+        try await StoreKind.postgres.withStore { location in
+            guard case .postgres(let url) = location, let cluster = PostgresTestDatabase.clusterURL,
+                let name = URLComponents(string: url)?.path.dropFirst()
+            else { return }
+            try await withEngine(location) { engine throws in
+                _ = try await send(engine, "r1", text: "before")
+                let cut = try await PostgresTestDatabase.query(
+                    cluster, "SELECT pg_terminate_backend(pid)::text FROM pg_stat_activity WHERE datname = '\(name)'")
+                #expect(cut.count >= 2)
+                var reasons: Set<String> = []
+                try await waitUntil("the server to write again") {
+                    do {
+                        _ = try await send(engine, "r2", text: "after")
+                        return true
+                    } catch let error as TinyvexServerError {
+                        #expect(error.code == .mutationFailed)
+                        reasons.insert(error.details?["reason"]?.stringValue ?? "")
+                        return false
+                    }
+                }
+                #expect(reasons.isSubset(of: ["databaseFailed", "databaseUnavailable"]))
+                #expect(try await texts(engine, channel: "general") == ["before", "after"])
+            }
+        }
+    }
+
     @Test("a second server on one PostgreSQL database is refused while the first runs", .enabled(if: PostgresTestDatabase.isAvailable))
     func postgresOneServer() async throws {
         try await PostgresTestDatabase.with { url in
