@@ -98,6 +98,35 @@ struct PostgresClusterTests {
     }
 
     @Test(
+        "a mutation scheduled on node A runs once on node B when node A stops before it is due",
+        .enabled(if: PostgresTestDatabase.isAvailable))
+    func scheduledRunsOnOtherNode() async throws {
+        try await PostgresTestDatabase.with { url in
+            try await TinyvexPostgres.withDatabase(url: url, node: "b") { second in
+                try await TinyvexServer.withEmbeddedServer(schema: TinyvexDemoSchema.schema(), database: second) { nodeB in
+                    let peerB = InMemoryPeer(serving: nodeB)
+                    _ = try await peerB.call(TinyvexMethod.subscribe, ["subId": "b", "name": "messages.list", "params": ["channel": "later"]])
+                    try await TinyvexPostgres.withDatabase(url: url, node: "a") { first in
+                        try await TinyvexServer.withEmbeddedServer(schema: TinyvexDemoSchema.schema(), database: first) { nodeA in
+                            let peerA = InMemoryPeer(serving: nodeA)
+                            let answer = try await peerA.call(TinyvexMethod.mutation, [
+                                "requestId": "s1", "name": "messages.schedule",
+                                "args": ["channel": "later", "author": "ann", "text": "from a", "delayMs": 300],
+                            ])
+                            #expect(answer["result"] != nil)
+                            await peerA.close()
+                        }
+                    }
+                    // Node A is gone; node B runs the function when it is due.
+                    try await waitUntil("node B to run node A's scheduled mutation") { data(peerB, "b").last?.texts == ["from a"] }
+                    #expect(await nodeB.engine.pendingScheduledCount == 0)
+                    await peerB.close()
+                }
+            }
+        }
+    }
+
+    @Test(
         "a client moved from node A to node B with its lastSeq resumes there with nothing resent",
         .enabled(if: PostgresTestDatabase.isAvailable))
     func resumeOnOtherNode() async throws {

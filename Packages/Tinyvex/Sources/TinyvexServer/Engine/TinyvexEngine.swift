@@ -556,6 +556,12 @@ actor TinyvexEngine {
                 writesDuringEvaluation?.append((commit.version, commit.writes))
             }
         }
+        // A function another node scheduled is due here too, so that it runs even if that node
+        // is gone; whichever node claims it first runs it (its row is removed under the commit
+        // lock), once.
+        if !commits.isEmpty, let next = try? store.read({ try $0.nextScheduledRunAt() }) {
+            jobs.wake(at: next)
+        }
     }
 
     /// Marks the streams whose read set meets the writes, and starts the background pass.
