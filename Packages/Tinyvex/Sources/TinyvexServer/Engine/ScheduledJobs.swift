@@ -3,8 +3,8 @@ import RpcTransport
 import Synchronization
 import TinyvexProtocol
 
-/// The server's scheduled functions at run time: one alarm on the server's ``DeadlineTimer``
-/// (the stack's one timer; no loop of its own sleeps) for the earliest function the store
+/// The server's scheduled functions at run time: one alarm (``EarliestAlarm``) on a
+/// ``DeadlineTimer`` (the stack's one timer; no loop of its own sleeps) for the earliest function the store
 /// holds, and the tasks that run what is due, owned here and cancelled and awaited when the
 /// server stops.
 ///
@@ -14,19 +14,14 @@ import TinyvexProtocol
 /// before it starts (at most once). Functions due while the server was stopped run when it
 /// starts.
 final class ScheduledJobs: Sendable {
-    /// The alarm armed: when it is due (milliseconds since 1970) and its id on the timer.
-    private struct Alarm {
-        var runAt: Int64?
-        var armed: UInt64?
-    }
-
     private let schema: TinyvexSchema
     let maxPending: Int
     private let maxDelay: Duration
     private let timer = DeadlineTimer()
     private let tasks = OwnedTasks<UInt64>()
     private let counter = Atomic<UInt64>(0)
-    private let alarm = Mutex(Alarm())
+    /// Armed for the earliest stored function.
+    private let alarm: EarliestAlarm
     /// The engine's due pass, from ``start(duePass:)`` until ``close()``.
     private let duePass = Mutex<(@Sendable () async -> Void)?>(nil)
 
@@ -39,6 +34,9 @@ final class ScheduledJobs: Sendable {
         self.schema = schema
         self.maxPending = configuration.maxPendingScheduledFunctions
         self.maxDelay = configuration.maxScheduleDelay
+        let passed = Mutex<(@Sendable () -> Void)?>(nil)
+        self.alarm = EarliestAlarm(timer: timer) { passed.withLock { $0 }?() }
+        passed.withLock { $0 = { [weak self] in self?.alarmPassed() } }
     }
 
     /// Starts: `duePass` runs what is due whenever the alarm passes, and runs once now (for the
@@ -65,27 +63,11 @@ final class ScheduledJobs: Sendable {
     /// is stored: should its mutation roll back, the alarm finds nothing due, which is harmless.
     func wake(at runAt: Int64) {
         guard duePass.withLock({ $0 != nil }) else { return }
-        let previous = alarm.withLock { alarm -> (replace: Bool, old: UInt64?) in
-            if let armedAt = alarm.runAt, armedAt <= runAt { return (false, nil) }
-            defer { alarm = Alarm(runAt: runAt, armed: nil) }
-            return (true, alarm.armed)
-        }
-        guard previous.replace else { return }
-        if let old = previous.old { timer.disarm(old) }
-        let wait = Self.milliseconds(runAt.subtractingReportingOverflow(Self.nowMilliseconds()))
-        let id = timer.arm(after: wait, DueAlarm(jobs: self))
-        let stale = alarm.withLock { alarm -> Bool in
-            guard alarm.runAt == runAt, alarm.armed == nil else { return true }
-            alarm.armed = id
-            return false
-        }
-        // Replaced by an earlier alarm meanwhile: this one is not needed.
-        if stale, let id { timer.disarm(id) }
+        alarm.arm(at: runAt, now: Self.nowMilliseconds())
     }
 
     /// The alarm passed: runs the due pass.
-    fileprivate func alarmPassed() {
-        alarm.withLock { $0 = Alarm() }
+    private func alarmPassed() {
         guard let duePass = duePass.withLock({ $0 }) else { return }
         spawn(duePass)
     }
@@ -137,11 +119,6 @@ final class ScheduledJobs: Sendable {
         Int64((Date().timeIntervalSince1970 * 1000).clamped(to: 0 ... 9.0e15))
     }
 
-    /// `result` (a difference of two times) as a wait: none when it is past or overflowed.
-    private static func milliseconds(_ result: (partialValue: Int64, overflow: Bool)) -> Duration {
-        result.overflow ? .zero : .milliseconds(max(0, result.partialValue))
-    }
-
     /// The error that tells the due pass a scheduled mutation's row was gone when it ran
     /// (cancelled, or run by another pass): nothing was done.
     static let gone = TinyvexServerError(.mutationFailed, "the scheduled function is no longer waiting", details: ["reason": "scheduledFunctionGone"])
@@ -159,18 +136,5 @@ final class ScheduledJobs: Sendable {
 extension Double {
     fileprivate func clamped(to range: ClosedRange<Double>) -> Double {
         Swift.min(Swift.max(self, range.lowerBound), range.upperBound)
-    }
-}
-
-/// The alarm's wait on the deadline timer.
-private final class DueAlarm: ExpiringWait {
-    private weak let jobs: ScheduledJobs?
-
-    init(jobs: ScheduledJobs) {
-        self.jobs = jobs
-    }
-
-    func expire() {
-        jobs?.alarmPassed()
     }
 }
