@@ -3,6 +3,7 @@ import Logging
 public import PostgresNIO
 public import RivetKit
 public import RivetKitServer
+import RpcTransportNIO
 
 /// An ``RivetKitServer/ActorStore`` in PostgreSQL, through postgres-nio: actors, their state
 /// and their schedules in tables several servers may share (`rivet_actor`, `rivet_schedule`).
@@ -65,7 +66,7 @@ public final class PostgresActorStore: ActorScheduleStore, ActorLeaseStore {
         url: String, node: String? = nil, leaseDuration: Duration = PostgresActorStore.defaultLeaseDuration,
         _ body: (PostgresActorStore) async throws -> T
     ) async throws -> T {
-        let client = PostgresClient(configuration: try PostgresURL(url).configuration)
+        let client = PostgresClient(configuration: try PostgresURL(url).clientConfiguration)
         return try await withThrowingTaskGroup(of: Void.self, returning: T.self) { group in
             group.addTask { await client.run() }
             defer { group.cancelAll() }

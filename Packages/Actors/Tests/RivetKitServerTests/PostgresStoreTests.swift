@@ -157,16 +157,4 @@ struct PostgresStoreTests {
             try await PostgresActorStore.withStore(url: url) { _ in }
         }
     }
-
-    @Test("A PostgreSQL URL is read whole, and one that cannot be used says why")
-    func urls() throws {
-        let url = try PostgresURL("postgres://ann:s%3Acret@db.example:6543/actors?sslmode=require")
-        #expect(url.host == "db.example" && url.port == 6543 && url.username == "ann" && url.password == "s:cret")
-        #expect(url.database == "actors" && url.sslMode == "require")
-        let defaults = try PostgresURL("postgresql://ann@127.0.0.1")
-        #expect(defaults.port == 5432 && defaults.database == nil && defaults.password == nil && defaults.sslMode == "disable")
-        for bad in ["mysql://ann@h/db", "postgres://h/db", "postgres://ann@/db", "postgres://ann@h/db?sslmode=verify", "not a url"] {
-            #expect(throws: PostgresStoreError.self) { try PostgresURL(bad) }
-        }
-    }
 }

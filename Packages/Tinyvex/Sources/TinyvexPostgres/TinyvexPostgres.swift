@@ -1,5 +1,6 @@
 import Logging
 import PostgresNIO
+import RpcTransportNIO
 public import TinyvexServer
 
 /// Tinyvex's documents in PostgreSQL: ``withDatabase(url:_:)`` opens the connections a server
@@ -33,7 +34,8 @@ public enum TinyvexPostgres {
     /// `maxReconnectDelay` between attempts; a server alone takes its lock again first (and
     /// stays unavailable while another server holds it), a node reads the commits it missed.
     ///
-    /// - Throws: ``TinyvexPostgresError`` for a URL that cannot be used or a database another
+    /// - Throws: ``RpcTransportNIO/PostgresURL``'s `invalidTarget` error for a URL that cannot be
+    ///   used, ``TinyvexPostgresError`` for a database another
     ///   server holds, the driver's error when the database cannot be reached at the start, or
     ///   what `body` throws.
     @discardableResult
@@ -46,7 +48,7 @@ public enum TinyvexPostgres {
         isolation: isolated (any Actor)? = #isolation,
         _ body: (TinyvexDatabase) async throws -> T
     ) async throws -> T {
-        let configuration = try TinyvexPostgresURL(url).configuration()
+        let configuration = try PostgresURL(url).connectionConfiguration()
         let logger = Logger(label: "tinyvex.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
         let writer = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
         let reader: PostgresConnection

@@ -1,5 +1,5 @@
-/// A PostgreSQL database that cannot be used for a Tinyvex server, and why: a URL that cannot
-/// be read, or a database another server holds.
+/// A PostgreSQL database that cannot be used for a Tinyvex server, and why: another server
+/// holds it.
 public struct TinyvexPostgresError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What is wrong.
     public var description: String

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import RpcTransportNIO
 import TinyvexPostgres
 
 /// A database of its own for one test in the PostgreSQL cluster `RPC_POSTGRES_URL` names
@@ -45,7 +46,7 @@ enum PostgresTestDatabase {
     @discardableResult
     static func query(_ url: String, _ sql: String) async throws -> [String] {
         let logger = Logger(label: "tinyvex.tests.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
-        let connection = try await PostgresConnection.connect(configuration: try TinyvexPostgresURL(url).configuration(), id: 9, logger: logger)
+        let connection = try await PostgresConnection.connect(configuration: try PostgresURL(url).connectionConfiguration(), id: 9, logger: logger)
         let outcome: Result<[String], any Error>
         do {
             var values: [String] = []

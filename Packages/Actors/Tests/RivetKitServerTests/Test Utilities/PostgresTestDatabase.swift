@@ -1,7 +1,8 @@
 import Foundation
 import Logging
 import PostgresNIO
-import RivetKitPostgres
+@testable import RivetKitPostgres
+import RpcTransportNIO
 
 /// A database of its own for one test, in the PostgreSQL cluster `RPC_POSTGRES_URL` names
 /// (`make test-all` starts a throwaway one; so does `Scripts/with-postgres.sh`): made before the
@@ -47,7 +48,7 @@ enum PostgresTestDatabase {
     }
 
     private static func admin(_ url: String, _ body: (PostgresClient) async throws -> Void) async throws {
-        let client = PostgresClient(configuration: try PostgresURL(url).configuration)
+        let client = PostgresClient(configuration: try PostgresURL(url).clientConfiguration)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
             defer { group.cancelAll() }

@@ -61,12 +61,19 @@ public enum HTTPQuery {
 
     /// The bytes `text` percent-decodes to; a malformed escape is kept as written, or makes the
     /// result `nil` when `strict`.
-    private static func percentDecodedBytes(_ text: Substring, strict: Bool) -> [UInt8]? {
+    /// Percent-decodes a part of a URL outside its query (a user name, a password, a path
+    /// segment), where `+` is itself: `nil` when a `%` is not followed by two hex digits or the
+    /// bytes are not UTF-8.
+    static func decodeComponent(_ text: Substring) -> String? {
+        percentDecodedBytes(text, strict: true, plusIsSpace: false).flatMap { String(validating: $0, as: UTF8.self) }
+    }
+
+    private static func percentDecodedBytes(_ text: Substring, strict: Bool, plusIsSpace: Bool = true) -> [UInt8]? {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
         var utf8 = Array(text.utf8)[...]
         while let byte = utf8.popFirst() {
-            if byte == UInt8(ascii: "+") {
+            if byte == UInt8(ascii: "+"), plusIsSpace {
                 bytes.append(UInt8(ascii: " "))
             } else if byte == UInt8(ascii: "%"), utf8.count >= 2,
                 let high = hexValue(utf8[utf8.startIndex]),

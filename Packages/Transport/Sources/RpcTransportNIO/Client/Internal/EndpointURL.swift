@@ -9,12 +9,20 @@ struct EndpointURL: Sendable, Hashable {
         case wss
         case http
         case https
+        /// PostgreSQL's (``PostgresURL``), under either of its names.
+        case postgres
+        case postgresql
 
         /// Whether the scheme calls for TLS.
         var isSecure: Bool { self == .wss || self == .https }
 
         /// The port used when the URL names none.
-        var defaultPort: Int { isSecure ? 443 : 80 }
+        var defaultPort: Int {
+            switch self {
+            case .postgres, .postgresql: 5432
+            default: isSecure ? 443 : 80
+            }
+        }
     }
 
     /// The scheme.
