@@ -65,7 +65,7 @@ enum ActorsBenchmarks {
         var summary = RatioSummary()
         let clusterURL = ClusterSide.url
         if clusterURL != nil {
-            summary.declare("actors-forwarded-vs-direct", label: "forwarded actions", goal: 0.5)
+            summary.declare("actors-forwarded-vs-direct", label: "forwarded", goal: 0.5)
         }
         summary.declare("actors-vs-session-calls", label: "actions", goal: 0.8)
         for run in 1 ... runs {
