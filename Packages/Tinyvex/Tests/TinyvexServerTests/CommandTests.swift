@@ -73,7 +73,7 @@ struct CommandTests {
     }
 
     /// Reads the command's READY line and returns the URL it names.
-    private static func readyURL(_ process: Process, output: Pipe) async throws -> String {
+    static func readyURL(_ process: Process, output: Pipe) async throws -> String {
         let watchdog = Task {
             try await Task.sleep(for: .seconds(15))
             process.terminate()
