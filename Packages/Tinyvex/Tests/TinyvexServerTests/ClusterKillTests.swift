@@ -31,14 +31,7 @@ struct ClusterKillTests {
             }
             var urls: [String] = []
             for _ in 0 ..< 3 {
-                let process = Process()
-                process.executableURL = CommandTests.binary
-                process.arguments = ["serve", "--demo", "--host", "127.0.0.1", "--port", "0", "--postgres", url]
-                let output = Pipe()
-                process.standardOutput = output
-                try process.run()
-                processes.append(process)
-                urls.append(try await CommandTests.readyURL(process, output: output))
+                urls.append(try await CommandTests.serve(["--postgres", url]) { processes.append($0) }.1)
             }
             let watcher = try await RawPeer(url: urls[2])
             try await watcher.call(TinyvexMethod.subscribe, ["subId": "flood", "name": "messages.list", "params": ["channel": "flood"]])

@@ -21,19 +21,15 @@ struct CommandTests {
             case .sqlite(let path): ["--db", path]
             case .postgres(let url): ["--postgres", url]
             }
-            let process = Process()
-            process.executableURL = Self.binary
-            process.arguments = ["serve", "--demo", "--host", "127.0.0.1", "--port", "0"] + store
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
+            var started: Process?
             do {
-                try await Self.exercise(process, output: output)
-            } catch {
+                let (process, url) = try await Self.serve(store) { started = $0 }
+                try await Self.exercise(url)
                 await Self.stop(process)
+            } catch {
+                if let started { await Self.stop(started) }
                 throw error
             }
-            await Self.stop(process)
         }
     }
 
@@ -46,14 +42,7 @@ struct CommandTests {
             do {
                 var urls: [String] = []
                 for _ in 0..<2 {
-                    let process = Process()
-                    process.executableURL = Self.binary
-                    process.arguments = ["serve", "--demo", "--host", "127.0.0.1", "--port", "0", "--postgres", url]
-                    let output = Pipe()
-                    process.standardOutput = output
-                    try process.run()
-                    processes.append(process)
-                    urls.append(try await Self.readyURL(process, output: output))
+                    urls.append(try await Self.serve(["--postgres", url]) { processes.append($0) }.1)
                 }
                 let subscriber = try await RawPeer(url: urls[1])
                 try await subscriber.call(TinyvexMethod.subscribe, ["subId": "m", "name": "messages.list", "params": ["channel": "general"]])
@@ -72,8 +61,22 @@ struct CommandTests {
         }
     }
 
+    /// Starts `tinyvex serve --demo` on a free port of 127.0.0.1 with `arguments` added, hands
+    /// the process to `started` at once (so a caller can stop it whatever happens next), and
+    /// returns it with the URL of its READY line.
+    static func serve(_ arguments: [String], started: (Process) -> Void = { _ in }) async throws -> (Process, String) {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["serve", "--demo", "--host", "127.0.0.1", "--port", "0"] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        started(process)
+        return (process, try await readyURL(process, output: output))
+    }
+
     /// Reads the command's READY line and returns the URL it names.
-    static func readyURL(_ process: Process, output: Pipe) async throws -> String {
+    private static func readyURL(_ process: Process, output: Pipe) async throws -> String {
         let watchdog = Task {
             try await Task.sleep(for: .seconds(15))
             process.terminate()
@@ -92,29 +95,8 @@ struct CommandTests {
         return String(text.dropFirst("READY ".count))
     }
 
-    /// Reads the READY line and talks to the server it names.
-    private static func exercise(_ process: Process, output: Pipe) async throws {
-        // A command that never says READY is stopped after a while: the read then sees the end
-        // of the pipe and the test fails instead of waiting forever.
-        let watchdog = Task {
-            try await Task.sleep(for: .seconds(15))
-            process.terminate()
-        }
-        defer { watchdog.cancel() }
-        // Reading the pipe blocks, so it runs on a thread of its own, not the cooperative pool.
-        let handle = output.fileHandleForReading
-        let line = try await onOwnThread { () throws -> [UInt8] in
-            var line: [UInt8] = []
-            while let byte = try handle.read(upToCount: 1)?.first, byte != 10 {
-                line.append(byte)
-            }
-            return line
-        }
-        watchdog.cancel()
-        let text = String(decoding: line, as: UTF8.self)
-        try #require(text.hasPrefix("READY ws://127.0.0.1:"), "the command printed \(text)")
-        let url = String(text.dropFirst("READY ".count))
-
+    /// Talks to the server at `url` as a client of the documented protocol.
+    private static func exercise(_ url: String) async throws {
         let peer = try await RawPeer(url: url)
         try await peer.call(TinyvexMethod.subscribe, ["subId": "m", "name": "messages.list", "params": ["channel": "general"]])
         try await peer.call(TinyvexMethod.subscribe, ["subId": "c", "name": "channels.list", "params": [:]])

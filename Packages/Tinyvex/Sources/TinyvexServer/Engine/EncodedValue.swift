@@ -24,7 +24,7 @@ final class EncodedValue: Sendable {
     func chunkLiterals(maxBytes: Int) -> [[UInt8]] {
         if let cached = chunks.withLock({ $0 }), cached.maxBytes == maxBytes { return cached.pieces }
         let pieces = Wire.split(text, maxBytes: maxBytes).map { piece in
-            (try? JSONSerializer().serialize(.string(String(decoding: piece, as: UTF8.self)))) ?? Array(#""""#.utf8)
+            Wire.literal(String(decoding: piece, as: UTF8.self))
         }
         chunks.withLock { $0 = (maxBytes, pieces) }
         return pieces

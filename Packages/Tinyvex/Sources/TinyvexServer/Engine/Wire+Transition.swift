@@ -45,26 +45,7 @@ extension Wire {
         let pieces = split(params, maxBytes: max(4, maxChunkBytes))
         let id = literal(transitionID())
         return pieces.enumerated().map { index, piece in
-            let chunk = literal(String(decoding: piece, as: UTF8.self))
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(chunk.count + id.count + 128)
-            bytes += #"{"jsonrpc":"2.0","method":""#.utf8
-            bytes += TinyvexMethod.transitionChunk.utf8
-            bytes += #"","params":{"transitionId":"#.utf8
-            bytes += id
-            bytes += #","part":"#.utf8
-            bytes += String(index + 1).utf8
-            bytes += #","total":"#.utf8
-            bytes += String(pieces.count).utf8
-            bytes += #","chunk":"#.utf8
-            bytes += chunk
-            bytes += "}}".utf8
-            return .text(utf8: bytes)
+            chunk(subject: [], id: id, part: index + 1, total: pieces.count, literal: literal(String(decoding: piece, as: UTF8.self)))
         }
-    }
-
-    /// `text` as a JSON string literal.
-    private static func literal(_ text: String) -> [UInt8] {
-        (try? JSONSerializer().serialize(.string(text))) ?? Array(#""""#.utf8)
     }
 }

@@ -43,7 +43,7 @@ enum Wire {
     /// for every subscriber), around an envelope made for this subscription.
     static func data(subID: String, seq: Int64, value: EncodedValue, maxChunkBytes: Int, transitionID: @autoclosure () -> String) -> [TransportMessage] {
         let text = value.text
-        let subIDText = (try? JSONSerializer().serialize(.string(subID))) ?? Array(#""""#.utf8)
+        let subIDText = literal(subID)
         if text.count <= maxChunkBytes {
             var bytes: [UInt8] = []
             bytes.reserveCapacity(text.count + subIDText.count + 96)
@@ -60,27 +60,43 @@ enum Wire {
         }
         // The pieces are escaped once per value; only the envelope is written per subscriber.
         let pieces = value.chunkLiterals(maxBytes: max(4, maxChunkBytes))
-        let id = (try? JSONSerializer().serialize(.string(transitionID()))) ?? Array(#""""#.utf8)
+        let id = literal(transitionID())
+        var subject: [UInt8] = []
+        subject += #""subId":"#.utf8
+        subject += subIDText
+        subject += #","seq":"#.utf8
+        subject += String(seq).utf8
+        subject.append(UInt8(ascii: ","))
         return pieces.enumerated().map { index, piece in
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(piece.count + subIDText.count + id.count + 128)
-            bytes += #"{"jsonrpc":"2.0","method":""#.utf8
-            bytes += TinyvexMethod.transitionChunk.utf8
-            bytes += #"","params":{"subId":"#.utf8
-            bytes += subIDText
-            bytes += #","seq":"#.utf8
-            bytes += String(seq).utf8
-            bytes += #","transitionId":"#.utf8
-            bytes += id
-            bytes += #","part":"#.utf8
-            bytes += String(index + 1).utf8
-            bytes += #","total":"#.utf8
-            bytes += String(pieces.count).utf8
-            bytes += #","chunk":"#.utf8
-            bytes += piece
-            bytes += "}}".utf8
-            return .text(utf8: bytes)
+            chunk(subject: subject, id: id, part: index + 1, total: pieces.count, literal: piece)
         }
+    }
+
+    /// One `tinyvex/transitionChunk`: `subject` (a subscription's `"subId":…,"seq":…,`, or
+    /// nothing for a whole transition), the transition's id, the piece's place and the piece,
+    /// already a JSON string literal.
+    static func chunk(subject: [UInt8], id: [UInt8], part: Int, total: Int, literal piece: [UInt8]) -> TransportMessage {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(piece.count + subject.count + id.count + 128)
+        bytes += #"{"jsonrpc":"2.0","method":""#.utf8
+        bytes += TinyvexMethod.transitionChunk.utf8
+        bytes += #"","params":{"#.utf8
+        bytes += subject
+        bytes += #""transitionId":"#.utf8
+        bytes += id
+        bytes += #","part":"#.utf8
+        bytes += String(part).utf8
+        bytes += #","total":"#.utf8
+        bytes += String(total).utf8
+        bytes += #","chunk":"#.utf8
+        bytes += piece
+        bytes += "}}".utf8
+        return .text(utf8: bytes)
+    }
+
+    /// `text` as a JSON string literal (`""` in the impossible case the serializer refuses it).
+    static func literal(_ text: String) -> [UInt8] {
+        (try? JSONSerializer().serialize(.string(text))) ?? Array(#""""#.utf8)
     }
 
     /// Splits UTF-8 text into pieces of at most `maxBytes`, never inside a character.

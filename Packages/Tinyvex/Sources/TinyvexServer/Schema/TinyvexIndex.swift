@@ -26,4 +26,21 @@ public struct TinyvexIndex: Sendable, Hashable {
             (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x5F
         }
     }
+
+    /// Checks the declared indexes (by table, then name) before a store makes them: tables,
+    /// indexes and fields must be plain names, and an index has at least one field.
+    ///
+    /// - Throws: ``TinyvexServerError`` naming the first index that breaks the rule.
+    static func validate(_ indexes: [String: [String: TinyvexIndex]]) throws(TinyvexServerError) {
+        for (table, declared) in indexes {
+            for index in declared.values {
+                guard isPlainName(table), isPlainName(index.name), !index.fields.isEmpty, index.fields.allSatisfy(isPlainName)
+                else {
+                    throw TinyvexServerError(
+                        .subscriptionRejected,
+                        "index \(index.name) on \(table): the table, the index and its fields (at least one) must be named with letters, digits and _")
+                }
+            }
+        }
+    }
 }

@@ -20,17 +20,7 @@ struct DocumentStore: Sendable {
     /// - Throws: ``TinyvexServerError`` for a table, index or field name that is not letters,
     ///   digits and `_`, or an index without fields; a GRDB error when the database fails.
     init(_ database: TinyvexDatabase, durability: TinyvexDurability = .full, indexes: [String: [String: TinyvexIndex]] = [:]) throws {
-        for (table, declared) in indexes {
-            for index in declared.values {
-                guard TinyvexIndex.isPlainName(table), TinyvexIndex.isPlainName(index.name), !index.fields.isEmpty,
-                    index.fields.allSatisfy(TinyvexIndex.isPlainName)
-                else {
-                    throw TinyvexServerError(
-                        .subscriptionRejected,
-                        "index \(index.name) on \(table): the table, the index and its fields (at least one) must be named with letters, digits and _")
-                }
-            }
-        }
+        try TinyvexIndex.validate(indexes)
         switch database {
         case .inMemory:
             writer = try DatabaseQueue()

@@ -60,17 +60,7 @@ struct PostgresDocumentStore: TinyvexStore {
         guard database.claim() else {
             throw TinyvexServerError(.mutationFailed, "this PostgreSQL database is already open for a server")
         }
-        for (table, declared) in indexes {
-            for index in declared.values {
-                guard TinyvexIndex.isPlainName(table), TinyvexIndex.isPlainName(index.name), !index.fields.isEmpty,
-                    index.fields.allSatisfy(TinyvexIndex.isPlainName)
-                else {
-                    throw TinyvexServerError(
-                        .subscriptionRejected,
-                        "index \(index.name) on \(table): the table, the index and its fields (at least one) must be named with letters, digits and _")
-                }
-            }
-        }
+        try TinyvexIndex.validate(indexes)
         writer = LockedSession(database.writer)
         reader = LockedSession(database.reader)
         self.indexes = indexes
