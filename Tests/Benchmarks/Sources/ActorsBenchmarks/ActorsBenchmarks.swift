@@ -157,23 +157,12 @@ enum ActorSide {
             connection.start()
             _ = try await connection.action("getCount", args: [])
 
-            let clock = ContinuousClock()
             let sequentialOnLoop = try await withTaskExecutorPreference(connection.executor) {
                 try await timeSequential(sequential, on: connection)
             }
             let pool = try await timeSequential(sequential, on: connection)
 
-            let concurrentStart = clock.now
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for worker in 0 ..< 64 {
-                    let count = concurrent / 64 + (worker < concurrent % 64 ? 1 : 0)
-                    group.addTask {
-                        for _ in 0 ..< count { _ = try await connection.action("getCount", args: []) }
-                    }
-                }
-                try await group.waitForAll()
-            }
-            let concurrentElapsed = clock.now - concurrentStart
+            let concurrentPerSecond = try await actionsPerSecond(concurrent, on: connection)
 
             let (eventsPerSecond, deliveryP99) = subscribers == 0 ? (0, .zero) : try await broadcast(
                 client: client, subscribers: subscribers, broadcasts: broadcasts, sender: connection)
@@ -185,11 +174,44 @@ enum ActorSide {
             return Result(
                 sequential: sequentialOnLoop,
                 pool: pool,
-                concurrentPerSecond: Double(concurrent) / concurrentElapsed.inSeconds,
+                concurrentPerSecond: concurrentPerSecond,
                 eventsPerSecond: eventsPerSecond,
                 deliveryP99: deliveryP99,
                 listeners: listened)
         }
+    }
+
+    /// `getCount` actions per second over `total` of them, 64 in flight on `connection`.
+    static func actionsPerSecond(_ total: Int, on connection: ActorConnection) async throws -> Double {
+        let clock = ContinuousClock()
+        let start = clock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0 ..< 64 {
+                let count = total / 64 + (worker < total % 64 ? 1 : 0)
+                group.addTask {
+                    for _ in 0 ..< count { _ = try await connection.action("getCount", args: []) }
+                }
+            }
+            try await group.waitForAll()
+        }
+        return Double(total) / (clock.now - start).inSeconds
+    }
+
+    /// `count` new connections to `handle`'s actor, each subscribed to `newCount` (its stream
+    /// beside it) and answered once, so the subscriptions are in place.
+    static func subscribed(_ handle: ActorHandle, count: Int) async throws
+        -> (connections: [ActorConnection], streams: [AsyncStream<[JSONValue]>])
+    {
+        var connections: [ActorConnection] = []
+        var streams: [AsyncStream<[JSONValue]>] = []
+        for _ in 0 ..< count {
+            let connection = handle.connect()
+            streams.append(connection.events("newCount"))
+            connection.start()
+            connections.append(connection)
+        }
+        for connection in connections { _ = try await connection.action("getCount", args: []) }
+        return (connections, streams)
     }
 
     /// Times `count` `getCount` actions awaited one after the other.
@@ -215,16 +237,7 @@ enum ActorSide {
     static func broadcast(client: RivetKitClient, subscribers: Int, broadcasts: Int, sender: ActorConnection) async throws
         -> (Double, Duration)
     {
-        let handle = client.getOrCreate("counter", key: ["bench"])
-        var connections: [ActorConnection] = []
-        var streams: [AsyncStream<[JSONValue]>] = []
-        for _ in 0 ..< subscribers {
-            let connection = handle.connect()
-            streams.append(connection.events("newCount"))
-            connection.start()
-            connections.append(connection)
-        }
-        for connection in connections { _ = try await connection.action("getCount", args: []) }
+        let (connections, streams) = try await subscribed(client.getOrCreate("counter", key: ["bench"]), count: subscribers)
         let clock = ContinuousClock()
         var delivery: [Duration] = []
         let start = clock.now
@@ -265,15 +278,7 @@ extension ActorSide {
         let sender = handle.connect()
         sender.start()
         let base = try await sender.action("getCount", args: []).intValue ?? 0
-        var connections: [ActorConnection] = []
-        var streams: [AsyncStream<[JSONValue]>] = []
-        for _ in 0 ..< listeners {
-            let connection = handle.connect()
-            streams.append(connection.events("newCount"))
-            connection.start()
-            connections.append(connection)
-        }
-        for connection in connections { _ = try await connection.action("getCount", args: []) }
+        let (connections, streams) = try await subscribed(handle, count: listeners)
 
         let clock = ContinuousClock()
         let last = base + actions

@@ -45,20 +45,9 @@ enum ClusterSide {
         let connection = client.getOrCreate("counter", key: [key]).connect()
         connection.start()
         _ = try await connection.action("getCount", args: [])
-        let clock = ContinuousClock()
-        let start = clock.now
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for worker in 0 ..< 64 {
-                let count = actions / 64 + (worker < actions % 64 ? 1 : 0)
-                group.addTask {
-                    for _ in 0 ..< count { _ = try await connection.action("getCount", args: []) }
-                }
-            }
-            try await group.waitForAll()
-        }
-        let elapsed = clock.now - start
+        let perSecond = try await ActorSide.actionsPerSecond(actions, on: connection)
         await connection.dispose()
         await client.close()
-        return Double(actions) / elapsed.inSeconds
+        return perSecond
     }
 }
