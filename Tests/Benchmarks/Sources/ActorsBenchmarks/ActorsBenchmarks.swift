@@ -12,8 +12,11 @@ import Synchronization
 /// second on one actor with 100 subscribed listeners (64 increments in flight, each broadcast to
 /// all of them; p99 delivery), and the wake latency of a sleeping actor (a sleeping actor to its
 /// first HTTP action answered, p50 and p99 over the wakes). The Session
-/// layer's calls per second with 64 in flight are measured in the same run, the same way, and
-/// the last line is `ratio actors-vs-session-calls <x.xx>` (actions over calls, goal >= 0.8).
+/// layer's calls per second with 64 in flight are measured in the same run, the same way: both
+/// servers stay up while slices of actor actions and of session calls take turns (ABBA order),
+/// and each side's figure is the median of its slices, so a drift of the machine between two
+/// long measurements does not land on one side only. The last line is
+/// `ratio actors-vs-session-calls <x.xx>` (actions over calls, goal >= 0.8).
 ///
 /// Sequential actions are timed twice: from a task that prefers the connection's executor (as
 /// the Session benchmark times its sequential calls), and from the cooperative pool, where each
@@ -70,14 +73,15 @@ enum ActorsBenchmarks {
         summary.declare("actors-vs-session-calls", label: "actions", goal: 0.8)
         for run in 1 ... runs {
             print("run \(run) of \(runs)")
-            let session = try await SessionSide.callsPerSecond(total: concurrent, window: 64)
-            let actors = try await ActorSide.measure(
-                sequential: sequential, concurrent: concurrent, subscribers: subscribers, broadcasts: broadcasts,
-                listeners: listeners, listenerActions: listenerActions)
+            let actors = try await SessionSide.withCalls { session in
+                try await ActorSide.measure(
+                    sequential: sequential, concurrent: concurrent, subscribers: subscribers, broadcasts: broadcasts,
+                    listeners: listeners, listenerActions: listenerActions, pairedWith: session)
+            }
             let wake = try await WakeSide.measure(wakes: wakes)
             printSequential(actors)
-            print("  actors 64 in flight: \(fixed(actors.concurrentPerSecond)) actions/s")
-            print("  session 64 in flight: \(fixed(session)) calls/s")
+            print("  actors 64 in flight: \(fixed(actors.concurrentPerSecond)) actions/s (median of \(ActorSide.pairedSlices) slices)")
+            print("  session 64 in flight: \(fixed(actors.sessionPerSecond)) calls/s (median of the slices taking turns with them)")
             print("  broadcast to \(subscribers) connections: \(fixed(actors.eventsPerSecond)) events/s, p99 delivery \(micro(actors.deliveryP99))")
             print("  actors \(listeners) listeners: \(fixed(actors.listeners.actionsPerSecond)) actions/s, p99 delivery \(micro(actors.listeners.deliveryP99))\(actors.listeners.dropped == 0 ? "" : ", \(actors.listeners.dropped) events dropped")")
             print("  actors wake: p50 \(micro(wake.p50)), p99 \(micro(wake.p99)) (\(wakes) wakes; an awake actor's HTTP action: p50 \(micro(wake.awakeP50)))")
@@ -86,7 +90,7 @@ enum ActorsBenchmarks {
                 print("  cluster on PostgreSQL, 64 in flight: \(fixed(cluster.directPerSecond)) actions/s to the owner, \(fixed(cluster.forwardedPerSecond)) actions/s through another node")
                 summary.record(cluster.forwardedPerSecond / cluster.directPerSecond, for: "actors-forwarded-vs-direct")
             }
-            summary.record(actors.concurrentPerSecond / session, for: "actors-vs-session-calls")
+            summary.record(actors.concurrentPerSecond / actors.sessionPerSecond, for: "actors-vs-session-calls")
         }
         summary.summaryLines.forEach { print($0) }
         summary.ratioLines.forEach { print($0) }
@@ -128,7 +132,11 @@ enum ActorSide {
         var sequential: Sequential
         /// The same actions awaited from the cooperative pool.
         var pool: Sequential
+        /// Actions per second with 64 in flight: the median of the paired slices.
         var concurrentPerSecond: Double
+        /// Session calls per second with 64 in flight: the median of the slices taking turns
+        /// with the actions' slices.
+        var sessionPerSecond: Double
         var eventsPerSecond: Double
         var deliveryP99: Duration
         var listeners: Listeners
@@ -144,8 +152,12 @@ enum ActorSide {
         var dropped: Int
     }
 
+    /// How many slices of actions (and as many of session calls) a run times in turns.
+    static let pairedSlices = 10
+
     static func measure(
-        sequential: Int, concurrent: Int, subscribers: Int, broadcasts: Int, listeners: Int, listenerActions: Int
+        sequential: Int, concurrent: Int, subscribers: Int, broadcasts: Int, listeners: Int, listenerActions: Int,
+        pairedWith session: SessionSide.Calls? = nil
     ) async throws -> Result {
         var configuration = ActorServerConfiguration(port: 0)
         configuration.maxActionsInFlightPerConnection = 128
@@ -162,7 +174,25 @@ enum ActorSide {
             }
             let pool = try await timeSequential(sequential, on: connection)
 
-            let concurrentPerSecond = try await actionsPerSecond(concurrent, on: connection)
+            var actionSlices: [Double] = []
+            var sessionSlices: [Double] = []
+            if let session, concurrent > 0 {
+                let slice = max(concurrent / pairedSlices, 64)
+                for index in 0 ..< pairedSlices {
+                    // ABBA: the side that goes first alternates, so neither always runs warm.
+                    if index % 2 == 0 {
+                        actionSlices.append(try await actionsPerSecond(slice, on: connection))
+                        sessionSlices.append(try await session.perSecond(slice))
+                    } else {
+                        sessionSlices.append(try await session.perSecond(slice))
+                        actionSlices.append(try await actionsPerSecond(slice, on: connection))
+                    }
+                }
+            } else if concurrent > 0 {
+                actionSlices.append(try await actionsPerSecond(concurrent, on: connection))
+            }
+            let concurrentPerSecond = actionSlices.isEmpty ? 0 : Statistics.median(actionSlices)
+            let sessionPerSecond = sessionSlices.isEmpty ? 0 : Statistics.median(sessionSlices)
 
             let (eventsPerSecond, deliveryP99) = subscribers == 0 ? (0, .zero) : try await broadcast(
                 client: client, subscribers: subscribers, broadcasts: broadcasts, sender: connection)
@@ -175,6 +205,7 @@ enum ActorSide {
                 sequential: sequentialOnLoop,
                 pool: pool,
                 concurrentPerSecond: concurrentPerSecond,
+                sessionPerSecond: sessionPerSecond,
                 eventsPerSecond: eventsPerSecond,
                 deliveryP99: deliveryP99,
                 listeners: listened)
@@ -419,7 +450,33 @@ enum SessionSide {
         }
     }
 
-    static func callsPerSecond(total: Int, window: Int) async throws -> Double {
+    /// A connected session whose `square` calls can be timed, 64 in flight.
+    struct Calls: Sendable {
+        let session: RpcSession<Any>
+
+        /// `square` calls per second over `total` of them, 64 in flight.
+        func perSecond(_ total: Int) async throws -> Double {
+            let clock = ContinuousClock()
+            let start = clock.now
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for worker in 0 ..< 64 {
+                    let count = total / 64 + (worker < total % 64 ? 1 : 0)
+                    group.addTask {
+                        for _ in 0 ..< count {
+                            let _: Int = try await session.api.square(2)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            return Double(total) / (clock.now - start).inSeconds
+        }
+    }
+
+    /// Runs `body` with a Cap'n Web server and a client session connected to it on loopback.
+    static func withCalls<Value>(
+        isolation: isolated (any Actor)? = #isolation, _ body: (Calls) async throws -> Value
+    ) async throws -> Value {
         var configuration = TransportServerConfiguration(address: .host("127.0.0.1", port: 0))
         configuration.shutdownGracePeriod = .seconds(1)
         return try await withTransportServer(
@@ -433,22 +490,14 @@ enum SessionSide {
             let transport = try await WebSocketClient.connect(to: "ws://127.0.0.1:\(server.port ?? 0)/")
             let session = RpcSession<Any>.start(transport: transport)
             let _: Int = try await session.api.square(1)
-            let clock = ContinuousClock()
-            let start = clock.now
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for worker in 0 ..< window {
-                    let count = total / window + (worker < total % window ? 1 : 0)
-                    group.addTask {
-                        for _ in 0 ..< count {
-                            let _: Int = try await session.api.square(2)
-                        }
-                    }
-                }
-                try await group.waitForAll()
+            do {
+                let value = try await body(Calls(session: session))
+                await session.close()
+                return value
+            } catch {
+                await session.close()
+                throw error
             }
-            let elapsed = clock.now - start
-            await session.close()
-            return Double(total) / elapsed.inSeconds
         }
     }
 }
