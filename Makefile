@@ -1,5 +1,5 @@
 # A thin front for the scripts in Scripts/.
-.PHONY: all bootstrap test-all test test-postgres bench bench-wire bench-transport bench-session bench-actors bench-tinyvex fuzz demo check-docs clean check-layers check-session-leak-checks check-one-way
+.PHONY: all bootstrap test-all test test-postgres bench bench-wire bench-transport bench-session bench-actors bench-tinyvex fuzz demo check-docs docs clean check-layers check-session-leak-checks check-one-way
 
 all: test-all
 
@@ -40,6 +40,9 @@ demo:
 
 check-docs:
 	@bash Scripts/check-docs.sh
+
+docs:
+	@bash Scripts/docs.sh
 
 clean:
 	@bash Scripts/clean.sh

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Runs every test: builds every package (the layers bottom-up, then the packages under Tests/),
-# then runs the tests of each, then checks the doc comments. Stops at the first failure.
+# then runs the tests of each, then checks the doc comments and builds the DocC catalogs. Stops at
+# the first failure.
 #
 # Every build shares one scratch path (BUILD_DIR, see lib.sh): swift-nio and the other external
 # packages, and each layer package, are compiled once, by the first package that needs them;
 # the packages after it only compile their own modules. The compiler writes the symbol graphs
-# during that one build, so the doc check reads them instead of building again.
+# during that one build, so the doc check and DocC read them instead of building again.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -63,4 +64,9 @@ test_seconds=$((SECONDS - test_start))
 log "docs: every public symbol has a doc comment"
 "$REPO_ROOT/Scripts/check-docs.sh" --no-build
 
-log "test-all: passed (build ${build_seconds}s, tests ${test_seconds}s)"
+log "docs: the DocC catalogs build without a warning (no broken link or symbol reference)"
+docs_start=$SECONDS
+"$REPO_ROOT/Scripts/docs.sh" --no-build
+docs_seconds=$((SECONDS - docs_start))
+
+log "test-all: passed (build ${build_seconds}s, tests ${test_seconds}s, docs ${docs_seconds}s)"

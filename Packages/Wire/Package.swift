@@ -16,6 +16,10 @@ let package = Package(
         .executable(name: "rpcwire", targets: ["RpcWireTool"]),
         .library(name: "RpcTesting", targets: ["RpcTesting"]),
     ],
+    dependencies: [
+        // Documentation only: `swift package generate-documentation` (a plugin, nothing linked).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
+    ],
     targets: [
         .target(
             name: "RpcWire",

@@ -55,7 +55,7 @@ public enum CapnWebExpression: Sendable, Hashable {
     /// bytes are a `Uint8Array`.
     case bytes([UInt8], type: CapnWebBytesType? = nil)
     /// An error: `["error", NAME, MESSAGE]`, `["error", NAME, MESSAGE, STACK]`, or
-    /// `["error", NAME, MESSAGE, STACK_OR_NULL, PROPERTIES]` when ``properties`` are present.
+    /// `["error", NAME, MESSAGE, STACK_OR_NULL, PROPERTIES]` when `properties` are present.
     /// A four-element form whose stack is `null` decodes as the three-element form.
     indirect case error(
         name: String, message: String, stack: String? = nil, properties: [CapnWebMember]? = nil)

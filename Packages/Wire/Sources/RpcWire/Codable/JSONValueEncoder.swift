@@ -106,8 +106,10 @@ public struct JSONValueEncoder: Sendable {
 
     /// Encodes `value` as compact JSON text in UTF-8.
     ///
-    /// - Parameter canonical: Whether object members are sorted by key (see
-    ///   ``JSONSerializer/Configuration/canonical``).
+    /// - Parameters:
+    ///   - value: The value to encode.
+    ///   - canonical: Whether object members are sorted by key (see
+    ///     ``JSONSerializer/Configuration/canonical``).
     /// - Throws: The errors of ``encode(_:)``; `EncodingError.invalidValue` wrapping a
     ///   ``WireError`` when the tree cannot be written (nesting deeper than 256 levels, or a
     ///   non-finite double inside an encoded ``JSONValue``).
@@ -126,8 +128,10 @@ public struct JSONValueEncoder: Sendable {
 
     /// Encodes `value` as compact JSON text.
     ///
-    /// - Parameter canonical: Whether object members are sorted by key (see
-    ///   ``JSONSerializer/Configuration/canonical``).
+    /// - Parameters:
+    ///   - value: The value to encode.
+    ///   - canonical: Whether object members are sorted by key (see
+    ///     ``JSONSerializer/Configuration/canonical``).
     /// - Throws: The errors of ``encodeToBytes(_:canonical:)``.
     public func encodeToString<T: Encodable>(_ value: T, canonical: Bool = false) throws -> String {
         String(decoding: try encodeToBytes(value, canonical: canonical), as: UTF8.self)
