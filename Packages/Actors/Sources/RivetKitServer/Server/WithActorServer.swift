@@ -25,38 +25,27 @@ public func withActorServer<Value>(
     isolation: isolated (any _Concurrency.Actor)? = #isolation,
     _ body: (ActorServer) async throws -> Value
 ) async throws -> Value {
-    let core = ActorServerCore(registry: registry, store: store, configuration: configuration)
-    var transportConfiguration = TransportServerConfiguration(address: .host(configuration.host, port: configuration.port))
-    transportConfiguration.upgradeHook = { request in ActorServerCore.decideUpgrade(request) }
-    transportConfiguration.maxMessageSize = configuration.maxMessageSize
-    transportConfiguration.maxFrameSize = configuration.maxMessageSize
-    transportConfiguration.maxRequestBodySize = configuration.maxMessageSize
-    transportConfiguration.requestTooLargeResponse = { limit in ActorServerCore.tooLargeResponse(limit: limit) }
-    transportConfiguration.maxPendingOutboundBytes = configuration.maxPendingBytesPerConnection
-    transportConfiguration.outboundBufferLimit = max(configuration.maxPendingBytesPerConnection / 2, 1)
-    transportConfiguration.requestReadTimeout = configuration.requestReadTimeout
-    transportConfiguration.shutdownGracePeriod = .seconds(2)
-    return try await withTransportServer(
-        configuration: transportConfiguration,
-        onConnection: { transport, request in await core.serve(transport, request: request) },
-        onRequest: { request in await core.respond(to: request) },
-        isolation: isolation
-    ) { transport in
-        let server = ActorServer(core: core, transport: transport)
-        core.directory.placement?.endpoint = configuration.advertisedEndpoint ?? server.endpoint
-        let outcome: Result<Value, any Error>
-        do {
-            outcome = .success(
-                try await withThrowingTaskGroup(of: Void.self, returning: Value.self, isolation: isolation) { group in
-                    group.addTask { await core.sleepIdleActors() }
-                    group.addTask { await core.maintainLeases() }
-                    defer { group.cancelAll() }
-                    return try await body(server)
-                })
-        } catch {
-            outcome = .failure(error)
+    try await withActorGateway(registry: registry, store: store, configuration: configuration, isolation: isolation) { gateway in
+        let core = gateway.core
+        var transportConfiguration = TransportServerConfiguration(address: .host(configuration.host, port: configuration.port))
+        transportConfiguration.upgradeHook = { request in ActorServerCore.decideUpgrade(request) }
+        transportConfiguration.maxMessageSize = configuration.maxMessageSize
+        transportConfiguration.maxFrameSize = configuration.maxMessageSize
+        transportConfiguration.maxRequestBodySize = configuration.maxMessageSize
+        transportConfiguration.requestTooLargeResponse = { limit in ActorServerCore.tooLargeResponse(limit: limit) }
+        transportConfiguration.maxPendingOutboundBytes = configuration.maxPendingBytesPerConnection
+        transportConfiguration.outboundBufferLimit = max(configuration.maxPendingBytesPerConnection / 2, 1)
+        transportConfiguration.requestReadTimeout = configuration.requestReadTimeout
+        transportConfiguration.shutdownGracePeriod = .seconds(2)
+        return try await withTransportServer(
+            configuration: transportConfiguration,
+            onConnection: { transport, request in await core.serve(transport, request: request) },
+            onRequest: { request in await core.respond(to: request) },
+            isolation: isolation
+        ) { transport in
+            let server = ActorServer(core: core, transport: transport)
+            core.directory.placement?.endpoint = configuration.advertisedEndpoint ?? server.endpoint
+            return try await body(server)
         }
-        await core.shutdown()
-        return try outcome.get()
     }
 }

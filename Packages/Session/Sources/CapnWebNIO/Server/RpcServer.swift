@@ -36,6 +36,8 @@ public final class RpcServer: Sendable {
     public let usesTLS: Bool
     let configuration: Configuration
     let makeMain: @Sendable (RpcConnectionInfo) -> any RpcTarget
+    /// The transport server it runs on, for its graceful shutdown.
+    let transportServer: TransportServer?
     private let state = Mutex(State())
 
     init(
@@ -43,13 +45,15 @@ public final class RpcServer: Sendable {
         port: Int,
         usesTLS: Bool,
         configuration: Configuration,
-        makeMain: @escaping @Sendable (RpcConnectionInfo) -> any RpcTarget
+        makeMain: @escaping @Sendable (RpcConnectionInfo) -> any RpcTarget,
+        transportServer: TransportServer? = nil
     ) {
         self.host = host
         self.port = port
         self.usesTLS = usesTLS
         self.configuration = configuration
         self.makeMain = makeMain
+        self.transportServer = transportServer
     }
 
     private var authority: String {
@@ -135,16 +139,9 @@ public final class RpcServer: Sendable {
 
     /// Answers one HTTP batch with a fresh session and main object.
     func answer(_ request: HTTPBatchRequest) async throws -> [TransportMessage] {
-        if let index = request.messages.firstIndex(where: { $0.bytes.isEmpty }) {
-            throw BatchRequestError(description: "line \(index + 1) of the batch is empty")
-        }
         let info = RpcConnectionInfo(request)
         let makeMain = self.makeMain
-        do {
-            return try await answerBatch(request.messages, configuration: configuration) { makeMain(info) }
-        } catch {
-            throw BatchRequestError(description: error.description)
-        }
+        return try await RpcEndpoint.answer(request.messages, configuration: configuration) { makeMain(info) }
     }
 
     /// Closes every session and refuses new ones.

@@ -10,6 +10,9 @@ import TinyvexProtocol
 struct ConnectionHandler: Sendable {
     let engine: TinyvexEngine
     let serverVersion: String
+    /// This connection's own auth hook, which replaces the configuration's and is asked for
+    /// tokenless connects too (``TinyvexServer/serve(_:authenticate:)``).
+    var connectionAuthenticate: TinyvexServer.ConnectionAuthenticate?
 
     func serve(_ transport: any MessageTransport) async {
         let configuration = engine.configuration
@@ -260,11 +263,31 @@ struct ConnectionHandler: Sendable {
     }
 
     private func authenticate(_ token: String?, connectionID: UInt64) async throws(JSONRPCErrorObject) -> String? {
+        if let connectionAuthenticate, token == nil {
+            // The connection's own hook may know who is there without a token (the request's
+            // authenticated user); nil is then no identity, not a refusal.
+            let identity: String?
+            do {
+                identity = try await connectionAuthenticate(nil)
+            } catch let error as TinyvexServerError where error.code == .unauthorized {
+                throw Wire.errorObject(error)
+            } catch {
+                throw Wire.errorObject(TinyvexServerError.tokenRefused("the connection was refused: \(error)"))
+            }
+            await engine.setIdentity(identity, for: connectionID)
+            return identity
+        }
         guard let token else {
             await engine.setIdentity(nil, for: connectionID)
             return nil
         }
-        guard let hook = engine.configuration.authenticate else { return nil }
+        let hook: (@Sendable (String) async throws -> String?)?
+        if let connectionAuthenticate {
+            hook = { token in try await connectionAuthenticate(token) }
+        } else {
+            hook = engine.configuration.authenticate
+        }
+        guard let hook else { return nil }
         let answer: String?
         do {
             answer = try await hook(token)

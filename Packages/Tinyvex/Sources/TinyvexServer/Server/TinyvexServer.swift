@@ -112,6 +112,39 @@ public final class TinyvexServer: Sendable {
         await handler.serve(transport)
     }
 
+    /// The auth hook of one connection, given the token the client sent in `tinyvex/connect`
+    /// or `tinyvex/auth.setToken`, or `nil` when it sent none. It returns the identity, or
+    /// `nil`: for a token that refuses it (`TVX006`, `tokenRefused`), without one it leaves
+    /// the connection without an identity. It throws as
+    /// ``TinyvexServerConfiguration/Authenticate`` does.
+    public typealias ConnectionAuthenticate = @Sendable (_ token: String?) async throws -> String?
+
+    /// Serves one already open transport until it closes, with an auth hook of its own that
+    /// replaces ``TinyvexServerConfiguration/authenticate`` for this connection: for a server
+    /// other than ``withServer(schema:database:configuration:host:port:isolation:_:)`` (a web
+    /// framework's router, with ``withEmbeddedServer(schema:database:configuration:isolation:_:)``)
+    /// whose hook knows the request the connection came with.
+    ///
+    /// ```swift
+    /// await server.serve(transport, authenticate: { token in
+    ///     token.map { try await users.identity(forToken: $0) } ?? requestUser?.name
+    /// })
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - transport: The open connection (a framework's WebSocket, adapted).
+    ///   - authenticate: This connection's auth hook.
+    public func serve(_ transport: any MessageTransport, authenticate: @escaping ConnectionAuthenticate) async {
+        var handler = self.handler
+        handler.connectionAuthenticate = authenticate
+        await handler.serve(transport)
+    }
+
+    /// The limits and hooks the server runs with.
+    public var configuration: TinyvexServerConfiguration {
+        engine.configuration
+    }
+
     /// The number of live query streams: identical subscriptions of all clients share one.
     public var liveQueryCount: Int {
         get async { await engine.streamCount }

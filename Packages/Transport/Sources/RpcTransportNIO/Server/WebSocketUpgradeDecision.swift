@@ -21,6 +21,24 @@ public struct WebSocketUpgradeDecision: Sendable, Hashable {
         WebSocketUpgradeDecision(outcome: .accept(subprotocol: subprotocol))
     }
 
+    /// Whether the upgrade is accepted.
+    public var isAccepted: Bool {
+        if case .accept = outcome { return true }
+        return false
+    }
+
+    /// The subprotocol an accepted upgrade selects; `nil` when it selects none or is refused.
+    public var subprotocol: String? {
+        if case .accept(let subprotocol) = outcome { return subprotocol }
+        return nil
+    }
+
+    /// The status a refused upgrade is answered with (400–599); `nil` when it is accepted.
+    public var refusalStatus: Int? {
+        if case .reject(let status) = outcome { return status }
+        return nil
+    }
+
     /// Refuses the upgrade; the client gets an HTTP answer with `status` (for example 401, 403
     /// or 404) and the connection is closed. Statuses outside 400–599 are sent as 403.
     public static func reject(status: Int) -> WebSocketUpgradeDecision {
