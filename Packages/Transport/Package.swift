@@ -15,6 +15,9 @@ let package = Package(
         .library(name: "RpcTransport", targets: ["RpcTransport"]),
         .library(name: "RpcTransportInMemory", targets: ["RpcTransportInMemory"]),
         .library(name: "RpcTransportNIO", targets: ["RpcTransportNIO"]),
+        // A Prometheus `/metrics` endpoint on our HTTP server, for the commands; only this product
+        // builds swift-prometheus.
+        .library(name: "RpcTransportPrometheus", targets: ["RpcTransportPrometheus"]),
         // For tests of code built on the transports: the in-memory pair, the waiting helpers and
         // the certificate fixture.
         .library(name: "RpcTransportTesting", targets: ["RpcTransportTesting"]),
@@ -24,6 +27,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     ],
     targets: [
         // The abstraction: message and batch transports, errors, states, the reconnecting
@@ -35,6 +41,22 @@ let package = Package(
                 .product(name: "RpcWire", package: "Wire"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HeapModule", package: "swift-collections"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // Serves the process's metrics as Prometheus text at `GET /metrics` on a TransportServer.
+        .target(
+            name: "RpcTransportPrometheus",
+            dependencies: [
+                "RpcTransport",
+                "RpcTransportNIO",
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),

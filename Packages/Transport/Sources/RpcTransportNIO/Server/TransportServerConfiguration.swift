@@ -97,6 +97,10 @@ public struct TransportServerConfiguration: Sendable {
     /// How long a graceful shutdown waits for batch requests and connection handlers to finish
     /// before it cuts what remains. Default 10 seconds.
     public var shutdownGracePeriod: Duration
+    /// How long ``TransportServer/shutdownGracefully(drainTimeout:drain:)`` lets the calls in
+    /// flight on open connections finish, after it stopped accepting and before it closes the
+    /// WebSocket connections with 1001 (going away). Default 10 seconds.
+    public var drainTimeout: Duration = .seconds(10)
     /// The listen backlog. Default 256.
     public var backlog: Int
     /// How long the server stops accepting when the process or the system is out of file
