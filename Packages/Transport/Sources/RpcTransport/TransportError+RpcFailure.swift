@@ -1,6 +1,6 @@
 extension TransportError: RpcFailureConvertible {
-    /// The Transport layer's failure as an ``RpcWire/RpcFailure``: always
-    /// ``RpcWire/RpcFailure/Origin/local`` (this process could not connect, send or receive; a
+    /// The Transport layer's failure as an `RpcFailure`: always
+    /// `RpcFailure.Origin.local` (this process could not connect, send or receive; a
     /// close the peer asked for is still this connection failing), with the code from
     /// ``Code/rpcFailureCode(httpStatus:)``, the layer `transport`, the reason ``code``, the
     /// ``closeCode`` and ``httpStatus`` when present, and this error as the cause (its own
@@ -16,7 +16,7 @@ extension TransportError: RpcFailureConvertible {
 }
 
 extension TransportError.Code {
-    /// The ``RpcWire/RpcFailure/Code`` this code maps to.
+    /// The `RpcFailure.Code` this code maps to.
     ///
     /// | Transport code | RpcFailure code |
     /// |---|---|

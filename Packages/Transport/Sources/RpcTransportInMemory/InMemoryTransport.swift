@@ -119,8 +119,8 @@ public final class InMemoryTransport: PingableTransport, Sendable {
 
     /// Queues a message for the peer without waiting.
     ///
-    /// - Throws: ``TransportError`` with code ``TransportError/Code/closed`` after a close, or
-    ///   ``TransportError/Code/messageTooLarge`` above ``Configuration/maxMessageSize``.
+    /// - Throws: `TransportError` with code `closed` after a close, or
+    ///   `messageTooLarge` above ``Configuration/maxMessageSize``.
     public func enqueue(_ message: TransportMessage) throws(TransportError) {
         guard message.bytes.count <= configuration.maxMessageSize else {
             throw TransportError(
@@ -170,7 +170,7 @@ public final class InMemoryTransport: PingableTransport, Sendable {
 
     /// Sends a message, waiting while ``Configuration/outboundBufferLimit`` messages are undelivered.
     ///
-    /// - Throws: ``TransportError`` as ``enqueue(_:)`` does, or ``TransportError/Code/cancelled``.
+    /// - Throws: `TransportError` as ``enqueue(_:)`` does, or `cancelled`.
     public func send(_ message: TransportMessage) async throws(TransportError) {
         do {
             try await waitForRoom()
@@ -224,8 +224,8 @@ public final class InMemoryTransport: PingableTransport, Sendable {
     /// own, ahead of delayed messages and untouched by message faults; the peer answers unless
     /// ``setAnswersPings(_:)`` turned that off.
     ///
-    /// - Throws: ``TransportError`` with code ``TransportError/Code/closed`` when this end is
-    ///   or becomes closed before the pong, ``TransportError/Code/cancelled`` when the task is
+    /// - Throws: `TransportError` with code `closed` when this end is
+    ///   or becomes closed before the pong, `cancelled` when the task is
     ///   cancelled.
     public func ping() async throws(TransportError) {
         let id = storage.withLock { state -> UInt64 in
@@ -320,8 +320,8 @@ public final class InMemoryTransport: PingableTransport, Sendable {
         }
     }
 
-    /// Cuts the connection without a close handshake: both ends close with 1006 and an
-    /// ``TransportError/Code/closed`` error, as when a socket drops.
+    /// Cuts the connection without a close handshake: both ends close with 1006 and a
+    /// `closed` error, as when a socket drops.
     public func disconnect() {
         let error = TransportError(code: .closed, message: "connection lost", closeCode: .abnormal)
         let closure = TransportClosure(code: .abnormal, reason: "", initiatedLocally: false, error: error)

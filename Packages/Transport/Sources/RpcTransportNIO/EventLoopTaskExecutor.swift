@@ -43,7 +43,7 @@ public final class EventLoopTaskExecutor: TaskExecutor, @unchecked Sendable {
     }
 
     /// Binds the calling thread, when it runs an event loop, to that loop's executor as its
-    /// ``RpcTransport/DeliveryExecutor``, so that protocol engines handling the events a channel
+    /// ``DeliveryExecutor``, so that protocol engines handling the events a channel
     /// delivers there start their tasks on it. Channel initialisers call it on the loop.
     public static func bindCurrentLoop() {
         guard !DeliveryExecutor.isBound else { return }

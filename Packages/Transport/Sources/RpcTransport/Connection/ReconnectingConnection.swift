@@ -27,9 +27,9 @@ import Synchronization
 /// fails, ``start()`` throws. Headers changed with ``updateHeader(_:value:)`` are passed to the
 /// factory on the next (re)connect.
 ///
-/// Lifecycle: ``start()`` runs one supervising task, which ``reconnect(keepTryingOnFailure:)``
-/// replaces and ``close()`` cancels and awaits; use
-/// ``withReconnectingConnection(configuration:factory:handler:isolation:_:)`` so that nothing
+/// Lifecycle: ``start()`` runs one supervising task, which ``reconnect(keepTryingOnFailure:ending:)``
+/// replaces and ``close(ending:)`` cancels and awaits; use
+/// ``withReconnectingConnection(configuration:factory:handler:hooks:isolation:_:)`` so that nothing
 /// outlives the scope.
 public final class ReconnectingConnection: Sendable {
     /// Opens a transport to the peer, with the headers current at that moment. It must stop
@@ -205,7 +205,7 @@ public final class ReconnectingConnection: Sendable {
     }
 
     /// Runs `handler` with the generation of each transport that is lost (dropped, closed by a
-    /// reconnect or by ``close()``).
+    /// reconnect or by ``close(ending:)``).
     public func onLoss(_ handler: @escaping @Sendable (UInt64) -> Void) {
         lock.withLock { $0.lossHandlers.append(handler) }
     }
@@ -215,13 +215,13 @@ public final class ReconnectingConnection: Sendable {
     /// Opens the first connection and starts keeping it alive; returns once it is ready (open,
     /// and its ready handshake done).
     ///
-    /// Calling it while running waits for the connection in progress; after ``close()`` (or
+    /// Calling it while running waits for the connection in progress; after ``close(ending:)`` (or
     /// after reconnecting gave up or went idle) it starts again.
     ///
     /// - Throws: ``TransportError``: the factory's (a non-transport error is wrapped with code
     ///   ``TransportError/Code/connectFailed``), ``TransportError/Code/connectTimeout``,
     ///   ``TransportError/Code/handshakeTimeout``, the handshake's (wrapped the same way), or
-    ///   ``TransportError/Code/closed`` when ``close()`` came first.
+    ///   ``TransportError/Code/closed`` when ``close(ending:)`` came first.
     public func start() async throws(TransportError) {
         _ = try await awaitLink(cancelledMessage: "cancelled while connecting") { (state, continuation) throws(TransportError) in
             if state.observersFinished, !state.machine.isRunning { state.observersFinished = false }
@@ -243,9 +243,9 @@ public final class ReconnectingConnection: Sendable {
     }
 
     /// Ends the connection without waiting, for an owner that goes away without calling
-    /// ``close()``: every task of the connection is cancelled (each ends at its next suspension
+    /// ``close(ending:)``: every task of the connection is cancelled (each ends at its next suspension
     /// point), waiting callers fail with ``TransportError/Code/closed``, and the open
-    /// transport's close handshake goes on in a task the connection owns (a later ``close()``
+    /// transport's close handshake goes on in a task the connection owns (a later ``close(ending:)``
     /// waits for it), bounded by the transport's close timeout even when the connection is
     /// dropped meanwhile.
     public func abandon() {

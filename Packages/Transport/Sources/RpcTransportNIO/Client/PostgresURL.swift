@@ -37,7 +37,7 @@ public struct PostgresURL: Sendable, Hashable {
 
     /// Reads `text`.
     ///
-    /// - Throws: ``RpcTransport/TransportError`` with code `invalidTarget` naming what is wrong:
+    /// - Throws: ``TransportError`` with code `invalidTarget` naming what is wrong:
     ///   another scheme, no host or user, a port out of range, a malformed escape, an unknown
     ///   `sslmode`.
     public init(_ text: String) throws(TransportError) {

@@ -27,7 +27,7 @@ public final class HTTPBatchClient: BatchTransport, Sendable {
     ///     ``HTTPBatchClientConfiguration/tls`` or the default TLS settings; `http` never uses TLS.
     ///   - eventLoopGroup: Where the connections' I/O runs.
     ///   - logger: Where client events are logged; silent by default.
-    /// - Throws: ``RpcTransport/TransportError`` with code `invalidTarget` for a URL that cannot
+    /// - Throws: ``TransportError`` with code `invalidTarget` for a URL that cannot
     ///   be used, or a TLS configuration code.
     public convenience init(
         url: String,
@@ -57,7 +57,7 @@ public final class HTTPBatchClient: BatchTransport, Sendable {
     ///   - configuration: Headers, TLS, timeouts and limits.
     ///   - eventLoopGroup: Where the connections' I/O runs.
     ///   - logger: Where client events are logged; silent by default.
-    /// - Throws: ``RpcTransport/TransportError`` with code `invalidTarget` for a path that does
+    /// - Throws: ``TransportError`` with code `invalidTarget` for a path that does
     ///   not start with `/`, or a TLS configuration code.
     public convenience init(
         target: TransportTarget,
@@ -100,9 +100,9 @@ public final class HTTPBatchClient: BatchTransport, Sendable {
 
     /// Sends `messages` in one POST and returns the messages of the response.
     ///
-    /// - Throws: ``RpcTransport/TransportError``: `protocolViolation` for a binary message, a
+    /// - Throws: ``TransportError``: `protocolViolation` for a binary message, a
     ///   message containing a newline or a response that is not UTF-8; `requestTooLarge` for
-    ///   413; `httpStatus` (with ``RpcTransport/TransportError/httpStatus``) for any other status
+    ///   413; `httpStatus` (with ``TransportError/httpStatus``) for any other status
     ///   than 200; a connection code when the server cannot be reached; `closed` after
     ///   ``close()``.
     public func exchange(_ messages: [TransportMessage]) async throws(TransportError) -> [TransportMessage] {
@@ -150,7 +150,7 @@ public final class HTTPBatchClient: BatchTransport, Sendable {
     /// The longest status body quoted in an error message.
     private static let maxExplanationBytes = 200
 
-    /// Closes the idle connections; later exchanges fail with ``RpcTransport/TransportError/Code/closed``.
+    /// Closes the idle connections; later exchanges fail with ``TransportError/Code/closed``.
     public func close() async {
         await executor.close()
     }

@@ -33,7 +33,7 @@ public final class HTTPClient: Sendable {
     ///     the default ones; `http` never uses TLS.
     ///   - eventLoopGroup: Where the connections' I/O runs.
     ///   - logger: Where client events are logged; silent by default.
-    /// - Throws: ``RpcTransport/TransportError`` with code `invalidTarget` for a URL that cannot
+    /// - Throws: ``TransportError`` with code `invalidTarget` for a URL that cannot
     ///   be used, or a TLS configuration code.
     public init(
         baseURL: String,
@@ -61,7 +61,7 @@ public final class HTTPClient: Sendable {
 
     /// Sends `request` and returns the server's whole response, whatever its status.
     ///
-    /// - Throws: ``RpcTransport/TransportError``: `invalidTarget` for a path that does not start
+    /// - Throws: ``TransportError``: `invalidTarget` for a path that does not start
     ///   with `/`; `messageTooLarge` for a response body over
     ///   ``HTTPBatchClientConfiguration/maxResponseBodySize``; a connection code when the
     ///   server cannot be reached or no response arrives within the request timeout;
@@ -83,7 +83,7 @@ public final class HTTPClient: Sendable {
         )
     }
 
-    /// Closes the idle connections; later requests fail with ``RpcTransport/TransportError/Code/closed``.
+    /// Closes the idle connections; later requests fail with ``TransportError/Code/closed``.
     public func close() async {
         await executor.close()
     }

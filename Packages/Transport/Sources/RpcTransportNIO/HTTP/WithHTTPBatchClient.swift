@@ -16,9 +16,10 @@ public import NIOPosix
 ///   - configuration: Headers, TLS, timeouts and limits.
 ///   - eventLoopGroup: Where the connections' I/O runs.
 ///   - logger: Where client events are logged; silent by default.
+///   - isolation: The actor `body` runs on; the caller's by default.
 ///   - body: What to do with the client.
 /// - Returns: What `body` returns.
-/// - Throws: The ``RpcTransport/TransportError`` of an unusable URL, or what `body` throws.
+/// - Throws: The ``TransportError`` of an unusable URL, or what `body` throws.
 public func withHTTPBatchClient<Value>(
     url: String,
     configuration: HTTPBatchClientConfiguration = HTTPBatchClientConfiguration(),

@@ -14,7 +14,7 @@ extension HTTPBatchRequest {
     /// ```
     ///
     /// - Parameter request: The request, its body read whole.
-    /// - Throws: ``RpcTransport/TransportError`` with code `httpStatus` and status 400 when the
+    /// - Throws: ``TransportError`` with code `httpStatus` and status 400 when the
     ///   body is not valid UTF-8.
     public init(_ request: HTTPServerRequest) throws(TransportError) {
         guard let messages = HTTPBatchBody.decode(ByteBuffer(bytes: request.body)) else {

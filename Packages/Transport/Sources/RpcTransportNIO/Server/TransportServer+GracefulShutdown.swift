@@ -7,7 +7,7 @@ extension TransportServer {
     ///
     /// 1. The listening socket closes: no new connection is accepted.
     /// 2. `drain` runs, for at most the drain timeout: it returns once the protocol's calls in
-    ///    flight have been answered (``RpcTransport/InFlightWork/waitUntilIdle()``, say).
+    ///    flight have been answered (``InFlightWork/waitUntilIdle()``, say).
     /// 3. ``shutdown()`` follows, or starts as soon as the timeout passes (or the caller is
     ///    cancelled): the WebSocket connections still open are closed with 1001 (going away),
     ///    batches in flight finish and whatever is still open after

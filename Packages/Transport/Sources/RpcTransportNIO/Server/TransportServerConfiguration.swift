@@ -53,19 +53,19 @@ public struct TransportServerConfiguration: Sendable {
     /// ``WebSocketTransport/send(_:)`` suspends. Default 8 MiB.
     public var outboundBufferLimit: Int
     /// The bytes that may wait for a client that does not read what it is sent; past them the
-    /// connection is aborted with ``RpcTransport/TransportError/Code/peerNotReading``. Above
+    /// connection is aborted with ``TransportError/Code/peerNotReading``. Above
     /// ``outboundBufferLimit`` the client's frames are no longer read until it catches up, so a
     /// peer that only sends and never reads cannot make this side hold more. Default 64 MiB.
     public var maxPendingOutboundBytes: Int
     /// Keepalive pings on each accepted WebSocket connection, run by the
-    /// ``RpcTransport/KeepaliveScheduler`` until it closes. By default a ping every 30 seconds,
+    /// ``KeepaliveScheduler`` until it closes. By default a ping every 30 seconds,
     /// answered within 10: a peer that answers may stay idle as long as it likes, one that has
     /// gone (or stalls in the middle of a frame) is closed. `nil` sends none.
     public var keepalive: WebSocketKeepalive?
     /// How long a WebSocket close handshake may take before the connection is cut. Default 5 seconds.
     public var closeTimeout: Duration
     /// How long a WebSocket frame from a client that has begun to arrive may take to arrive
-    /// whole; past it the connection fails with ``RpcTransport/TransportError/Code/readTimeout``
+    /// whole; past it the connection fails with ``TransportError/Code/readTimeout``
     /// (close code 1008). Default 30 seconds.
     public var frameReadTimeout: Duration
     /// How long any HTTP request (a batch, a routed request, a WebSocket upgrade) may take to

@@ -30,13 +30,14 @@ public import RpcTransport
 ///   - onConnection: Runs for each WebSocket connection; the connection is closed (1000) when
 ///     it returns, so a handler that works through ``WebSocketTransport/start(_:)`` awaits
 ///     ``WebSocketTransport/waitUntilClosed()``. `nil` answers upgrades with 404.
-///   - onBatch: Answers each HTTP batch. A thrown ``RpcTransport/TransportError`` with code
+///   - onBatch: Answers each HTTP batch. A thrown ``TransportError`` with code
 ///     `httpStatus` and a status from 400 to 599 is answered with that status and the error's
 ///     message (a refusal, such as 401); any other error becomes a 500 answer. `nil` answers
 ///     POST requests with 404.
+///   - isolation: The actor `body` runs on; the caller's by default.
 ///   - body: What to do while the server runs.
 /// - Returns: What `body` returns.
-/// - Throws: ``RpcTransport/TransportError`` when the server cannot listen or its TLS settings
+/// - Throws: ``TransportError`` when the server cannot listen or its TLS settings
 ///   cannot be used, or what `body` throws.
 public func withTransportServer<Value>(
     configuration: TransportServerConfiguration,
@@ -87,12 +88,13 @@ public func withTransportServer<Value>(
 ///   - logger: Where server events are logged; silent by default.
 ///   - onConnection: Runs for each WebSocket connection, as for the batch form; `nil` answers
 ///     upgrades with 404.
-///   - onRequest: Answers each request. A thrown ``RpcTransport/TransportError`` with code
+///   - onRequest: Answers each request. A thrown ``TransportError`` with code
 ///     `httpStatus` and a status from 400 to 599 is answered with that status and the error's
 ///     message; any other error becomes a 500 answer.
+///   - isolation: The actor `body` runs on; the caller's by default.
 ///   - body: What to do while the server runs.
 /// - Returns: What `body` returns.
-/// - Throws: ``RpcTransport/TransportError`` when the server cannot listen or its TLS settings
+/// - Throws: ``TransportError`` when the server cannot listen or its TLS settings
 ///   cannot be used, or what `body` throws.
 public func withTransportServer<Value>(
     configuration: TransportServerConfiguration,

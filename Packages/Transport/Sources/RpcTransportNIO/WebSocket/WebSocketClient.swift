@@ -26,7 +26,7 @@ public enum WebSocketClient {
     ///   - eventLoopGroup: Where the connection's I/O runs.
     ///   - logger: Where connection events are logged; silent by default.
     /// - Returns: The open connection.
-    /// - Throws: ``RpcTransport/TransportError``: `invalidTarget` for a URL that cannot be
+    /// - Throws: ``TransportError``: `invalidTarget` for a URL that cannot be
     ///   used, `connectFailed`, `connectTimeout`, a TLS code, `handshakeTimeout`,
     ///   `upgradeRejected` (with the HTTP status) for an answer other than 101, or
     ///   `handshakeFailed` for an invalid 101 answer.
@@ -59,7 +59,7 @@ public enum WebSocketClient {
     ///   - eventLoopGroup: Where the connection's I/O runs.
     ///   - logger: Where connection events are logged; silent by default.
     /// - Returns: The open connection.
-    /// - Throws: ``RpcTransport/TransportError`` as ``connect(to:configuration:eventLoopGroup:logger:)``.
+    /// - Throws: ``TransportError`` as ``connect(to:configuration:eventLoopGroup:logger:)``.
     public static func connect(
         to target: TransportTarget,
         path: String? = nil,

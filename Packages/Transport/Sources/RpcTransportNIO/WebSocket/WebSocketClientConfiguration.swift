@@ -44,16 +44,16 @@ public struct WebSocketClientConfiguration: Sendable {
     /// Default 8 MiB.
     public var outboundBufferLimit: Int
     /// The bytes that may wait for a server that does not read what it is sent; past them the
-    /// connection is aborted with ``RpcTransport/TransportError/Code/peerNotReading``. Default
+    /// connection is aborted with ``TransportError/Code/peerNotReading``. Default
     /// 64 MiB.
     public var maxPendingOutboundBytes: Int
-    /// Keepalive pings, run by the ``RpcTransport/KeepaliveScheduler`` until the connection
+    /// Keepalive pings, run by the ``KeepaliveScheduler`` until the connection
     /// closes; `nil` (the default) sends none.
     public var keepalive: WebSocketKeepalive?
     /// How long the close handshake may take before the connection is cut. Default 5 seconds.
     public var closeTimeout: Duration
     /// How long a frame from the server that has begun to arrive may take to arrive whole;
-    /// past it the connection fails with ``RpcTransport/TransportError/Code/readTimeout`` (close
+    /// past it the connection fails with ``TransportError/Code/readTimeout`` (close
     /// code 1008). Default 30 seconds.
     public var frameReadTimeout: Duration
 

@@ -1,10 +1,10 @@
 /// How a WebSocket connection checks that its peer is still there: a ping every ``interval``,
-/// and failure with ``RpcTransport/TransportError/Code/keepaliveTimeout`` when no pong comes back
+/// and failure with ``TransportError/Code/keepaliveTimeout`` when no pong comes back
 /// within ``timeout``.
 ///
 /// A transport with these settings (client or server side) runs the
-/// ``RpcTransport/KeepaliveScheduler`` on itself until it closes. A
-/// ``RpcTransport/ReconnectingConnection`` takes its own ``RpcTransport/Keepalive`` instead, and
+/// ``KeepaliveScheduler`` on itself until it closes. A
+/// ``ReconnectingConnection`` takes its own ``Keepalive`` instead, and
 /// runs the same scheduler on each transport it opens.
 ///
 /// ```swift

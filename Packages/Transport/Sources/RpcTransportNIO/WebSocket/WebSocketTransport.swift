@@ -2,14 +2,14 @@ public import NIOCore
 public import RpcTransport
 import NIOWebSocket
 
-/// One open WebSocket connection, client or server side, as a ``RpcTransport/MessageTransport``.
+/// One open WebSocket connection, client or server side, as a ``MessageTransport``.
 ///
 /// Inbound frames are reassembled, checked and delivered to the ``start(_:)`` handler on the
 /// connection's event loop as they arrive. ``enqueue(_:)`` writes directly when called on that
 /// event loop (from the handler, say) and otherwise hands the message over in one hop; writes
 /// are flushed together once per event-loop tick. ``send(_:)`` suspends only while more than
 /// the outbound buffer limit is waiting to be written. ``ping()`` sends a ping frame and returns
-/// on the pong; with keepalive settings the transport runs the ``RpcTransport/KeepaliveScheduler``
+/// on the pong; with keepalive settings the transport runs the ``KeepaliveScheduler``
 /// on itself until it closes.
 ///
 /// Make one with ``WebSocketClient/connect(to:configuration:eventLoopGroup:logger:)`` or receive
@@ -77,7 +77,7 @@ public final class WebSocketTransport: PingableTransport, Sendable {
     }
 
     /// Runs the keepalive scheduler on this transport until it closes; an unanswered ping
-    /// ends the connection with ``RpcTransport/TransportError/Code/keepaliveTimeout``.
+    /// ends the connection with ``TransportError/Code/keepaliveTimeout``.
     private func startKeepalive(_ settings: Keepalive) {
         keepalive.spawn { [weak self] in
             guard let self else { return }
@@ -116,7 +116,7 @@ public final class WebSocketTransport: PingableTransport, Sendable {
 
     /// Queues a message without waiting.
     ///
-    /// - Throws: ``RpcTransport/TransportError`` with code `closed` when the connection is
+    /// - Throws: ``TransportError`` with code `closed` when the connection is
     ///   closing or closed, `messageTooLarge` above ``maxMessageSize``.
     public func enqueue(_ message: TransportMessage) throws(TransportError) {
         guard message.bytes.count <= maxMessageSize else {
@@ -182,7 +182,7 @@ public final class WebSocketTransport: PingableTransport, Sendable {
 
     /// Sends a ping frame and returns once a pong arrives.
     ///
-    /// - Throws: ``RpcTransport/TransportError`` with code `closed` when the connection is or
+    /// - Throws: ``TransportError`` with code `closed` when the connection is or
     ///   becomes closed first, `cancelled` when the task is cancelled.
     public func ping() async throws(TransportError) {
         let pings = shared.pings

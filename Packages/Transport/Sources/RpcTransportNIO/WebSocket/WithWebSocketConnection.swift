@@ -19,9 +19,10 @@ import RpcTransport
 ///   - configuration: Offers, limits and timeouts.
 ///   - eventLoopGroup: Where the connection's I/O runs.
 ///   - logger: Where connection events are logged; silent by default.
+///   - isolation: The actor `body` runs on; the caller's by default.
 ///   - body: What to do with the open connection.
 /// - Returns: What `body` returns.
-/// - Throws: The ``RpcTransport/TransportError`` of a failed connect, or what `body` throws.
+/// - Throws: The ``TransportError`` of a failed connect, or what `body` throws.
 public func withWebSocketConnection<Result>(
     to url: String,
     configuration: WebSocketClientConfiguration = WebSocketClientConfiguration(),
@@ -44,9 +45,10 @@ public func withWebSocketConnection<Result>(
 ///   - configuration: Offers, limits, TLS and timeouts.
 ///   - eventLoopGroup: Where the connection's I/O runs.
 ///   - logger: Where connection events are logged; silent by default.
+///   - isolation: The actor `body` runs on; the caller's by default.
 ///   - body: What to do with the open connection.
 /// - Returns: What `body` returns.
-/// - Throws: The ``RpcTransport/TransportError`` of a failed connect, or what `body` throws.
+/// - Throws: The ``TransportError`` of a failed connect, or what `body` throws.
 public func withWebSocketConnection<Result>(
     to target: TransportTarget,
     path: String? = nil,
