@@ -15,6 +15,9 @@ let package = Package(
         .library(name: "RpcTransport", targets: ["RpcTransport"]),
         .library(name: "RpcTransportInMemory", targets: ["RpcTransportInMemory"]),
         .library(name: "RpcTransportNIO", targets: ["RpcTransportNIO"]),
+        // Hummingbird 2 routes that hand their WebSockets and requests to our transports; only this
+        // product builds Hummingbird.
+        .library(name: "RpcTransportHummingbird", targets: ["RpcTransportHummingbird"]),
         // A Prometheus `/metrics` endpoint on our HTTP server, for the commands; only this product
         // builds swift-prometheus.
         .library(name: "RpcTransportPrometheus", targets: ["RpcTransportPrometheus"]),
@@ -27,6 +30,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         // Documentation only: `swift package generate-documentation` (a plugin, nothing linked).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
@@ -84,6 +90,23 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The adapter between Hummingbird 2's routes and our transports: a route's WebSocket
+        // becomes a MessageTransport, its Request and Response our HTTP request and response.
+        // Nothing else depends on Hummingbird.
+        .target(
+            name: "RpcTransportHummingbird",
+            dependencies: [
+                "RpcTransport",
+                "RpcTransportNIO",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // `import RpcTransportTesting`: the in-memory transport and `RpcTesting`, re-exported, the
         // tests' one time limit and the repository's one certificate fixture (a test PKI).
         .target(
@@ -111,6 +134,19 @@ let package = Package(
                 "RpcTransport",
                 "RpcTransportInMemory",
                 "RpcTransportTesting",
+                .product(name: "RpcTesting", package: "Wire"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "RpcTransportHummingbirdTests",
+            dependencies: [
+                "RpcTransportHummingbird",
+                "RpcTransportNIO",
+                "RpcTransport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "RpcTesting", package: "Wire"),
             ],
             swiftSettings: strictSettings
