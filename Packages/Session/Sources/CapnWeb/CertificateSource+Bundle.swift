@@ -11,7 +11,7 @@ extension CertificateSource {
     ///
     /// A resource the bundle does not hold still gives a source, for the path it would have
     /// (`name.pem` in the bundle's resources, or `name` when it ends in `.pem`, `.crt` or `.cer`): connecting with it fails with
-    /// ``RpcTransport/TransportError/Code/tlsConfigurationInvalid`` naming that path, so a
+    /// ``TransportError/Code/tlsConfigurationInvalid`` naming that path, so a
     /// missing certificate is never silently ignored.
     public static func resource(named name: String, in bundle: Bundle) -> CertificateSource {
         for type in [nil, "pem", "crt", "cer"] {

@@ -1,7 +1,7 @@
 import RpcTransport
 
 /// The call timeout of one session, for every awaited call at once, on one
-/// ``RpcTransport/DeadlineTimer``: each awaited call arms its waiter, which the timer fails
+/// ``DeadlineTimer``: each awaited call arms its waiter, which the timer fails
 /// with ``RpcError/timeout`` when no answer came first. One timeout for all keeps the
 /// deadlines in order, so arming and finishing cost no hashing and no allocation; a call fails
 /// between `timeout` and a few milliseconds after it.

@@ -9,8 +9,8 @@ extension RpcError {
     }
 
     /// A URL or a connect setting that cannot be used: the connection is never made, and the
-    /// underlying ``RpcTransport/TransportError`` says why with the code
-    /// ``RpcTransport/TransportError/Code/invalidTarget``.
+    /// underlying ``TransportError`` says why with the code
+    /// ``TransportError/Code/invalidTarget``.
     package static func invalidTarget(_ message: String) -> RpcError {
         .connectionLost(TransportError(code: .invalidTarget, message: message))
     }

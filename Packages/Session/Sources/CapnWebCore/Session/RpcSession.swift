@@ -48,8 +48,8 @@ public actor RpcSession<API> {
     /// one. A reconnect loop in progress is stopped first.
     ///
     /// - Throws: ``RpcError/connectionLost(_:)`` when the new connection cannot be opened or the
-    ///   session is closed, with a ``RpcTransport/TransportError`` of code
-    ///   ``RpcTransport/TransportError/Code/invalidTarget`` for a session started on a given
+    ///   session is closed, with a ``TransportError`` of code
+    ///   ``TransportError/Code/invalidTarget`` for a session started on a given
     ///   transport, which has no URL to reconnect to.
     public func reconnect() async throws(RpcError) {
         try await connection.reconnect()

@@ -2,7 +2,7 @@ import Synchronization
 @_spi(RpcImplementation) internal import RpcTransport
 
 /// The connection behind an ``RpcSession``: the current protocol engine, its state, and (for a
-/// session opened from a URL) the ``RpcTransport/ReconnectingConnection`` that opens and
+/// session opened from a URL) the ``ReconnectingConnection`` that opens and
 /// reconnects its transports.
 final class SessionConnection: Sendable {
     /// Opens a new transport to the same peer.
@@ -261,7 +261,7 @@ final class SessionConnection: Sendable {
     /// and finishes every state stream.
     ///
     /// - Parameter limit: How long to wait for the peer's half of the close handshake; then the
-    ///   connection is cut (``RpcTransport/MessageTransport/abort(_:)``), at once for `.zero`.
+    ///   connection is cut (``MessageTransport/abort(_:)``), at once for `.zero`.
     ///   `nil` waits as long as the transport's own close timeout.
     func close(within limit: Duration? = nil) async {
         let deadline = limit.map { ContinuousClock.now + $0 }

@@ -26,7 +26,7 @@ final class TransportClosings: Sendable {
     }
 
     /// Returns once every close started here has finished. With a `deadline`, the transports
-    /// still closing when it passes are cut (``RpcTransport/MessageTransport/abort(_:)``),
+    /// still closing when it passes are cut (``MessageTransport/abort(_:)``),
     /// which ends their closes at once.
     func finish(until deadline: ContinuousClock.Instant?) async {
         if let deadline {

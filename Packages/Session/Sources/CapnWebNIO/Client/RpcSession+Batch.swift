@@ -31,10 +31,10 @@ extension RpcSession {
     ///   - configure: Changes the default ``Configuration`` (headers, TLS, timeout, batch delay).
     ///   - execute: Makes the calls.
     /// - Returns: What `execute` returns.
-    /// - Throws: ``RpcError/connectionLost(_:)`` with a ``RpcTransport/TransportError`` of code ``RpcTransport/TransportError/Code/invalidTarget``
+    /// - Throws: ``RpcError/connectionLost(_:)`` with a ``TransportError`` of code ``TransportError/Code/invalidTarget``
     ///   for a URL with another scheme; what `execute`
     ///   throws, which includes ``RpcError/connectionLost(_:)`` with the
-    ///   ``RpcTransport/TransportError`` when the server answers other than 200.
+    ///   ``TransportError`` when the server answers other than 200.
     public static func batch<T>(
         url: URL,
         configure: ((inout Configuration) -> Void)? = nil,

@@ -19,15 +19,15 @@ extension RpcSession {
     /// ```
     ///
     /// The session reconnects by itself after a loss when ``Configuration/reconnect`` allows
-    /// it; call ``close()`` (or use ``withRpcSession(to:configure:_:)``) to end it.
+    /// it; call ``close()`` (or use ``withRpcSession(to:configure:isolation:_:)``) to end it.
     ///
     /// - Parameters:
     ///   - url: A `ws://` or `wss://` URL.
     ///   - configure: Changes the default ``Configuration``.
     /// - Returns: The connected session.
     /// - Throws: ``RpcError/connectionLost(_:)`` with the transport's error: code
-    ///   ``RpcTransport/TransportError/Code/invalidTarget`` for a URL with another scheme or no
-    ///   host, ``RpcTransport/TransportError/Code/tlsConfigurationInvalid`` for a certificate
+    ///   ``TransportError/Code/invalidTarget`` for a URL with another scheme or no
+    ///   host, ``TransportError/Code/tlsConfigurationInvalid`` for a certificate
     ///   that cannot be read, the connect failure otherwise.
     public static func connect(
         to url: URL,
@@ -52,7 +52,7 @@ extension RpcSession {
     /// }
     /// ```
     ///
-    /// - Throws: As ``connect(to:configure:)-(_,((inout Configuration)->Void)?)``.
+    /// - Throws: As `connect(to:configure:)`.
     public static func connect(
         to url: URL,
         @ConfigurationBuilder configure: () -> Configuration
@@ -66,9 +66,9 @@ extension RpcSession {
     /// let session = try await RpcSession<TodoAPI>.connect(to: "wss://api.example.com")
     /// ```
     ///
-    /// - Throws: ``RpcError/connectionLost(_:)`` with a ``RpcTransport/TransportError`` of code ``RpcTransport/TransportError/Code/invalidTarget``
+    /// - Throws: ``RpcError/connectionLost(_:)`` with a ``TransportError`` of code ``TransportError/Code/invalidTarget``
     ///   for text that is not a URL, and as
-    ///   ``connect(to:configure:)-(_,((inout Configuration)->Void)?)``.
+    ///   `connect(to:configure:)`.
     public static func connect(
         to url: String,
         configure: ((inout Configuration) -> Void)? = nil
@@ -79,7 +79,7 @@ extension RpcSession {
     /// Connects to a Cap'n Web server over WebSocket, the URL given as text and the
     /// configuration in the builder form.
     ///
-    /// - Throws: As ``connect(to:configure:)-(String,_)``.
+    /// - Throws: As `connect(to:configure:)`.
     public static func connect(
         to url: String,
         @ConfigurationBuilder configure: () -> Configuration
@@ -97,7 +97,7 @@ extension RpcSession {
 
     /// Connects to a Cap'n Web server over WebSocket with a complete configuration.
     ///
-    /// - Throws: As ``connect(to:configure:)-(_,((inout Configuration)->Void)?)``.
+    /// - Throws: As `connect(to:configure:)`.
     public static func connect(
         to url: URL,
         configuration: Configuration
@@ -118,7 +118,7 @@ extension RpcSession where API == Any {
     /// let session = try await RpcSession.connect(to: "wss://api.example.com")
     /// ```
     ///
-    /// - Throws: As ``RpcSession/connect(to:configure:)-(String,_)``.
+    /// - Throws: As `RpcSession.connect(to:configure:)`.
     public static func connect(
         to url: String,
         configure: ((inout Configuration) -> Void)? = nil
@@ -128,7 +128,7 @@ extension RpcSession where API == Any {
 
     /// Connects to a Cap'n Web server over WebSocket with an untyped API.
     ///
-    /// - Throws: As ``RpcSession/connect(to:configure:)-(_,((inout Configuration)->Void)?)``.
+    /// - Throws: As `RpcSession.connect(to:configure:)`.
     public static func connect(
         to url: URL,
         configure: ((inout Configuration) -> Void)? = nil

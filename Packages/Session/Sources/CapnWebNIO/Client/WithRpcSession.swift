@@ -19,7 +19,7 @@ public import CapnWebCore
 ///   - configure: Changes the default ``Configuration``.
 ///   - body: What to do with the session.
 /// - Returns: What `body` returns.
-/// - Throws: What ``RpcSession/connect(to:configure:)-(_,((inout Configuration)->Void)?)``
+/// - Throws: What `RpcSession.connect(to:configure:)`
 ///   throws, or what `body` throws.
 public func withRpcSession<API, Value>(
     to url: URL,
@@ -56,7 +56,7 @@ public func withRpcSession<API, Value>(
 ///   - configure: Changes the default ``Configuration``.
 ///   - body: What to do with the session.
 /// - Returns: What `body` returns.
-/// - Throws: What ``RpcSession/connect(to:configure:)-(_,((inout Configuration)->Void)?)``
+/// - Throws: What `RpcSession.connect(to:configure:)`
 ///   throws, or what `body` throws.
 public func withRpcSession<Value>(
     to url: URL,

@@ -9,7 +9,7 @@ internal import RpcTransportNIO
 public import CapnWebCore
 
 /// A running Cap'n Web server: WebSocket sessions on any path and HTTP batches (POST) on one
-/// port. Get one from ``withRpcServer(host:port:tls:configuration:main:isolation:_:)``.
+/// port. Get one from ``withRpcServer(host:port:tls:deflate:configuration:main:isolation:_:)``.
 ///
 /// ```swift
 /// try await withRpcServer(main: { Calculator() }) { server in

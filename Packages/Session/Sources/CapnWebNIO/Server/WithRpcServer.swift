@@ -18,12 +18,12 @@ public import CapnWebCore
 ///   - port: The port; 0 (the default) picks a free one, read it from ``RpcServer/port``.
 ///   - tls: TLS settings; `nil` (the default) for plaintext.
 ///   - deflate: permessage-deflate, used with each WebSocket client that offers it (as browsers
-///     and node's `ws` do); `nil` refuses it. Default ``RpcTransportNIO/PerMessageDeflateConfiguration/default``.
+///     and node's `ws` do); `nil` refuses it. Default ``PerMessageDeflateConfiguration/default``.
 ///   - configuration: The sessions' call timeout and limits.
 ///   - main: Makes the main object of each connection and each batch.
 ///   - body: What to do while the server runs.
 /// - Returns: What `body` returns.
-/// - Throws: ``RpcTransport/TransportError`` when the server cannot listen, or what `body` throws.
+/// - Throws: ``TransportError`` when the server cannot listen, or what `body` throws.
 public func withRpcServer<T>(
     host: String = "127.0.0.1",
     port: Int = 0,
@@ -63,12 +63,12 @@ public func withRpcServer<T>(
 ///   - port: The port; 0 (the default) picks a free one, read it from ``RpcServer/port``.
 ///   - tls: TLS settings; `nil` (the default) for plaintext.
 ///   - deflate: permessage-deflate, used with each WebSocket client that offers it (as browsers
-///     and node's `ws` do); `nil` refuses it. Default ``RpcTransportNIO/PerMessageDeflateConfiguration/default``.
+///     and node's `ws` do); `nil` refuses it. Default ``PerMessageDeflateConfiguration/default``.
 ///   - configuration: The sessions' call timeout and limits.
 ///   - main: Makes the main object of each admitted connection and batch.
 ///   - body: What to do while the server runs.
 /// - Returns: What `body` returns.
-/// - Throws: ``RpcTransport/TransportError`` when the server cannot listen, or what `body` throws.
+/// - Throws: ``TransportError`` when the server cannot listen, or what `body` throws.
 public func withRpcServer<T>(
     host: String = "127.0.0.1",
     port: Int = 0,

@@ -8,7 +8,7 @@
 /// }
 /// ```
 public enum RetryDecision: Sendable, Hashable {
-    /// Try again after the policy's backoff, while the ``ReconnectPolicy`` allows attempts
+    /// Try again after the policy's backoff, while the ``ReconnectPolicy-struct`` allows attempts
     /// (then give up).
     case retry
     /// Stop trying: publish `disconnected` with the error and fail whoever waits. A start or an
