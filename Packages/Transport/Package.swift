@@ -15,6 +15,9 @@ let package = Package(
         .library(name: "RpcTransport", targets: ["RpcTransport"]),
         .library(name: "RpcTransportInMemory", targets: ["RpcTransportInMemory"]),
         .library(name: "RpcTransportNIO", targets: ["RpcTransportNIO"]),
+        // Vapor 4 routes that hand their WebSockets and requests to our transports; only this
+        // product builds Vapor.
+        .library(name: "RpcTransportVapor", targets: ["RpcTransportVapor"]),
         // Hummingbird 2 routes that hand their WebSockets and requests to our transports; only this
         // product builds Hummingbird.
         .library(name: "RpcTransportHummingbird", targets: ["RpcTransportHummingbird"]),
@@ -30,6 +33,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+        .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
@@ -107,6 +111,20 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The adapter between Vapor 4's routes and our transports: a route's WebSocket upgrade
+        // becomes a WebSocketTransport, its Request and Response our HTTP request and response.
+        // Nothing else depends on Vapor.
+        .target(
+            name: "RpcTransportVapor",
+            dependencies: [
+                "RpcTransport",
+                "RpcTransportNIO",
+                .product(name: "Vapor", package: "vapor"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // `import RpcTransportTesting`: the in-memory transport and `RpcTesting`, re-exported, the
         // tests' one time limit and the repository's one certificate fixture (a test PKI).
         .target(
@@ -147,6 +165,17 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "RpcTesting", package: "Wire"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "RpcTransportVaporTests",
+            dependencies: [
+                "RpcTransportVapor",
+                "RpcTransportNIO",
+                "RpcTransport",
+                .product(name: "Vapor", package: "vapor"),
                 .product(name: "RpcTesting", package: "Wire"),
             ],
             swiftSettings: strictSettings
