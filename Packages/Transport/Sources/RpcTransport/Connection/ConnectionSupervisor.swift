@@ -216,6 +216,10 @@ package struct ConnectionSupervisor<Link: Sendable, Waiter: Sendable>: Sendable 
     /// How many callers wait for the link.
     package var waitingCallers: Int { waiters.count }
 
+    /// What counts toward the offline queue limit: the messages held and the callers (not the
+    /// starters) waiting for the link.
+    package var offlineQueueDepth: Int { outbox.count + waiters.count(where: { $0.kind == .caller }) }
+
     /// What the protocol's retry decision is told about a failure in the current phase.
     package func failureContext(closure: TransportClosure? = nil) -> ConnectionFailureContext {
         let stage: ConnectionFailureContext.Stage
@@ -448,7 +452,7 @@ package struct ConnectionSupervisor<Link: Sendable, Waiter: Sendable>: Sendable 
         }
         // Held work is messages and callers of the link; the callers of start and of an
         // explicit reconnect wait for the connection itself and take no place.
-        guard outbox.count + waiters.count(where: { $0.kind == .caller }) < limit else {
+        guard offlineQueueDepth < limit else {
             throw TransportError(code: .offlineQueueFull, message: "the offline queue is full (limit \(limit))")
         }
     }

@@ -1,5 +1,8 @@
+import CoreMetrics
 import Logging
+import ServiceContextModule
 import Synchronization
+import Tracing
 
 /// One logical connection kept alive over a series of transports: it opens a transport with
 /// the factory (within the connect timeout), watches it, probes it with the keepalive, and
@@ -109,6 +112,10 @@ public final class ReconnectingConnection: Sendable {
         var publications: [ConnectionState] = []
         var publishing = false
         var offlineWaits: UInt64 = 0
+        /// The offline queue depth last added to the depth meter.
+        var reportedDepth = 0
+        /// The trace context at ``start()``, injected into the headers of each (re)connect.
+        var traceContext: ServiceContext?
     }
 
     /// The settings.
@@ -122,6 +129,10 @@ public final class ReconnectingConnection: Sendable {
     /// as ``tasks`` takes nothing more once abandoned; a later ``close(ending:)`` awaits them.
     private let abandonedCloses = OwnedTasks<UInt64>()
     private var logger: Logger { configuration.logger }
+    /// The connection's metrics; `nil` when metrics go nowhere.
+    private let metrics: ClientConnectionMetrics?
+    /// The tracer whose context goes into the headers; `nil` when spans go nowhere.
+    private let tracer: (any Tracer)?
 
     /// Creates a connection; nothing is opened until ``start()``.
     public init(
@@ -139,6 +150,8 @@ public final class ReconnectingConnection: Sendable {
             handshakeTimeout: configuration.handshakeTimeout, hasHandshake: hooks.handshake != nil,
             offlineQueueLimit: configuration.offlineQueueLimit)
         self.lock = Mutex(State(machine: Machine(settings: settings), headers: configuration.headers))
+        self.metrics = ClientConnectionMetrics(protocolName: configuration.protocolName, observability: configuration.observability)
+        self.tracer = configuration.observability.activeTracer
     }
 
     /// Starts a connection, runs `body` with it, and closes it when `body` returns or throws.
@@ -223,6 +236,9 @@ public final class ReconnectingConnection: Sendable {
     ///   ``TransportError/Code/handshakeTimeout``, the handshake's (wrapped the same way), or
     ///   ``TransportError/Code/closed`` when ``close(ending:)`` came first.
     public func start() async throws(TransportError) {
+        if tracer != nil, let context = ServiceContext.current {
+            lock.withLock { $0.traceContext = context }
+        }
         _ = try await awaitLink(cancelledMessage: "cancelled while connecting") { (state, continuation) throws(TransportError) in
             if state.observersFinished, !state.machine.isRunning { state.observersFinished = false }
             return state.machine.start(continuation)
@@ -303,7 +319,10 @@ public final class ReconnectingConnection: Sendable {
     public func send(_ message: TransportMessage) async throws(TransportError) {
         while true {
             let decision = try lock.withLock { state throws(TransportError) in try state.machine.send(message) }
-            guard case .write(let link) = decision else { return }
+            guard case .write(let link) = decision else {
+                reportQueueDepth()
+                return
+            }
             do {
                 try link.transport.enqueue(message)
                 return
@@ -395,6 +414,7 @@ public final class ReconnectingConnection: Sendable {
                 guard let id = waiterID.withLock({ $0 }) else { return }
                 let waiter = lock.withLock { $0.machine.cancelWaiter(id) }
                 waiter?.resume(throwing: TransportError(code: .cancelled, message: cancelledMessage))
+                reportQueueDepth()
             }
         } catch let error as TransportError {
             throw error
@@ -415,7 +435,9 @@ public final class ReconnectingConnection: Sendable {
         _ actions: [Action], ending: (@Sendable (any MessageTransport) async -> Void)?, stopping: Bool
     ) async {
         if stopping { await tasks.cancelAll() }
-        for (link, reason) in performNow(actions) {
+        let closing = performNow(actions)
+        reportQueueDepth()
+        for (link, reason) in closing {
             if let ending { await ending(link.transport) }
             await Self.close(link, reason)
         }
@@ -428,7 +450,9 @@ public final class ReconnectingConnection: Sendable {
     /// Performs `actions`; links to close are closed in tasks the connection owns (so a close
     /// awaits them), never in the task that reported, which may be one being stopped.
     private func performSpawning(_ actions: [Action], ending: (@Sendable (any MessageTransport) async -> Void)?) {
-        for (link, reason) in performNow(actions) {
+        let closing = performNow(actions)
+        reportQueueDepth()
+        for (link, reason) in closing {
             tasks.spawn(.close(link.generation)) {
                 if let ending { await ending(link.transport) }
                 await Self.close(link, reason)
@@ -541,6 +565,7 @@ public final class ReconnectingConnection: Sendable {
                 return (state.publications.removeFirst(), state.observers.all, state.stateHandlers)
             }
             guard let (published, observers, handlers) = next else { return }
+            metrics?.record(published)
             for handler in handlers { handler(published) }
             logger.debug("connection state", metadata: ["state": "\(published)"])
             for observer in observers { observer.yield(published) }
@@ -562,7 +587,10 @@ public final class ReconnectingConnection: Sendable {
 
     /// Opens a transport with the current headers, for `attempt`.
     private func open(attempt: UInt64) async {
-        let headers = lock.withLock { $0.headers }
+        var (headers, traceContext) = lock.withLock { ($0.headers, $0.traceContext) }
+        if let tracer, let context = traceContext ?? ServiceContext.current {
+            TraceContextPropagation.inject(context, into: &headers, using: tracer)
+        }
         do {
             let transport = try await factory(headers)
             feed { $0.linkOpened(attempt: attempt) { Link(transport: transport, generation: $0) } }
@@ -600,6 +628,22 @@ public final class ReconnectingConnection: Sendable {
 
     private func timerFired(_ timer: Machine.Timer) {
         feed { $0.timerFired(timer, decide: self.decide) }
+    }
+
+    /// Adds the change of the offline queue's depth (held messages and waiting callers) since
+    /// the last report to the depth meter.
+    private func reportQueueDepth() {
+        guard let metrics else { return }
+        let delta = lock.withLock { state -> Int in
+            let depth = state.machine.offlineQueueDepth
+            defer { state.reportedDepth = depth }
+            return depth - state.reportedDepth
+        }
+        if delta > 0 {
+            metrics.offlineQueueDepth.increment(by: Double(delta))
+        } else if delta < 0 {
+            metrics.offlineQueueDepth.decrement(by: Double(-delta))
+        }
     }
 
     /// The protocol's retry decision, or the default.

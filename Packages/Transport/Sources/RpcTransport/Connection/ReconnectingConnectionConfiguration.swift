@@ -31,6 +31,13 @@ public struct ReconnectingConnectionConfiguration: Sendable {
     public var headers: [String: String]
     /// Where connection events are logged; silent by default.
     public var logger: Logger
+    /// Where the connection's metrics go (reconnects, the offline queue's depth, whether it is
+    /// connected) and the tracer whose context is injected into the headers of each (re)connect.
+    /// Default: the process-wide factory and tracer.
+    public var observability: RpcObservability = RpcObservability()
+    /// The value of the `protocol` label of the connection's metrics (`rpcdo`, `rivetkit`,
+    /// `tinyvex`, `capnweb`). Default `rpc`.
+    public var protocolName: String = "rpc"
 
     /// Creates a configuration.
     public init(

@@ -3,6 +3,8 @@ public import NIOCore
 public import NIOPosix
 public import RpcTransport
 import NIOHTTP1
+import ServiceContextModule
+import Tracing
 
 /// Sends batches of messages as HTTP POST requests: the messages joined by `\n` as the body,
 /// the response body split the same way. Connections are kept alive and reused.
@@ -18,6 +20,8 @@ public final class HTTPBatchClient: BatchTransport, Sendable {
 
     private let requestTarget: String
     private let executor: HTTPRequestExecutor
+    /// The tracer whose context goes into each request's headers; `nil` when spans go nowhere.
+    private let tracer: (any Tracer)?
 
     /// Creates a client for an `http://` or `https://` URL; connections open on first use.
     ///
@@ -89,6 +93,7 @@ public final class HTTPBatchClient: BatchTransport, Sendable {
     ) throws(TransportError) {
         self.requestTarget = path
         self.configuration = configuration
+        self.tracer = configuration.observability.activeTracer
         self.executor = try HTTPRequestExecutor(
             target: target,
             hostHeader: hostHeader,
@@ -111,10 +116,14 @@ public final class HTTPBatchClient: BatchTransport, Sendable {
                 code: .protocolViolation, message: "HTTP batches carry only text messages without newlines")
         }
         let body = HTTPBatchBody.encode(messages, allocator: ByteBufferAllocator())
+        var headers: HTTPHeaders = ["content-type": HTTPBatchBody.contentType]
+        if let tracer, let context = ServiceContext.current {
+            TraceContextPropagation.inject(context, into: &headers, using: tracer)
+        }
         let response = try await executor.execute(
             method: .POST,
             uri: requestTarget,
-            headers: ["content-type": HTTPBatchBody.contentType],
+            headers: headers,
             body: body
         )
         let status = Int(response.head.status.code)

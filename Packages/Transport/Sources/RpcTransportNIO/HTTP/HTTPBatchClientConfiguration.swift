@@ -1,4 +1,5 @@
 public import NIOHTTP1
+public import RpcTransport
 
 /// How an ``HTTPBatchClient`` connects and sends its requests.
 ///
@@ -25,6 +26,10 @@ public struct HTTPBatchClientConfiguration: Sendable {
     /// How long an idle connection is kept for reuse before it is closed; keep it below the
     /// server's idle timeout. Default 30 seconds.
     public var idleConnectionTimeout: Duration
+    /// The tracer whose current context is injected into the headers of each request, so that
+    /// the server's spans join the caller's trace. Default: the process-wide tracer, read when
+    /// the client is made.
+    public var observability: RpcObservability = RpcObservability()
 
     /// Creates a configuration; every parameter has the default its property documents.
     public init(

@@ -1,4 +1,5 @@
 import NIOCore
+public import RpcTransport
 
 /// Where a ``TransportServer`` listens and how it treats connections.
 ///
@@ -107,6 +108,9 @@ public struct TransportServerConfiguration: Sendable {
     /// descriptors (or of buffers for sockets), instead of retrying at once and spinning a
     /// core. Connections already open go on meanwhile. Default 1 second.
     public var acceptBackoff: Duration
+    /// Where the server's metrics go (connections open, bytes in and out). Default: the
+    /// process-wide factory, read when the server starts.
+    public var observability: RpcObservability = RpcObservability()
 
     /// Creates a configuration; every parameter has the default its property documents.
     public init(

@@ -15,6 +15,9 @@ enum ServerChildPipeline {
             throw ShuttingDown()
         }
         EventLoopTaskExecutor.bindCurrentLoop()
+        if let metrics = core.metrics {
+            try channel.pipeline.syncOperations.addHandler(ByteCountingHandler(metrics: metrics))
+        }
         if let tls = core.tls {
             let handler = try tls.makeServerHandler(
                 handshakeTimeout: TimeAmount(core.configuration.handshakeTimeout),

@@ -5,7 +5,9 @@ import RpcTransport
 /// work for its task group, its TLS provider and logger.
 final class ServerCore: Sendable {
     let configuration: TransportServerConfiguration
-    let registry = ServerRegistry()
+    let registry: ServerRegistry
+    /// The server's transport metrics; `nil` when metrics go nowhere.
+    let metrics: TransportServerMetrics?
     let work: AsyncStream<ServerWork>.Continuation
     let tls: (any TLSServerProvider)?
     let logger: Logger
@@ -27,6 +29,9 @@ final class ServerCore: Sendable {
         acceptsRequests: Bool = false
     ) {
         self.configuration = configuration
+        let metrics = TransportServerMetrics(observability: configuration.observability)
+        self.metrics = metrics
+        self.registry = ServerRegistry(metrics: metrics)
         self.work = work
         self.tls = tls
         self.logger = logger

@@ -1,3 +1,4 @@
+import CoreMetrics
 import NIOCore
 import Synchronization
 
@@ -22,6 +23,11 @@ final class ServerRegistry: Sendable {
     }
 
     private let state = Mutex(State())
+    private let metrics: TransportServerMetrics?
+
+    init(metrics: TransportServerMetrics? = nil) {
+        self.metrics = metrics
+    }
 
     /// Whether a shutdown has begun.
     var isShuttingDown: Bool {
@@ -36,6 +42,7 @@ final class ServerRegistry: Sendable {
             return true
         }
         if accepted {
+            metrics?.connectionsOpen.increment()
             channel.closeFuture.whenComplete { [self] _ in
                 unregister(channel)
             }
@@ -44,6 +51,7 @@ final class ServerRegistry: Sendable {
     }
 
     private func unregister(_ channel: any Channel) {
+        metrics?.connectionsOpen.decrement()
         let waiters = state.withLock { state in
             state.channels[ObjectIdentifier(channel)] = nil
             return state.takeIdleWaiters()
@@ -59,8 +67,10 @@ final class ServerRegistry: Sendable {
             return true
         }
         if accepted {
+            metrics?.webSocketsOpen.increment()
             transport.closedFuture.whenComplete { [self] _ in
                 _ = state.withLock { $0.transports.removeValue(forKey: ObjectIdentifier(transport)) }
+                metrics?.webSocketsOpen.decrement()
             }
         }
         return accepted
