@@ -16,6 +16,9 @@ let package = Package(
         // For tests of the packages above: the in-memory transport pair and the waiting helpers.
         .library(name: "RpcDoTesting", targets: ["RpcDoTesting"]),
         .executable(name: "rpcdo-demo", targets: ["RpcDoDemo"]),
+        // Cap'n Web and the transport adapter on Hummingbird 2, for the packages above; only this
+        // product builds Hummingbird.
+        .library(name: "RpcDoHummingbird", targets: ["RpcDoHummingbird"]),
     ],
     dependencies: [
         .package(path: "../Session"),
@@ -31,6 +34,15 @@ let package = Package(
                 .product(name: "CapnWeb", package: "Session"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // `import RpcDoHummingbird`: CapnWebHummingbird (and the Hummingbird transport adapter)
+        // re-exported.
+        .target(
+            name: "RpcDoHummingbird",
+            dependencies: [
+                .product(name: "CapnWebHummingbird", package: "Session"),
             ],
             swiftSettings: strictSettings
         ),

@@ -1,6 +1,7 @@
 public import Hummingbird
 public import NIOCore
 public import RpcTransportNIO
+import HTTPTypes
 import NIOHTTP1
 
 extension WebSocketUpgradeRequest {
@@ -19,5 +20,11 @@ extension WebSocketUpgradeRequest {
         self.init(
             path: String(target.prefix { $0 != "?" }), uri: target, headers: headers, remoteAddress: remoteAddress,
             offeredSubprotocols: offered)
+    }
+
+    /// Whether a Hummingbird request asks for a WebSocket (`upgrade: websocket`), so that a
+    /// route that also answers plain requests can tell them apart.
+    public static func isRequested(by request: Request) -> Bool {
+        request.headers[values: .upgrade].contains { $0.lowercased() == "websocket" }
     }
 }

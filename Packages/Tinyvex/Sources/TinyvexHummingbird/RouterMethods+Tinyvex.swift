@@ -1,0 +1,66 @@
+public import Hummingbird
+public import HummingbirdWebSocket
+public import TinyvexServer
+import RpcTransportHummingbird
+import RpcTransportNIO
+
+extension RouterMethods where Context: WebSocketRequestContext {
+    /// Serves the Tinyvex endpoint at `path` on this router, behind its middleware: each
+    /// WebSocket is a Tinyvex connection of `server` (one from
+    /// ``TinyvexServer/TinyvexServer/withEmbeddedServer(schema:database:configuration:isolation:_:)``).
+    ///
+    /// ```swift
+    /// try await TinyvexServer.withEmbeddedServer(schema: schema) { server in
+    ///     let router = Router(context: AppRequestContext.self)
+    ///     router.add(middleware: BearerAuthMiddleware())
+    ///     router.addTinyvex("/tinyvex", server: server) { token, request, context in
+    ///         context.user?.name
+    ///     }
+    ///     let app = Application(router: router, server: .http1WebSocketUpgrade(webSocketRouter: router))
+    ///     try await app.runService()
+    /// }
+    /// ```
+    ///
+    /// The application's server must upgrade WebSockets through this router
+    /// (`.http1WebSocketUpgrade(webSocketRouter:)`), with a `maxFrameSize` as large as the
+    /// largest message clients send in one frame. A `GET` without an upgrade gets 405.
+    ///
+    /// - Parameters:
+    ///   - path: Where the endpoint is.
+    ///   - server: The Tinyvex server that answers.
+    ///   - authenticate: The connection's auth hook, given the token the client sent in
+    ///     `tinyvex/connect` or `tinyvex/auth.setToken` (`nil` when it sent none) and the upgrade
+    ///     request with its context (the user a middleware authenticated, say); it returns the
+    ///     identity, as ``TinyvexServer/TinyvexServer/ConnectionAuthenticate`` describes. `nil`
+    ///     (the default) uses the server's ``TinyvexServer/TinyvexServerConfiguration/authenticate``.
+    /// - Returns: The router, to chain more routes.
+    @discardableResult
+    public func addTinyvex(
+        _ path: RouterPath,
+        server: TinyvexServer,
+        authenticate: (@Sendable (_ token: String?, _ request: Request, _ context: Context) async throws -> String?)? = nil
+    ) -> Self {
+        var limits = HummingbirdWebSocketTransport.Configuration()
+        limits.maxMessageSize = server.configuration.maxMessageBytes
+        let transportLimits = limits
+        ws(
+            path,
+            shouldUpgrade: { request, _ in
+                WebSocketUpgradeRequest.isRequested(by: request) ? .upgrade([:]) : .dontUpgrade
+            },
+            onUpgrade: { inbound, outbound, webSocketContext in
+                await HummingbirdWebSocketTransport.withTransport(
+                    inbound: inbound, outbound: outbound, configuration: transportLimits
+                ) { transport in
+                    guard let authenticate else {
+                        await server.serve(transport)
+                        return
+                    }
+                    let request = webSocketContext.request
+                    let context = webSocketContext.requestContext
+                    await server.serve(transport) { token in try await authenticate(token, request, context) }
+                }
+            })
+        return self
+    }
+}
