@@ -29,6 +29,7 @@ done
 # interop tests).
 TEST_PACKAGES=(
     Tests/Interop
+    Tests/Frameworks
 )
 
 # Packages under Tests/ that `make test-all` only builds (benchmarks), so they cannot rot.

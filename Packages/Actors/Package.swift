@@ -18,9 +18,9 @@ let package = Package(
         // postgres-nio.
         .library(name: "RivetKitPostgres", targets: ["RivetKitPostgres"]),
         .executable(name: "rivetkit", targets: ["RivetKitCLI"]),
-        // Every route of `rivetkit serve` on a Hummingbird 2 application's router; only this
-        // product builds Hummingbird.
-        .library(name: "RivetKitHummingbird", targets: ["RivetKitHummingbird"]),
+        // Every route of `rivetkit serve` on a Vapor 4 application's routes; only this product
+        // builds Vapor.
+        .library(name: "RivetKitVapor", targets: ["RivetKitVapor"]),
         .executable(name: "rivetkit-demo", targets: ["RivetKitDemo"]),
     ],
     dependencies: [
@@ -30,8 +30,7 @@ let package = Package(
         .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
     ],
     targets: [
         // RivetKit's wire protocol (JSON encoding) and, on it, the actor client of seed 002.
@@ -57,14 +56,13 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // The actor gateway mounted on a Hummingbird application's router, behind its middleware.
+        // The actor gateway mounted on a Vapor application's router, behind its middleware.
         .target(
-            name: "RivetKitHummingbird",
+            name: "RivetKitVapor",
             dependencies: [
                 "RivetKitServer",
-                .product(name: "RpcDoHummingbird", package: "Managed"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "RpcDoVapor", package: "Managed"),
+                .product(name: "Vapor", package: "vapor"),
             ],
             swiftSettings: strictSettings
         ),

@@ -16,9 +16,9 @@ let package = Package(
         // For tests of the packages above: the in-memory transport pair and the waiting helpers.
         .library(name: "RpcDoTesting", targets: ["RpcDoTesting"]),
         .executable(name: "rpcdo-demo", targets: ["RpcDoDemo"]),
-        // Cap'n Web and the transport adapter on Hummingbird 2, for the packages above; only this
-        // product builds Hummingbird.
-        .library(name: "RpcDoHummingbird", targets: ["RpcDoHummingbird"]),
+        // Cap'n Web and the transport adapter on Vapor 4, for the packages above; only this
+        // product builds Vapor.
+        .library(name: "RpcDoVapor", targets: ["RpcDoVapor"]),
     ],
     dependencies: [
         .package(path: "../Session"),
@@ -37,12 +37,11 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // `import RpcDoHummingbird`: CapnWebHummingbird (and the Hummingbird transport adapter)
-        // re-exported.
+        // `import RpcDoVapor`: CapnWebVapor and the Vapor transport adapter, re-exported.
         .target(
-            name: "RpcDoHummingbird",
+            name: "RpcDoVapor",
             dependencies: [
-                .product(name: "CapnWebHummingbird", package: "Session"),
+                .product(name: "CapnWebVapor", package: "Session"),
             ],
             swiftSettings: strictSettings
         ),

@@ -25,8 +25,8 @@ let package = Package(
         // Only code that imports it builds swift-syntax.
         .library(name: "CapnWebMacros", targets: ["CapnWebMacros"]),
         .executable(name: "capnweb", targets: ["CapnWebTool"]),
-        // `addCapnWeb` on a Hummingbird 2 application's router; only this product builds Hummingbird.
-        .library(name: "CapnWebHummingbird", targets: ["CapnWebHummingbird"]),
+        // `addCapnWeb` on a Vapor 4 application's routes; only this product builds Vapor.
+        .library(name: "CapnWebVapor", targets: ["CapnWebVapor"]),
     ],
     dependencies: [
         .package(path: "../Transport"),
@@ -34,8 +34,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/swiftlang/swift-syntax.git", from: "603.0.1"),
         .package(url: "https://github.com/pointfreeco/swift-macro-testing.git", from: "0.7.0"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
         // Documentation only: `swift package generate-documentation` (a plugin, nothing linked).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
     ],
@@ -62,17 +61,15 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // Cap'n Web sessions and batches on a Hummingbird application's router, behind its
-        // middleware.
+        // Cap'n Web sessions and batches on a Vapor application's router, behind its middleware.
         .target(
-            name: "CapnWebHummingbird",
+            name: "CapnWebVapor",
             dependencies: [
                 "CapnWebCore",
                 "CapnWebNIO",
-                .product(name: "RpcTransportHummingbird", package: "Transport"),
+                .product(name: "RpcTransportVapor", package: "Transport"),
                 .product(name: "RpcTransportNIO", package: "Transport"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Vapor", package: "vapor"),
             ],
             swiftSettings: strictSettings
         ),
