@@ -21,6 +21,9 @@ let package = Package(
         // Every route of `rivetkit serve` on a Vapor 4 application's routes; only this product
         // builds Vapor.
         .library(name: "RivetKitVapor", targets: ["RivetKitVapor"]),
+        // Every route of `rivetkit serve` on a Hummingbird 2 application's router; only this
+        // product builds Hummingbird.
+        .library(name: "RivetKitHummingbird", targets: ["RivetKitHummingbird"]),
         .executable(name: "rivetkit-demo", targets: ["RivetKitDemo"]),
     ],
     dependencies: [
@@ -31,6 +34,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
     ],
     targets: [
         // RivetKit's wire protocol (JSON encoding) and, on it, the actor client of seed 002.
@@ -53,6 +58,17 @@ let package = Package(
                 "RivetKit",
                 .product(name: "RpcDo", package: "Managed"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The actor gateway mounted on a Hummingbird application's router, behind its middleware.
+        .target(
+            name: "RivetKitHummingbird",
+            dependencies: [
+                "RivetKitServer",
+                .product(name: "RpcDoHummingbird", package: "Managed"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             ],
             swiftSettings: strictSettings
         ),

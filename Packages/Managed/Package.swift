@@ -19,6 +19,9 @@ let package = Package(
         // Cap'n Web and the transport adapter on Vapor 4, for the packages above; only this
         // product builds Vapor.
         .library(name: "RpcDoVapor", targets: ["RpcDoVapor"]),
+        // Cap'n Web and the transport adapter on Hummingbird 2, for the packages above; only this
+        // product builds Hummingbird.
+        .library(name: "RpcDoHummingbird", targets: ["RpcDoHummingbird"]),
     ],
     dependencies: [
         .package(path: "../Session"),
@@ -34,6 +37,15 @@ let package = Package(
                 .product(name: "CapnWeb", package: "Session"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // `import RpcDoHummingbird`: CapnWebHummingbird (and the Hummingbird transport adapter)
+        // re-exported.
+        .target(
+            name: "RpcDoHummingbird",
+            dependencies: [
+                .product(name: "CapnWebHummingbird", package: "Session"),
             ],
             swiftSettings: strictSettings
         ),

@@ -27,6 +27,8 @@ let package = Package(
         .executable(name: "capnweb", targets: ["CapnWebTool"]),
         // `addCapnWeb` on a Vapor 4 application's routes; only this product builds Vapor.
         .library(name: "CapnWebVapor", targets: ["CapnWebVapor"]),
+        // `addCapnWeb` on a Hummingbird 2 application's router; only this product builds Hummingbird.
+        .library(name: "CapnWebHummingbird", targets: ["CapnWebHummingbird"]),
     ],
     dependencies: [
         .package(path: "../Transport"),
@@ -35,6 +37,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax.git", from: "603.0.1"),
         .package(url: "https://github.com/pointfreeco/swift-macro-testing.git", from: "0.7.0"),
         .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         // Documentation only: `swift package generate-documentation` (a plugin, nothing linked).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
     ],
@@ -58,6 +62,20 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // Cap'n Web sessions and batches on a Hummingbird application's router, behind its
+        // middleware.
+        .target(
+            name: "CapnWebHummingbird",
+            dependencies: [
+                "CapnWebCore",
+                "CapnWebNIO",
+                .product(name: "RpcTransportHummingbird", package: "Transport"),
+                .product(name: "RpcTransportNIO", package: "Transport"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             ],
             swiftSettings: strictSettings
         ),

@@ -21,6 +21,9 @@ let package = Package(
         // The server's documents in PostgreSQL instead of SQLite (the one product that builds
         // postgres-nio).
         .library(name: "TinyvexPostgres", targets: ["TinyvexPostgres"]),
+        // The Tinyvex endpoint on a Hummingbird 2 application's router; only this product builds
+        // Hummingbird.
+        .library(name: "TinyvexHummingbird", targets: ["TinyvexHummingbird"]),
         // `tinyvex serve --demo`: the server with the demo chat schema.
         .executable(name: "tinyvex", targets: ["TinyvexCommand"]),
         // The server's WebSocket endpoint on a Vapor 4 application's routes; only this product
@@ -36,6 +39,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
     ],
     targets: [
         // Method names, error codes and parameter shapes of the protocol (docs/tinyvex-protocol.md).
@@ -69,6 +74,18 @@ let package = Package(
         ),
         // The PostgreSQL connection behind `TinyvexDatabase.postgres`: a URL reader and the
         // driver's connections, opened and closed by one scope.
+        // The Tinyvex endpoint mounted on a Hummingbird application's router, behind its
+        // middleware, with an auth hook that sees the request.
+        .target(
+            name: "TinyvexHummingbird",
+            dependencies: [
+                "TinyvexServer",
+                .product(name: "RpcDoHummingbird", package: "Managed"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "TinyvexPostgres",
             dependencies: [
