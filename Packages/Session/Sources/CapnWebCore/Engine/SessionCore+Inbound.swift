@@ -96,7 +96,12 @@ extension SessionCore {
             }
         }
         guard let (id, plan) = try Self.take(outcome) else { return }
-        let hook = plan.run()
+        let hook: any StubHook
+        if let observation {
+            hook = SessionObservation.$current.withValue(observation) { plan.run() }
+        } else {
+            hook = plan.run()
+        }
         // A result known already counts at once; one still being computed, once it is.
         var resultBytes = 0
         var computing: LocalPromiseHook?

@@ -111,14 +111,19 @@ final class SessionCore: Sendable {
     /// messages (see `dropAfterBurst`), and an emptied array kept for the next burst.
     let released = Mutex<(hooks: [any StubHook], spare: [any StubHook])>(([], []))
 
+    /// What the session records about the peer's calls; `nil` when nothing is recorded.
+    let observation: SessionObservation?
+
     init(
         transport: any MessageTransport,
         main: (any StubHook)?,
         limits: RpcLimits,
         callTimeout: Duration? = nil,
         trace: (@Sendable (_ sent: Bool, _ text: String) -> Void)? = nil,
-        closings: TransportClosings = TransportClosings()
+        closings: TransportClosings = TransportClosings(),
+        observation: SessionObservation? = nil
     ) {
+        self.observation = observation
         self.transport = transport
         self.closings = closings
         self.limits = limits

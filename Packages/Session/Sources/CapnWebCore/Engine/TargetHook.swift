@@ -28,6 +28,17 @@ final class TargetHook: StubHook {
     }
 
     func call(_ path: [CapnWebPathKey], _ arguments: [RpcPayload]) -> any StubHook {
+        // A session that records calls measures those on its own objects (a longer path ends in
+        // one of the two cases below, measured there).
+        if path.count < 2, let observation = SessionObservation.active {
+            let method: String
+            if case .property(let name) = path.first { method = name } else { method = "()" }
+            return observation.observe(method) { dispatch(path, arguments) }
+        }
+        return dispatch(path, arguments)
+    }
+
+    private func dispatch(_ path: [CapnWebPathKey], _ arguments: [RpcPayload]) -> any StubHook {
         let target = self.target
         switch path.count {
         case 0:

@@ -30,6 +30,11 @@ public struct Configuration: Sendable {
     /// Called with the text of every frame the session sends (`sent` true) or receives, in
     /// order, for logging and debugging (`capnweb call --trace`); `nil` (the default) for none.
     public var trace: (@Sendable (_ sent: Bool, _ text: String) -> Void)? = nil
+    /// Where the session's metrics and spans go: the `rpc_server_calls` metrics and a server
+    /// span per call the peer makes on this side's objects, the connection metrics of a session
+    /// opened from a URL, and the tracer whose context a client sends with its WebSocket upgrade
+    /// or batch request. Default: the process-wide factory and tracer.
+    public var observability: RpcObservability = RpcObservability()
 
     /// The defaults.
     public init(

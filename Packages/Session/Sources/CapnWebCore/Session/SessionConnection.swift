@@ -75,11 +75,13 @@ final class SessionConnection: Sendable {
         let owner = Owner()
         // The connector applies the connect timeout to the TCP connect and to the handshake,
         // one after the other.
-        let settings = ReconnectingConnectionConfiguration(
+        var settings = ReconnectingConnectionConfiguration(
             reconnect: configuration.reconnect,
             connectTimeout: configuration.connectTimeout * 2,
             keepalive: nil,
             offlineQueueLimit: nil)
+        settings.observability = configuration.observability
+        settings.protocolName = "capnweb"
         let reconnecting = ReconnectingConnection(
             configuration: settings,
             factory: { _ in
@@ -132,7 +134,8 @@ final class SessionConnection: Sendable {
             limits: configuration.limits,
             callTimeout: configuration.timeout,
             trace: trace,
-            closings: closings)
+            closings: closings,
+            observation: SessionObservation.make(configuration.observability))
         let wasReconnect = state.withLock { state -> Bool? in
             guard !state.closed else { return nil }
             let was = state.core != nil || state.lastError != nil

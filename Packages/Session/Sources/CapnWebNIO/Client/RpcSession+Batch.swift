@@ -53,6 +53,7 @@ extension RpcSession {
         clientConfiguration.connectTimeout = configuration.connectTimeout
         clientConfiguration.requestTimeout = configuration.timeout
         clientConfiguration.maxResponseBodySize = configuration.limits.maxMessageSize
+        clientConfiguration.observability = configuration.observability
         let client: HTTPBatchClient
         do {
             client = try HTTPBatchClient(url: url.absoluteString, configuration: clientConfiguration)

@@ -9,6 +9,8 @@ internal import NIOPosix
 internal import RpcTransport
 internal import RpcTransportNIO
 internal import CapnWebCore
+internal import ServiceContextModule
+internal import Tracing
 
 /// Opens WebSocket connections to one URL with a session's settings.
 struct WebSocketConnector: Sendable {
@@ -17,6 +19,9 @@ struct WebSocketConnector: Sendable {
     /// The loop every connection of the session runs on, so the session's executor stays the
     /// same across reconnects.
     let eventLoop: any EventLoop
+    /// The tracer whose current context goes into each upgrade's headers; `nil` when spans go
+    /// nowhere.
+    let tracer: (any Tracer)?
 
     /// Checks `url` (`ws` or `wss`) and prepares the client settings.
     init(url: URL, configuration: Configuration) throws(RpcError) {
@@ -38,11 +43,16 @@ struct WebSocketConnector: Sendable {
         self.url = url.absoluteString
         self.configuration = client
         self.eventLoop = MultiThreadedEventLoopGroup.singleton.next()
+        self.tracer = configuration.observability.activeTracer
     }
 
     /// Opens one connection.
     func connect() async throws(RpcError) -> any MessageTransport {
         do {
+            var configuration = self.configuration
+            if let tracer, let context = ServiceContext.current {
+                TraceContextPropagation.inject(context, into: &configuration.headers, using: tracer)
+            }
             return try await WebSocketClient.connect(to: url, configuration: configuration, eventLoopGroup: eventLoop)
         } catch {
             // A bad target comes back as the transport's `invalidTarget` error, like the checks above.

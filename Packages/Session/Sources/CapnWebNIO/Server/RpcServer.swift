@@ -6,6 +6,9 @@ public import Foundation
 import Synchronization
 internal import RpcTransport
 internal import RpcTransportNIO
+internal import NIOHTTP1
+internal import ServiceContextModule
+internal import Tracing
 public import CapnWebCore
 
 /// A running Cap'n Web server: WebSocket sessions on any path and HTTP batches (POST) on one
@@ -120,7 +123,10 @@ public final class RpcServer: Sendable {
     /// Serves one WebSocket connection until it closes.
     func serve(_ transport: WebSocketTransport, request: WebSocketUpgradeRequest) async {
         let main = makeMain(RpcConnectionInfo(request))
-        let session = RpcSession<Any>.start(transport: transport, main: main, configuration: configuration)
+        // The session's spans join the trace the client sent with its upgrade, if any.
+        let session = Self.withTraceParent(of: request.headers, configuration) {
+            RpcSession<Any>.start(transport: transport, main: main, configuration: configuration)
+        }
         var id: UInt64?
         changed { state in
             guard state.accepting else { return }
@@ -141,7 +147,29 @@ public final class RpcServer: Sendable {
     func answer(_ request: HTTPBatchRequest) async throws -> [TransportMessage] {
         let info = RpcConnectionInfo(request)
         let makeMain = self.makeMain
-        return try await RpcEndpoint.answer(request.messages, configuration: configuration) { makeMain(info) }
+        let configuration = self.configuration
+        // The batch's spans join the trace the client sent with its request, if any.
+        return try await Self.withTraceParent(of: request.headers, configuration) {
+            try await RpcEndpoint.answer(request.messages, configuration: configuration) { makeMain(info) }
+        }
+    }
+
+    /// Runs `body` with the trace context the client sent in `headers` as the current one, when
+    /// the configuration's tracer records; otherwise just runs it.
+    static func withTraceParent<T>(
+        of headers: HTTPHeaders, _ configuration: Configuration, _ body: () throws -> T
+    ) rethrows -> T {
+        guard let tracer = configuration.observability.activeTracer else { return try body() }
+        return try ServiceContext.withValue(TraceContextPropagation.extract(from: headers, using: tracer), operation: body)
+    }
+
+    /// Runs `body` with the trace context the client sent in `headers` as the current one, when
+    /// the configuration's tracer records; otherwise just runs it.
+    static func withTraceParent<T>(
+        of headers: HTTPHeaders, _ configuration: Configuration, _ body: () async throws -> T
+    ) async rethrows -> T {
+        guard let tracer = configuration.observability.activeTracer else { return try await body() }
+        return try await ServiceContext.withValue(TraceContextPropagation.extract(from: headers, using: tracer), operation: body)
     }
 
     /// Closes every session and refuses new ones.
