@@ -3,7 +3,7 @@ import Synchronization
 
 /// The deadline of one attempt of a managed call: how long it may still wait, and the means to
 /// end a wait when the time is up without a task of its own, on the channel's
-/// ``RpcTransport/DeadlineTimer`` (see ``ManagedChannel/perform(_:isSafeToRetry:expiring:)``).
+/// ``DeadlineTimer`` (see ``ManagedChannel/perform(_:isSafeToRetry:expiring:)``).
 ///
 /// ```swift
 /// let expiry = deadline.makeExpiry()

@@ -5,7 +5,7 @@ import Synchronization
 /// interceptors, then the retry loop (``RetryLoop``: a per-call rule of what is safe to send
 /// again, the peer's `retryAfter`), each attempt within the call's deadline (kept by one timer
 /// per channel, ``AttemptDeadline``), on
-/// the ready link of one supervised connection (``RpcTransport/ReconnectingConnection``), which
+/// the ready link of one supervised connection (``ReconnectingConnection``), which
 /// holds calls made offline per the offline policy. Requests answered by id are matched here
 /// too.
 ///
@@ -111,10 +111,14 @@ public final class ManagedChannel<Failure: ManagedFailure>: Sendable {
     /// from outside (an answer matched by id) should use
     /// ``perform(_:isSafeToRetry:expiring:)``, which needs no task per attempt.
     ///
-    /// - Parameter isSafeToRetry: Whether a failed attempt may be made again, given its error,
-    ///   whether it reached the transport and the call as the interceptors passed it on; `nil`
-    ///   for the default: a transient failure, of an attempt that did not reach the transport or
-    ///   of an idempotent call, while the connection still tries.
+    /// - Parameters:
+    ///   - call: The call, before the interceptors.
+    ///   - isSafeToRetry: Whether a failed attempt may be made again, given its error,
+    ///     whether it reached the transport and the call as the interceptors passed it on; `nil`
+    ///     for the default: a transient failure, of an attempt that did not reach the transport
+    ///     or of an idempotent call, while the connection still tries.
+    ///   - attempt: Makes one attempt on the ready link, marking the flag once its request
+    ///     reached the transport.
     public func perform<T: Sendable>(
         _ call: ClientCall,
         isSafeToRetry: (@Sendable (Failure, _ sent: Bool, _ call: ClientCall) -> Bool)? = nil,

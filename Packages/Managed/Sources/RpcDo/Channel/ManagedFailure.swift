@@ -29,11 +29,11 @@ extension ManagedFailure {
     /// No hint: the backoff decides.
     public var retryAfter: Duration? { nil }
 
-    /// Runs `operation` until `deadline` in the stack's one timeout race (``RpcTransport/Deadline``):
+    /// Runs `operation` until `deadline` in the stack's one timeout race (``Deadline``):
     /// the channel's `timeout` when the deadline passes first, `cancelled` when the calling task
     /// is cancelled first. For work the managed layer cannot end from outside (a call awaited on
     /// a Cap'n Web session, the wait for a link); a wait for an answer keeps its deadline on a
-    /// ``RpcTransport/DeadlineTimer`` instead (``AttemptDeadline``).
+    /// ``DeadlineTimer`` instead (``AttemptDeadline``).
     public static func within<T: Sendable>(
         _ timeout: Duration,
         until deadline: ContinuousClock.Instant? = nil,

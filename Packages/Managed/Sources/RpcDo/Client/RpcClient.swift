@@ -18,8 +18,8 @@ internal import RpcTransportNIO
 /// await client.disconnect()
 /// ```
 ///
-/// Prefer ``withConnection(to:operation:)``, which always disconnects. A connected client runs
-/// one supervising task; ``disconnect()`` stops it and waits for it.
+/// Prefer ``withConnection(to:isolation:operation:)``, which always disconnects. A connected
+/// client runs one supervising task; ``disconnect()`` stops it and waits for it.
 ///
 /// While the connection is being re-established, calls wait for it (per
 /// ``RpcClientConfiguration/offlinePolicy``) within their timeout; see ``RpcRef`` for which
@@ -315,6 +315,7 @@ public actor RpcClient {
     ///   - timeout: How long each call may take, in seconds (default 30).
     ///   - batchDelay: How long the batch waits for another call before it leaves (default
     ///     50 ms); calls started together (`async let`) must all be awaited within it.
+    ///   - isolation: The actor `execute` runs on; the caller's by default.
     ///   - execute: Makes the calls on the server's main object.
     /// - Throws: ``RpcError/invalidArgument(_:)`` for a URL that is not `http://` or
     ///   `https://`, or what `execute` throws.

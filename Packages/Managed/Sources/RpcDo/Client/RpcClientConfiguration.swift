@@ -33,7 +33,7 @@ public struct RpcClientConfiguration: Sendable {
     /// connection, so a client that moves to another server starts a new session there (see
     /// docs/scaling.md).
     public var fallbackURLs: [URL] = []
-    /// How long a call may take per attempt, in seconds (default 30). ``RpcRef/timeout(_:)``
+    /// How long a call may take per attempt, in seconds (default 30). `RpcRef.timeout(_:)`
     /// overrides it per call.
     public var timeout: TimeInterval
     /// How many times a failed call that is safe to repeat is retried (default 3).

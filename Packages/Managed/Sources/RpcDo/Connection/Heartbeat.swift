@@ -10,8 +10,8 @@ public import RpcTransport
 /// }
 /// ```
 ///
-/// It runs through the transport layer's one ``RpcTransport/KeepaliveScheduler``, as the
-/// application-level probe of a ``RpcTransport/Keepalive``. For the frame-level ping/pong of a
+/// It runs through the transport layer's one ``KeepaliveScheduler``, as the
+/// application-level probe of a ``Keepalive``. For the frame-level ping/pong of a
 /// WebSocket, set ``ManagedConnectionConfiguration/keepalive`` instead; a heartbeat here also
 /// checks the protocol above the transport.
 public struct Heartbeat: Sendable {

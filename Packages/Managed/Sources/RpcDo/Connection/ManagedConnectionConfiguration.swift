@@ -1,7 +1,7 @@
 public import Logging
 public import RpcTransport
 
-/// How a ``ManagedConnection`` keeps its connection alive. Every limit has a safe default.
+/// How a managed connection keeps its connection alive. Every limit has a safe default.
 ///
 /// ```swift
 /// var config = ManagedConnectionConfiguration()

@@ -1,6 +1,6 @@
 public import RpcWire
 
-/// Why a ``ManagedConnection`` could not do what was asked.
+/// Why a managed connection could not do what was asked.
 public struct ManagedConnectionError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of failure.
     public enum Code: Sendable, Hashable {

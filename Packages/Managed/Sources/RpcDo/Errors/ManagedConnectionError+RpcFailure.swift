@@ -1,5 +1,5 @@
 extension ManagedConnectionError: RpcFailureConvertible {
-    /// The managed connection's failure as an ``RpcWire/RpcFailure``, with the layer `managed`,
+    /// The managed connection's failure as an ``RpcFailure``, with the layer `managed`,
     /// the code's name as the reason, and this error as the cause.
     ///
     /// | Code | RpcFailure code | Origin |
@@ -9,7 +9,7 @@ extension ManagedConnectionError: RpcFailureConvertible {
     /// | `timeout` | `deadlineExceeded` | local |
     /// | `cancelled` | `cancelled` | local |
     /// | `invalidRequest` | `invalidArgument` | local |
-    /// | `remote` with the peer's error object | by its JSON-RPC code (``RpcWire/RpcFailure/Code/init(jsonRPCCode:)``); the code is in metadata `jsonrpcCode` | remote |
+    /// | `remote` with the peer's error object | by its JSON-RPC code (``RpcFailure/Code/init(jsonRPCCode:)``); the code is in metadata `jsonrpcCode` | remote |
     /// | `remote` without one (the peer sent something unusable) | `internalError` | local |
     public var rpcFailure: RpcFailure {
         var metadata = [RpcFailure.layerKey: "managed", RpcFailure.reasonKey: code.name]
@@ -43,7 +43,7 @@ extension ManagedConnectionError.Code {
         }
     }
 
-    /// The ``RpcWire/RpcFailure/Code`` this code maps to when no peer's error object says
+    /// The ``RpcFailure/Code`` this code maps to when no peer's error object says
     /// more (see ``ManagedConnectionError/rpcFailure``).
     package var rpcFailureCode: RpcFailure.Code {
         switch self {

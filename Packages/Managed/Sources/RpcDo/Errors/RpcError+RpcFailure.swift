@@ -1,7 +1,7 @@
 internal import CapnWeb
 
 extension RpcError: RpcFailureConvertible {
-    /// The call's failure as an ``RpcWire/RpcFailure``, with the layer `rpcdo`, the case's name
+    /// The call's failure as an ``RpcFailure``, with the layer `rpcdo`, the case's name
     /// as the reason, and this error as the cause.
     ///
     /// | Case | RpcFailure code | Origin |
@@ -19,7 +19,7 @@ extension RpcError: RpcFailureConvertible {
     ///
     /// The cases carry text only, so the error below one of them (the transport's error behind
     /// ``connectionLost(_:)``, for example) is not reachable from the failure: only its
-    /// description, in ``RpcWire/RpcFailure/message``.
+    /// description, in ``RpcFailure/message``.
     public var rpcFailure: RpcFailure {
         let code: RpcFailure.Code
         let origin: RpcFailure.Origin

@@ -8,7 +8,7 @@ public struct ClientCall: Sendable {
     public var timeout: Duration
     /// Whether the call may be repeated after it reached the wire (see the retry rule).
     public var isIdempotent: Bool
-    /// Per-call values: what the caller attached with ``RpcRef/withMetadata(_:)``, which each
+    /// Per-call values: what the caller attached with `RpcRef.withMetadata(_:)`, which each
     /// interceptor may read and change for the ones after it. They stay in the client (Cap'n Web
     /// carries no per-call headers); connection-wide headers are
     /// ``RpcClientConfiguration/headers``.

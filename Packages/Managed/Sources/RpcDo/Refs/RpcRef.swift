@@ -57,7 +57,7 @@ public typealias RpcArgument = (any Sendable)?
 /// the maximum) only when that is safe:
 /// - it never reached the wire (the client was offline and the wait for the connection
 ///   failed or timed out; with the ``OfflinePolicy/fail`` policy it fails at once instead), or
-/// - it was marked ``idempotent()``, or
+/// - it was marked `idempotent()`, or
 /// - the server rejected it with `RateLimitExceeded` and the chain holds at most one call
 ///   (the rejected call was not performed, and member reads have no effects).
 ///

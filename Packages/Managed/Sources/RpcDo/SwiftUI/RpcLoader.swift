@@ -52,7 +52,7 @@ public final class RpcLoader<Value: Sendable> {
 extension RpcLoader where Value: Decodable {
     /// Loads the remote value at `keyPath` of `client`'s API (a chain of member reads:
     /// `\.users.current.profile`), in one round trip, and publishes it or its error. What
-    /// ``RpcFetch`` runs.
+    /// `RpcFetch` runs.
     ///
     /// ```swift
     /// await profile.load(\.users.current.profile, from: client)
