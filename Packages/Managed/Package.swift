@@ -27,6 +27,8 @@ let package = Package(
         .package(path: "../Session"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        // Documentation only: `swift package generate-documentation` (a plugin, nothing linked).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
     ],
     targets: [
         // Managed connections (reconnect, backoff, heartbeat, offline queue, correlation,
