@@ -18,6 +18,10 @@ let package = Package(
         .package(path: "../../Packages/Actors"),
         .package(path: "../../Packages/Tinyvex"),
         .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         // A real Vapor application with Cap'n Web, the RivetKit gateway and Tinyvex mounted
@@ -36,6 +40,29 @@ let package = Package(
                 .product(name: "TinyvexServer", package: "Tinyvex"),
                 .product(name: "TinyvexVapor", package: "Tinyvex"),
                 .product(name: "Vapor", package: "vapor"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // Cap'n Web, the RivetKit gateway and Tinyvex mounted on one Hummingbird application
+        // beside an ordinary route and an auth middleware, driven by our clients over loopback.
+        .testTarget(
+            name: "HummingbirdMountTests",
+            dependencies: [
+                .product(name: "RpcTesting", package: "Wire"),
+                .product(name: "RpcWire", package: "Wire"),
+                .product(name: "RpcTransportNIO", package: "Transport"),
+                .product(name: "CapnWeb", package: "Session"),
+                .product(name: "CapnWebHummingbird", package: "Session"),
+                .product(name: "RivetKit", package: "Actors"),
+                .product(name: "RivetKitServer", package: "Actors"),
+                .product(name: "RivetKitHummingbird", package: "Actors"),
+                .product(name: "Tinyvex", package: "Tinyvex"),
+                .product(name: "TinyvexServer", package: "Tinyvex"),
+                .product(name: "TinyvexHummingbird", package: "Tinyvex"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: strictSettings
         ),
