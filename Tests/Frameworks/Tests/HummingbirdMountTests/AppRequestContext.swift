@@ -28,6 +28,10 @@ struct BearerAuthMiddleware: RouterMiddleware {
     /// The paths of the requests this middleware refused.
     let refusals: Recorder<String>
 
+    init(refusals: Recorder<String> = Recorder()) {
+        self.refusals = refusals
+    }
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let value = request.headers[.authorization], value.hasPrefix("Bearer "),
             let user = Self.users[String(value.dropFirst("Bearer ".count))]
