@@ -75,6 +75,9 @@ enum MountedApp {
                         Api(user: (try? request.auth.require(User.self).name) ?? "nobody")
                     }
                     guarded.addRivetKit("actors", gateway: gateway)
+                    // The same gateway again under a group's path, below another path component.
+                    app.grouped("v1").grouped(TokenAuthenticator(), User.guardMiddleware())
+                        .addRivetKit("mounted", "actors", gateway: gateway)
                     guarded.addTinyvex("tinyvex", server: tinyvex) { request, _ in
                         request.auth.get(User.self)?.name
                     }
@@ -174,7 +177,7 @@ struct VaporFrameworkTests {
         }
     }
 
-    @Test("Without a token, the application's middleware refuses the RivetKit gateway's routes and WebSocket with 401")
+    @Test("Without a token, the application's middleware refuses the RivetKit gateway's routes and WebSocket with 401; with one, its routes answer under a grouped path too")
     func rivetKitRefused() async throws {
         try await MountedApp.run { port in
             let http = try RpcTransportNIO.HTTPClient(baseURL: "http://127.0.0.1:\(port)")
@@ -183,6 +186,13 @@ struct VaporFrameworkTests {
             let allowed = try await http.execute(
                 HTTPClientRequest(method: .GET, path: "/actors/metadata", headers: MountedApp.alice))
             #expect(allowed.status == 200)
+            let grouped = try await http.execute(
+                HTTPClientRequest(method: .GET, path: "/v1/mounted/actors/metadata?x=1", headers: MountedApp.alice))
+            #expect(grouped.status == 200)
+            #expect(grouped.body == allowed.body)
+            let outside = try await http.execute(
+                HTTPClientRequest(method: .GET, path: "/v1/mounted/actors/nowhere", headers: MountedApp.alice))
+            #expect(outside.status == 404)
             await http.close()
             var configuration = WebSocketClientConfiguration()
             configuration.subprotocols = ["rivet"]
