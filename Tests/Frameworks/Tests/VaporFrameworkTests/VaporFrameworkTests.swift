@@ -70,17 +70,10 @@ enum MountedApp {
                 let outcome: Result<T, any Error>
                 do {
                     app.get("hello") { _ in "hello" }
-                    let guarded = app.grouped(TokenAuthenticator(), User.guardMiddleware())
-                    guarded.addCapnWeb("rpc") { request in
-                        Api(user: (try? request.auth.require(User.self).name) ?? "nobody")
-                    }
-                    guarded.addRivetKit("actors", gateway: gateway)
+                    mountAsInReadme(app, gateway: gateway, tinyvex: tinyvex)
                     // The same gateway again under a group's path, below another path component.
                     app.grouped("v1").grouped(TokenAuthenticator(), User.guardMiddleware())
                         .addRivetKit("mounted", "actors", gateway: gateway)
-                    guarded.addTinyvex("tinyvex", server: tinyvex) { request, _ in
-                        request.auth.get(User.self)?.name
-                    }
                     try await app.server.start(address: .hostname("127.0.0.1", port: 0))
                     guard let port = app.http.server.shared.localAddress?.port else { throw NoPort() }
                     outcome = .success(try await body(port))
@@ -153,7 +146,7 @@ struct VaporFrameworkTests {
     @Test("RivetKitClient reaches the gateway's HTTP routes and realtime WebSocket through the mount")
     func rivetKit() async throws {
         try await MountedApp.run { port in
-            var config = ClientConfig(endpoint: "http://127.0.0.1:\(port)/actors")
+            var config = ClientConfig(endpoint: "http://127.0.0.1:\(port)/rivet")
             config.headers = ["authorization": "Bearer alice-token"]
             // The realtime socket carries the application's credentials too.
             var transports = ClientTransports.network
@@ -181,10 +174,10 @@ struct VaporFrameworkTests {
     func rivetKitRefused() async throws {
         try await MountedApp.run { port in
             let http = try RpcTransportNIO.HTTPClient(baseURL: "http://127.0.0.1:\(port)")
-            let metadata = try await http.execute(HTTPClientRequest(method: .GET, path: "/actors/metadata"))
+            let metadata = try await http.execute(HTTPClientRequest(method: .GET, path: "/rivet/metadata"))
             #expect(metadata.status == 401)
             let allowed = try await http.execute(
-                HTTPClientRequest(method: .GET, path: "/actors/metadata", headers: MountedApp.alice))
+                HTTPClientRequest(method: .GET, path: "/rivet/metadata", headers: MountedApp.alice))
             #expect(allowed.status == 200)
             let grouped = try await http.execute(
                 HTTPClientRequest(method: .GET, path: "/v1/mounted/actors/metadata?x=1", headers: MountedApp.alice))
@@ -198,7 +191,7 @@ struct VaporFrameworkTests {
             configuration.subprotocols = ["rivet"]
             do {
                 _ = try await WebSocketClient.connect(
-                    to: "ws://127.0.0.1:\(port)/actors/gateway/none/connect", configuration: configuration)
+                    to: "ws://127.0.0.1:\(port)/rivet/gateway/none/connect", configuration: configuration)
                 Issue.record("the gateway's WebSocket was opened without a token")
             } catch let error as TransportError {
                 #expect(error.code == .upgradeRejected)
