@@ -17,6 +17,7 @@ document, and thousands of them would make DocC take minutes instead of seconds.
 """
 import json
 import pathlib
+import resource
 import subprocess
 import sys
 import tempfile
@@ -57,6 +58,12 @@ def own_graph(graph):
     return graph
 
 
+def cpu_seconds():
+    """The CPU time the finished child processes (docc) used, user and system."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def build(catalog, graphs, output, work):
     module = catalog.parent.name
     paths = graph_files(graphs, module)
@@ -79,14 +86,14 @@ def build(catalog, graphs, output, work):
         "--fallback-bundle-identifier", module,
         "--warnings-as-errors",
     ]
-    started = time.monotonic()
+    started, cpu_before = time.monotonic(), cpu_seconds()
     result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    seconds = time.monotonic() - started
+    seconds, cpu = time.monotonic() - started, cpu_seconds() - cpu_before
     if result.returncode != 0:
         print(result.stdout, end="")
         print(f"error: the documentation of {module} has errors ({catalog})")
         return False
-    print(f"docs: {module} built in {seconds:.1f}s: {archive}")
+    print(f"docs: {module} built in {seconds:.1f}s ({cpu:.1f}s of CPU): {archive}")
     return True
 
 
