@@ -53,9 +53,9 @@ public final class ActorConnection: Sendable {
     private typealias Core = ActorConnectionCore<any MessageTransport, Waiter>
 
     /// An action made whose interceptors have not passed it on yet.
+    /// An action made, not yet held: its request frame, encoded before it is admitted.
     private struct Made {
-        var name: String
-        var args: [JSONValue]
+        var frame: [UInt8]
     }
 
     private struct State {
@@ -345,8 +345,9 @@ public final class ActorConnection: Sendable {
     public func action(_ name: String, args: [JSONValue], metadata: [String: String] = [:]) async throws(ActorError) -> JSONValue {
         let call = channel.call(name, timeout: client.config.actionTimeout, isIdempotent: false, metadata: metadata)
         let id = call.id
+        let frame = RivetMessageCodec.frame(ClientMessage.actionRequest(id: id, name: name, args: args))
         let disposals = state.withLock { state in
-            state.made[id] = Made(name: name, args: args)
+            state.made[id] = Made(frame: frame)
             return state.disposals
         }
         do {
@@ -375,16 +376,18 @@ public final class ActorConnection: Sendable {
     /// - Throws: ``ActorError``: the refusal (too many held), or the failure the action got
     ///   while held.
     private func admit(_ id: UInt64) async throws(ActorError) {
-        guard let made = state.withLock({ $0.made.removeValue(forKey: id) }) else {
-            throw ActorError(.clientInternalError, "action \(id) was not made")
-        }
-        let frame = RivetMessageCodec.frame(ClientMessage.actionRequest(id: id, name: made.name, args: made.args))
-        let (refusal, connected) = state.withLock { state in
+        // One turn of the lock while connected (the usual case): held, and any failure taken.
+        let connected = try state.withLock { state throws(ActorError) -> Bool in
+            guard let made = state.made.removeValue(forKey: id) else {
+                throw ActorError(.clientInternalError, "action \(id) was not made")
+            }
             let connected = state.core.ready != nil
-            return (state.core.hold(id, frame: frame, limited: !connected), connected)
+            if let refusal = state.core.hold(id, frame: made.frame, limited: !connected) { throw refusal }
+            if connected, let failure = state.core.takeFailure(id) { throw failure }
+            return connected
         }
-        if let refusal { throw refusal }
-        if !connected { await waitWhileHeld(id) }
+        guard !connected else { return }
+        await waitWhileHeld(id)
         if let failure = state.withLock({ $0.core.takeFailure(id) }) { throw failure }
     }
 
