@@ -8,7 +8,12 @@
 # in the same run, a bare SQLite write followed by a bare WebSocket broadcast to 1,000
 # connections. Builds the TinyvexBenchmarks product of Tests/Benchmarks in release mode; extra
 # arguments go to it (--quick runs fewer rounds, --mutations-only stops after the mutation
-# rates). The last line has the form `ratio tinyvex-fanout-vs-bare <x.xx>` (goal at most 2.0).
+# rates). With PostgreSQL (Scripts/with-postgres.sh starts a throwaway cluster, or
+# RPC_POSTGRES_URL names a database), also the mutation rate on one node and on three nodes of one
+# database, and the fan-out from a commit on one node to 1,000 connections spread over three
+# nodes against the same connections all on the committing node. The ratio lines have the form
+# `ratio tinyvex-fanout-vs-bare <x.xx>` (goal at most 2.0) and, with PostgreSQL,
+# `ratio tinyvex-cluster-fanout-vs-single <x.xx>` (goal at most 2.0).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 forget_release_plan
@@ -22,4 +27,4 @@ swift build "${build_flags[@]}" --product TinyvexBenchmarks
 bin_dir="$(swift build "${build_flags[@]}" --show-bin-path)"
 
 log "bench-tinyvex: running"
-"$bin_dir/TinyvexBenchmarks" "$@"
+"$REPO_ROOT/Scripts/with-postgres.sh" --optional "$bin_dir/TinyvexBenchmarks" "$@"

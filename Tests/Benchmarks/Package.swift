@@ -98,6 +98,7 @@ let package = Package(
             name: "TinyvexBenchmarks",
             dependencies: [
                 .product(name: "TinyvexServer", package: "Tinyvex"),
+                .product(name: "TinyvexPostgres", package: "Tinyvex"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings

@@ -15,7 +15,9 @@ import TinyvexServer
 /// a mutation until all 1,000 subscribed connections have the new value (p50, p99); the same for
 /// a bare SQLite write followed by a bare WebSocket broadcast to 1,000 connections; and `ratio
 /// tinyvex-fanout-vs-bare X.XX` (Tinyvex's p50 over the bare p50; the goal is 2.0 or less).
-/// `--quick` runs fewer rounds; `--mutations-only` stops after the mutation rates.
+/// With PostgreSQL (`RPC_POSTGRES_URL`), ``ClusterSide`` then measures the same on one node and
+/// on three nodes of one database. `--quick` runs fewer rounds; `--mutations-only` stops after
+/// the mutation rates.
 @main
 struct TinyvexBenchmarks {
     struct Counter: Codable { let n: Int64 }
@@ -52,10 +54,16 @@ struct TinyvexBenchmarks {
             writerCount, channelCount, perSecond, watcherMessages))
         print(String(format: "bare GRDB transactions/s, one insert each (SQLite file, same settings): %.0f", barePerSecond))
         print(String(format: "ratio tinyvex-mutations-vs-bare-sqlite %.2f", perSecond / barePerSecond))
-        if CommandLine.arguments.contains("--mutations-only") { return }
+        let mutationsOnly = CommandLine.arguments.contains("--mutations-only")
+        if mutationsOnly {
+            if let clusterURL = ClusterSide.url {
+                try await ClusterSide.run(url: clusterURL, mutations: mutations, connections: connections, rounds: 0)
+            }
+            return
+        }
 
         let tinyvexLatencies = try await withTinyvex { url in
-            let receivers = try await Receivers.subscribe(url: url, count: connections)
+            let receivers = try await Receivers.subscribe(urls: [url], count: connections)
             let driver = try await Driver(url: url)
             var latencies: [Duration] = []
             for _ in 0..<rounds {
@@ -75,6 +83,9 @@ struct TinyvexBenchmarks {
         print(String(format: "tinyvex mutation to %d connections: p50 %.3f ms, p99 %.3f ms", connections, tinyvex.p50 * 1000, tinyvex.p99 * 1000))
         print(String(format: "bare SQLite write + WebSocket broadcast to %d connections: p50 %.3f ms, p99 %.3f ms", connections, floor.p50 * 1000, floor.p99 * 1000))
         print(String(format: "ratio tinyvex-fanout-vs-bare %.2f", tinyvex.p50 / floor.p50))
+        if let clusterURL = ClusterSide.url {
+            try await ClusterSide.run(url: clusterURL, mutations: mutations, connections: connections, rounds: rounds)
+        }
     }
 
     /// Connections sending mutations at once in the mutation benchmark.
@@ -92,31 +103,64 @@ struct TinyvexBenchmarks {
     static func mutationRate(mutations: Int) async throws -> (perSecond: Double, watcherMessages: Int) {
         let (path, cleanup) = temporaryFile("tinyvex")
         defer { cleanup() }
-        let configuration = TinyvexServerConfiguration(maxSendQueue: 4_096, heartbeatInterval: .seconds(3600))
         return try await TinyvexServer.withServer(
-            schema: TinyvexDemoSchema.schema(), database: .file(path), configuration: configuration, port: 0
+            schema: TinyvexDemoSchema.schema(), database: .file(path), configuration: serverConfiguration, port: 0
         ) { server in
-            let receivers = try await Receivers.subscribe(url: server.url, count: subscriptionCount) { index in
-                #"{"jsonrpc":"2.0","id":1,"method":"tinyvex/subscribe","params":{"subId":"m","name":"messages.list","params":{"channel":"c\#(index % channelCount)"}}}"#
-            }
-            var writers: [Driver] = []
-            for _ in 0..<writerCount { writers.append(try await Driver(url: server.url)) }
-            let perWriter = mutations / writerCount
-            let start = ContinuousClock.now
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for (index, writer) in writers.enumerated() {
-                    group.addTask {
-                        for step in 0..<perWriter { try await writer.send(author: "w\(index)", channel: "c\((index + step * writerCount) % channelCount)") }
+            try await drive(urls: [server.url], mutations: mutations, channelPrefix: "c")
+        }
+    }
+
+    /// The settings every benchmark server runs with: a send queue deep enough for the flood,
+    /// and no heartbeat during the measurement.
+    static let serverConfiguration = TinyvexServerConfiguration(maxSendQueue: 4_096, heartbeatInterval: .seconds(3600))
+
+    /// The mutation flood of ``mutationRate(mutations:)`` against the servers at `urls`: the
+    /// watchers and the writers are spread over them in turn, and the channels are named
+    /// `channelPrefix` followed by their number.
+    static func drive(urls: [String], mutations: Int, channelPrefix: String) async throws -> (perSecond: Double, watcherMessages: Int) {
+        let receivers = try await Receivers.subscribe(urls: urls, count: subscriptionCount) { index in
+            #"{"jsonrpc":"2.0","id":1,"method":"tinyvex/subscribe","params":{"subId":"m","name":"messages.list","params":{"channel":"\#(channelPrefix)\#(index % channelCount)"}}}"#
+        }
+        var writers: [Driver] = []
+        for index in 0..<writerCount { writers.append(try await Driver(url: urls[index % urls.count])) }
+        let perWriter = mutations / writerCount
+        let start = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, writer) in writers.enumerated() {
+                group.addTask {
+                    for step in 0..<perWriter {
+                        try await writer.send(author: "w\(index)", channel: "\(channelPrefix)\((index + step * writerCount) % channelCount)")
                     }
                 }
-                try await group.waitForAll()
             }
-            let elapsed = ContinuousClock.now - start
-            let watcherMessages = receivers.counter.total - subscriptionCount * 2
-            for writer in writers { await writer.close() }
-            await receivers.close()
-            return (Double(perWriter * writerCount) / elapsed.seconds, watcherMessages)
+            try await group.waitForAll()
         }
+        let elapsed = ContinuousClock.now - start
+        let watcherMessages = receivers.counter.total - subscriptionCount * 2
+        for writer in writers { await writer.close() }
+        await receivers.close()
+        return (Double(perWriter * writerCount) / elapsed.seconds, watcherMessages)
+    }
+
+    /// Fan-out rounds: `connections` connections spread over `receiving` in turn, each subscribed
+    /// to `messages.count` of `channel`; each round sends one message into the channel through
+    /// `sending` and is timed until every connection has the new count.
+    static func fanout(receiving: [String], sending: String, channel: String, connections: Int, rounds: Int) async throws -> [Duration] {
+        let receivers = try await Receivers.subscribe(urls: receiving, count: connections) { _ in
+            #"{"jsonrpc":"2.0","id":1,"method":"tinyvex/subscribe","params":{"subId":"n","name":"messages.count","params":{"channel":"\#(channel)"}}}"#
+        }
+        let driver = try await Driver(url: sending)
+        var latencies: [Duration] = []
+        for _ in 0..<rounds {
+            receivers.counter.arm(connections)
+            let start = ContinuousClock.now
+            try await driver.send(author: "fanout", channel: channel)
+            let end = await receivers.counter.finished()
+            latencies.append(end - start)
+        }
+        await driver.close()
+        await receivers.close()
+        return latencies
     }
 
     /// Bare GRDB: the same document inserts, one transaction each, on a fresh SQLite file opened
@@ -149,8 +193,7 @@ struct TinyvexBenchmarks {
     }
 
     static func withTinyvex<T>(isolation: isolated (any Actor)? = #isolation, _ body: (String) async throws -> T) async throws -> T {
-        let configuration = TinyvexServerConfiguration(maxSendQueue: 4_096, heartbeatInterval: .seconds(3600))
-        return try await TinyvexServer.withServer(schema: schema(), configuration: configuration, port: 0) { server in
+        try await TinyvexServer.withServer(schema: schema(), configuration: serverConfiguration, port: 0) { server in
             try await body(server.url)
         }
     }
@@ -162,13 +205,13 @@ struct TinyvexBenchmarks {
         var readers: [Task<Void, any Error>] = []
 
         static func subscribe(
-            url: String, count: Int,
+            urls: [String], count: Int,
             request: (Int) -> String = { _ in #"{"jsonrpc":"2.0","id":1,"method":"tinyvex/subscribe","params":{"subId":"c","name":"counter.get","params":{}}}"# }
         ) async throws -> Receivers {
             var receivers = Receivers()
             let counter = receivers.counter
             for index in 0..<count {
-                let transport = try await WebSocketClient.connect(to: url)
+                let transport = try await WebSocketClient.connect(to: urls[index % urls.count])
                 receivers.transports.append(transport)
                 receivers.readers.append(Task { for try await _ in transport.inboundMessages() { counter.received() } })
                 counter.arm(2)  // the first value and the answer
