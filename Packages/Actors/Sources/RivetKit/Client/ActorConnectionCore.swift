@@ -7,7 +7,7 @@
 /// an open that failed for good, a dispose) changes the state and returns the ``Effect``s the
 /// shell performs, in order, outside its lock. ``ActorConnection`` is that shell; the
 /// connection itself (opening, the wait for `Init`, retries, messages held while offline) is
-/// the shared ``RpcTransport/ReconnectingConnection``'s.
+/// the shared ``ReconnectingConnection``'s.
 ///
 /// `Link` is what a ready transport is known by; `Waiter` is a caller waiting for an answer.
 struct ActorConnectionCore<Link: Sendable, Waiter: Sendable>: Sendable {

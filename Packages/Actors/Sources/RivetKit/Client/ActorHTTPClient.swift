@@ -4,12 +4,12 @@ public import RpcTransportNIO
 /// actions over HTTP): one client per endpoint, made by ``ClientTransports/makeHTTPClient``
 /// and closed when the RivetKit client is.
 ///
-/// ``RpcTransportNIO/HTTPClient`` is one; a test may answer requests in process instead.
+/// ``HTTPClient`` is one; a test may answer requests in process instead.
 public protocol ActorHTTPClient: Sendable {
     /// Sends `request` (its path relative to the endpoint) and returns the answer, whatever
     /// its status.
     ///
-    /// - Throws: ``RpcTransport/TransportError`` when no answer came.
+    /// - Throws: ``TransportError`` when no answer came.
     func execute(_ request: HTTPClientRequest) async throws(TransportError) -> HTTPClientResponse
 
     /// Closes the connections it holds; requests after it fail.

@@ -31,8 +31,8 @@ public struct ClientTransports: Sendable {
         self.makeHTTPClient = makeHTTPClient
     }
 
-    /// WebSockets (``RpcTransportNIO/WebSocketClient``) and HTTP connections
-    /// (``RpcTransportNIO/HTTPClient``) over the network.
+    /// WebSockets (``WebSocketClient``) and HTTP connections
+    /// (``HTTPClient``) over the network.
     public static var network: ClientTransports {
         ClientTransports(
             openSocket: { url, subprotocols in

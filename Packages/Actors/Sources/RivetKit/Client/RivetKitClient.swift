@@ -55,6 +55,7 @@ public final class RivetKitClient: Sendable {
     /// - Parameters:
     ///   - config: The endpoint, credentials and limits.
     ///   - transports: How sockets and HTTP clients are opened; the network by default.
+    ///   - isolation: The actor `body` runs on; the caller's by default.
     ///   - body: What to do with the client.
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws.
@@ -109,6 +110,9 @@ public final class RivetKitClient: Sendable {
     /// id (as ``getForId(_:actorId:params:)`` gives).
     ///
     /// - Parameters:
+    ///   - name: The actor type's name.
+    ///   - key: The new actor's key.
+    ///   - params: The connection parameters the handle sends.
     ///   - input: The creation input, sent as base64 of CBOR; omitted when `nil`.
     ///   - region: The region (`datacenter`) to create it in; omitted when `nil`.
     /// - Throws: ``ActorError``: the server's error (`actor.duplicate_key` when an actor has

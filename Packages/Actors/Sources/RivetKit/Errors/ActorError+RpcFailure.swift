@@ -10,7 +10,7 @@ extension ActorError: RpcFailureConvertible {
         self.init(group: code.group, code: code.code, message: message, metadata: metadata)
     }
 
-    /// The error as an ``RpcWire/RpcFailure``: the code from ``ActorErrorCode/rpcFailureCode``,
+    /// The error as an ``RpcFailure``: the code from ``ActorErrorCode/rpcFailureCode``,
     /// origin ``ActorErrorCode/origin`` (local for the group `client`, remote for every
     /// other), the layer `actors`, the reason `group.code`, the group and code in metadata
     /// `group` and `code`, and this error as the cause (its JSON ``metadata`` stays there).

@@ -145,7 +145,7 @@ public struct ActorErrorCode: Hashable, Sendable, CustomStringConvertible {
     /// every other group is reported by the server.
     public var origin: RpcFailure.Origin { group == "client" ? .local : .remote }
 
-    /// The ``RpcWire/RpcFailure/Code`` this code maps to.
+    /// The ``RpcFailure/Code`` this code maps to.
     ///
     /// | Codes | RpcFailure code |
     /// |---|---|

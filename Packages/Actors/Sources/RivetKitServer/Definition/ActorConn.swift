@@ -48,7 +48,7 @@ public final class ActorConn: Sendable {
 
     /// The parameters decoded as `T`.
     ///
-    /// - Throws: ``RivetKit/ActorError`` `request.invalid_params` when there are none or they
+    /// - Throws: ``ActorError`` `request.invalid_params` when there are none or they
     ///   do not decode.
     public func params<T: Decodable>(as type: T.Type) throws(ActorError) -> T {
         try info.params(as: type)
@@ -67,7 +67,7 @@ public final class ActorConn: Sendable {
 
     /// The connection's state as `S`.
     ///
-    /// - Throws: ``RivetKit/ActorError`` `rivetkit.internal_error` when there is none or it is
+    /// - Throws: ``ActorError`` `rivetkit.internal_error` when there is none or it is
     ///   not an `S` (a mistake in the actor type, not in the client's request).
     public func state<S: Sendable>(as type: S.Type) throws(ActorError) -> S {
         guard let state = state as? S else {
@@ -79,7 +79,7 @@ public final class ActorConn: Sendable {
     /// Sends event `name` with positional `args` to this connection only, whether or not it
     /// subscribed to it. Does nothing on an HTTP action's connection, which cannot take events.
     ///
-    /// - Throws: ``RivetKit/ActorError`` `rivetkit.internal_error` when an argument cannot be
+    /// - Throws: ``ActorError`` `rivetkit.internal_error` when an argument cannot be
     ///   encoded, `message.outgoing_too_long` when the frame is over the server's
     ///   `maxMessageSize` (nothing is sent).
     public func send(_ name: String, _ args: any Encodable...) throws(ActorError) {

@@ -29,7 +29,7 @@ public struct ActorConnectionInfo: Sendable {
 
     /// The parameters decoded as `T`.
     ///
-    /// - Throws: ``RivetKit/ActorError`` `request.invalid_params` when there are none or they
+    /// - Throws: ``ActorError`` `request.invalid_params` when there are none or they
     ///   do not decode.
     public func params<T: Decodable>(as type: T.Type) throws(ActorError) -> T {
         guard let params else { throw ActorError(.requestInvalidParams, "no connection parameters") }

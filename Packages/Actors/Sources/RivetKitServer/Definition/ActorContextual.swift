@@ -51,7 +51,7 @@ extension ActorContextual {
 
     /// The vars as `V`.
     ///
-    /// - Throws: ``RivetKit/ActorError`` `rivetkit.internal_error` when there are none or they
+    /// - Throws: ``ActorError`` `rivetkit.internal_error` when there are none or they
     ///   are not a `V` (a mistake in the actor type).
     public func vars<V: Sendable>(as type: V.Type) throws(ActorError) -> V {
         guard let vars = runtime.currentVars as? V else {
@@ -68,7 +68,7 @@ extension ActorContextual {
     /// Sends event `name` with positional `args` to every connection of this actor that
     /// subscribed to it, and to no other.
     ///
-    /// - Throws: ``RivetKit/ActorError`` `rivetkit.internal_error` when an argument cannot be
+    /// - Throws: ``ActorError`` `rivetkit.internal_error` when an argument cannot be
     ///   encoded as JSON, and `message.outgoing_too_long` when the event's frame is over the
     ///   server's `maxMessageSize` (nothing is sent; thrown on from an action, it fails the
     ///   action, whose state change is then not kept).
@@ -99,7 +99,7 @@ extension ActorContextual {
     public var schedule: ActorSchedule { ActorSchedule(runtime: runtime) }
 
     /// A RivetKit client of the other actors of this server, in this actor's namespace: the
-    /// same ``RivetKit/RivetKitClient`` an application uses (`getOrCreate`, `get`, `getForId`,
+    /// same ``RivetKitClient`` an application uses (`getOrCreate`, `get`, `getForId`,
     /// `create`, actions, realtime connections and their events), whose requests stay in the
     /// process. The server owns it: it closes when the server stops, and nothing needs closing.
     ///

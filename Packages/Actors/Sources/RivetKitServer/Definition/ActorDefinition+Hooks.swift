@@ -82,7 +82,7 @@ extension ActorDefinition {
     }
 
     /// Runs before a connection (realtime or HTTP action) is accepted; throwing refuses it,
-    /// and the client gets the error (an ``RivetKit/ActorError`` such as `auth.forbidden`).
+    /// and the client gets the error (an ``ActorError`` such as `auth.forbidden`).
     public func onBeforeConnect(_ body: @escaping @Sendable (ActorConnectionInfo) async throws -> Void) -> Self {
         onBeforeConnect { (_: ActorLifecycleContext<State>, connection: ActorConnectionInfo) in try await body(connection) }
     }

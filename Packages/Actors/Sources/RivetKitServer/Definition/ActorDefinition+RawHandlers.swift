@@ -10,7 +10,7 @@ extension ActorDefinition {
     /// before the handler (their parameters from the `x-rivet-conn-params` header) and
     /// `onDisconnect` after it. The request keeps the actor awake and is bounded by
     /// `actionTimeout` (`actor.action_timed_out`, 408). A handler that throws answers 500 with
-    /// the error's JSON (an ``RivetKit/ActorError`` as it is, anything else as
+    /// the error's JSON (an ``ActorError`` as it is, anything else as
     /// `rivetkit.internal_error`). Without a handler, requests get 404 with an empty body.
     ///
     /// ```swift

@@ -17,7 +17,7 @@ public import RivetKit
 ///     .action("getCount") { context in context.state.count }
 /// ```
 ///
-/// Errors an action or hook throws as ``RivetKit/ActorError`` reach the client with their group,
+/// Errors an action or hook throws as ``ActorError`` reach the client with their group,
 /// code, message and metadata; any other error reaches it as `rivetkit.internal_error`, without
 /// its details.
 public struct ActorDefinition<State: Codable & Sendable>: Sendable {

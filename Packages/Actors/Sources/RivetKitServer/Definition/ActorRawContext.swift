@@ -23,7 +23,7 @@ public struct ActorRawContext<State: Codable & Sendable>: ActorContextual {
 
     /// The actor's state as the last action or hook left it.
     ///
-    /// - Throws: ``RivetKit/ActorError`` `actor.state_unreadable` when it does not decode.
+    /// - Throws: ``ActorError`` `actor.state_unreadable` when it does not decode.
     public func state() throws(ActorError) -> State {
         try currentState()
     }

@@ -31,7 +31,7 @@ public struct ActorResponse: Sendable, Hashable {
 
     /// A response whose body is `value` encoded as JSON, with `content-type: application/json`.
     ///
-    /// - Throws: ``RivetKit/ActorError`` `request.invalid` when `value` cannot be encoded as JSON.
+    /// - Throws: ``ActorError`` `request.invalid` when `value` cannot be encoded as JSON.
     public static func json(_ value: some Encodable, status: Int = 200, headers: [String: String] = [:])
         throws(ActorError) -> ActorResponse
     {

@@ -20,7 +20,7 @@ public struct ActorSchedule: Sendable {
     /// Schedules action `action` with positional `args` to run after `delay` (a negative delay
     /// runs it as soon as possible); returns the schedule's id.
     ///
-    /// - Throws: ``RivetKit/ActorError`` `schedule.max_schedules_exceeded` when the actor has as
+    /// - Throws: ``ActorError`` `schedule.max_schedules_exceeded` when the actor has as
     ///   many pending schedules as the server allows, `schedule.invalid_time` when `delay` is
     ///   out of range, `rivetkit.internal_error` when an argument cannot be encoded as JSON or
     ///   the store fails.
@@ -58,7 +58,7 @@ public struct ActorSchedule: Sendable {
 
     /// Cancels a pending schedule of this actor; returns whether there was one.
     ///
-    /// - Throws: ``RivetKit/ActorError`` `rivetkit.internal_error` when the store fails.
+    /// - Throws: ``ActorError`` `rivetkit.internal_error` when the store fails.
     @discardableResult
     public func cancel(_ id: String) async throws(ActorError) -> Bool {
         try await scheduler().cancel(actorId: runtime.actorId, id: id)
@@ -66,7 +66,7 @@ public struct ActorSchedule: Sendable {
 
     /// This actor's pending schedules, earliest first.
     ///
-    /// - Throws: ``RivetKit/ActorError`` `rivetkit.internal_error` when the store fails.
+    /// - Throws: ``ActorError`` `rivetkit.internal_error` when the store fails.
     public func list() async throws(ActorError) -> [ActorScheduleEntry] {
         try await scheduler().list(actorId: runtime.actorId).map { schedule in
             ActorScheduleEntry(

@@ -36,7 +36,7 @@ public final class ActorWebSocket: Sendable {
 
     /// Sends a text message. A message to a closed socket is dropped.
     ///
-    /// - Throws: ``RivetKit/ActorError`` `message.outgoing_too_long` when the text is over the
+    /// - Throws: ``ActorError`` `message.outgoing_too_long` when the text is over the
     ///   server's message size limit.
     public func send(text: String) async throws(ActorError) {
         try await send(TransportMessage(kind: .text, bytes: Array(text.utf8)))
@@ -44,7 +44,7 @@ public final class ActorWebSocket: Sendable {
 
     /// Sends a binary message. A message to a closed socket is dropped.
     ///
-    /// - Throws: ``RivetKit/ActorError`` `message.outgoing_too_long` when the bytes are over
+    /// - Throws: ``ActorError`` `message.outgoing_too_long` when the bytes are over
     ///   the server's message size limit.
     public func send(binary: [UInt8]) async throws(ActorError) {
         try await send(TransportMessage(kind: .binary, bytes: binary))

@@ -2,12 +2,12 @@ public import RpcTransport
 public import RpcTransportNIO
 
 /// RivetKit's HTTP surface and gateway WebSocket, for a server other than
-/// ``withActorServer(registry:store:configuration:_:)`` to route to: a web framework's router,
+/// ``withActorServer(registry:store:configuration:isolation:_:)`` to route to: a web framework's router,
 /// say, that reads each request and accepts each WebSocket itself and hands them over here.
-/// Every route of ``withActorServer(registry:store:configuration:_:)`` is answered, with the
+/// Every route of ``withActorServer(registry:store:configuration:isolation:_:)`` is answered, with the
 /// same actors, store and limits; only the socket is not this package's.
 ///
-/// Get one from ``withActorGateway(registry:store:configuration:_:)``. Paths are the
+/// Get one from ``withActorGateway(registry:store:configuration:isolation:_:)``. Paths are the
 /// gateway's own (`/metadata`, `/actors`, `/gateway/…`): a router that mounts it under a
 /// prefix removes the prefix first.
 ///

@@ -3,7 +3,7 @@ import RpcTransportNIO
 /// A running actor server: RivetKit's HTTP surface and gateway WebSocket on one port, for the
 /// actor types of a registry, with state kept in an ``ActorStore``.
 ///
-/// Run one with ``withActorServer(registry:store:configuration:_:)``.
+/// Run one with ``withActorServer(registry:store:configuration:isolation:_:)``.
 public final class ActorServer: Sendable {
     /// The configuration the server runs with.
     public let configuration: ActorServerConfiguration

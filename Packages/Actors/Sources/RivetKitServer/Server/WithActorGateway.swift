@@ -18,6 +18,7 @@
 ///   - registry: The actor types offered.
 ///   - store: Where actors and their state are kept.
 ///   - configuration: Token and limits (its `host` and `port` are not used).
+///   - isolation: The actor `body` runs on; the caller's by default.
 ///   - body: What to do while the gateway runs.
 /// - Returns: What `body` returns.
 /// - Throws: What `body` throws.

@@ -15,6 +15,7 @@ import RpcTransportNIO
 ///   - registry: The actor types offered.
 ///   - store: Where actors and their state are kept.
 ///   - configuration: Address, token and limits.
+///   - isolation: The actor `body` runs on; the caller's by default.
 ///   - body: What to do while the server runs.
 /// - Returns: What `body` returns.
 /// - Throws: The transport's error when the server cannot listen, or what `body` throws.

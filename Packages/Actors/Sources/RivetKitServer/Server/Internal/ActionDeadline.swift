@@ -3,7 +3,7 @@ import RpcTransport
 import Synchronization
 
 /// The outcome of one action raced against its `actionTimeout` on the server's
-/// ``RpcTransport/DeadlineTimer``: whichever comes first, the action's answer or the deadline,
+/// ``DeadlineTimer``: whichever comes first, the action's answer or the deadline,
 /// settles it; the loser changes nothing. At the deadline the action is cancelled (it may still
 /// run until it next checks), and its caller is answered `actor.action_timed_out` at once.
 final class ActionDeadline: ExpiringWait {

@@ -4,8 +4,8 @@ import RpcTransport
 import Synchronization
 
 /// The one place of a server that knows when the next schedule of any actor is due, awake or
-/// asleep: it keeps one alarm (``RpcTransport/EarliestAlarm``) on the server's
-/// ``RpcTransport/DeadlineTimer`` for the earliest
+/// asleep: it keeps one alarm (``EarliestAlarm``) on the server's
+/// ``DeadlineTimer`` for the earliest
 /// pending schedule in the store. When the alarm passes it claims (removes) the due schedules
 /// from the store and hands each to `fire`, which wakes the actor and runs the action; then it
 /// arms for the next one. A schedule is removed before its action runs, so it runs at most once.

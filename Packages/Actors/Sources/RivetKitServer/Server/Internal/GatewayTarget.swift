@@ -18,7 +18,7 @@ struct GatewayTarget {
 
     /// Reads a gateway path and query; `nil` when the path is not under `/gateway/`.
     ///
-    /// - Throws: ``RivetKit/ActorError`` `request.invalid` for a malformed `rvt-input` or method,
+    /// - Throws: ``ActorError`` `request.invalid` for a malformed `rvt-input` or method,
     ///   `actor.invalid_key` for a malformed `rvt-key`.
     static func parse(path: String, query: String) throws(ActorError) -> GatewayTarget? {
         let segments = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
