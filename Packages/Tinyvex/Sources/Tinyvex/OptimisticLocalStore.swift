@@ -5,7 +5,7 @@ public import RpcWire
 /// ``TinyvexClient/mutation(_:args:as:optimisticUpdate:)``.
 ///
 /// A query is named by its name and params, as in `subscribe`; values are plain JSON, read and
-/// written through `Codable` or as ``RpcWire/JSONValue``. Treat what you read as a value: edit
+/// written through `Codable` or as ``JSONValue``. Treat what you read as a value: edit
 /// a copy and set it back.
 public struct OptimisticLocalStore: Sendable {
     /// One query the store holds.

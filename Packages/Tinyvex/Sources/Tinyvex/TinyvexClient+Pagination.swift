@@ -3,7 +3,7 @@ extension TinyvexClient {
     /// page by page, each page with `params` plus `paginationOpts` (`{numItems, cursor}`, and
     /// `endCursor` once the page's end is pinned), and the pages' items are shown concatenated
     /// with a status; ``TinyvexPaginatedQuery/loadMore(_:)`` adds the next page. The query's
-    /// function pages with ``TinyvexServer``'s `paginate` and returns `{page, isDone,
+    /// function pages with the server's `paginate` and returns `{page, isDone,
     /// continueCursor}` of `Item`s.
     ///
     /// ```swift

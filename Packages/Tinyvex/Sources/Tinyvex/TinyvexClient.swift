@@ -26,7 +26,7 @@ import TinyvexProtocol
 ///
 /// Identical subscriptions (same name, same params once canonicalised) share one upstream
 /// subscription; the last one cancelled unsubscribes. The connection opens with the first call
-/// and is supervised by one ``RpcTransport/ReconnectingConnection``: it reconnects with backoff,
+/// and is supervised by one ``ReconnectingConnection``: it reconnects with backoff,
 /// probes the server with WebSocket pings, and runs a ready handshake on every new link
 /// (`tinyvex/connect` with the client's id and token, then every live query resubscribed with
 /// its `lastSeq`); calls wait for the handshake. A mutation is sent again after a lost
@@ -359,9 +359,13 @@ public final class TinyvexClient: Sendable {
     /// }
     /// ```
     ///
-    /// - Parameter optimisticUpdate: Edits the store; it runs at once and again whenever the
-    ///   server's values change while the mutation is in flight, under the client's lock: it
-    ///   must only read and write the store (no calls of the client, no waiting).
+    /// - Parameters:
+    ///   - name: The mutation's name.
+    ///   - args: The mutation's arguments.
+    ///   - type: The type its result decodes as.
+    ///   - optimisticUpdate: Edits the store; it runs at once and again whenever the server's
+    ///     values change while the mutation is in flight, under the client's lock: it must only
+    ///     read and write the store (no calls of the client, no waiting).
     /// - Throws: What ``mutation(_:args:as:)`` throws; the edit is rolled back first.
     public func mutation<T: Decodable>(
         _ name: String, args: any Encodable, as type: T.Type, optimisticUpdate: @escaping @Sendable (inout OptimisticLocalStore) -> Void
@@ -387,8 +391,12 @@ public final class TinyvexClient: Sendable {
 
     /// Runs the action `name` with `args` and decodes its result.
     ///
-    /// - Parameter idempotent: Whether the action may be sent again when the connection drops
-    ///   while it runs; otherwise that fails with ``TinyvexError/transport(_:)``.
+    /// - Parameters:
+    ///   - name: The action's name.
+    ///   - args: The action's arguments.
+    ///   - type: The type its result decodes as.
+    ///   - idempotent: Whether the action may be sent again when the connection drops while it
+    ///     runs; otherwise that fails with ``TinyvexError/transport(_:)``.
     /// - Throws: ``TinyvexError``.
     public func action<T: Decodable>(_ name: String, args: any Encodable, as type: T.Type, idempotent: Bool = false) async throws -> T {
         let params: JSONObject = ["requestId": .string(UUID().uuidString), "name": .string(name), "args": try Self.encode(args)]

@@ -3,7 +3,7 @@ internal import TinyvexProtocol
 
 /// What a Tinyvex call or subscription fails with.
 ///
-/// Every case reads as an ``RpcWire/RpcFailure`` (see ``rpcFailure``).
+/// Every case reads as an ``RpcFailure`` (see ``rpcFailure``).
 public enum TinyvexError: Error, Sendable, CustomStringConvertible {
     /// The server answered with an error: a Tinyvex code (`"TVX003"`) or a JSON-RPC code
     /// (`"-32602"`), its message, and the details the server attached.
@@ -26,13 +26,13 @@ public enum TinyvexError: Error, Sendable, CustomStringConvertible {
 }
 
 extension TinyvexError: RpcFailureConvertible {
-    /// The failure as an ``RpcWire/RpcFailure``, with the layer `tinyvex` and this error as the
+    /// The failure as an ``RpcFailure``, with the layer `tinyvex` and this error as the
     /// cause.
     ///
     /// | Case | RpcFailure code | Origin | Reason |
     /// |---|---|---|---|
     /// | ``server(code:message:data:)`` with a Tinyvex code | the code's mapping (`TVX001` `notFound`, `TVX003` `aborted`, …, see `TinyvexErrorCode.rpcFailureCode`) | remote | the code, e.g. `TVX003` |
-    /// | ``server(code:message:data:)`` with a JSON-RPC code | ``RpcWire/RpcFailure/Code/init(jsonRPCCode:)`` | remote | the code, e.g. `-32602` |
+    /// | ``server(code:message:data:)`` with a JSON-RPC code | ``RpcFailure/Code/init(jsonRPCCode:)`` | remote | the code, e.g. `-32602` |
     /// | ``decoding(_:)`` | `internalError` | local | `decoding` |
     /// | ``transport(_:)`` | the carried failure's code | the carried failure's origin | `transport` |
     public var rpcFailure: RpcFailure {

@@ -3,7 +3,7 @@ import RpcTransport
 import RpcWire
 import Synchronization
 
-/// JSON-RPC 2.0 requests over one supervised connection (``RpcTransport/ReconnectingConnection``):
+/// JSON-RPC 2.0 requests over one supervised connection (``ReconnectingConnection``):
 /// the client's one way to the server.
 ///
 /// Each request gets a numeric id and its answer is matched by that id; the peer's
@@ -22,7 +22,7 @@ import Synchronization
 /// let sum = try await channel.request("add", params: .positional([1, 2]))
 /// ```
 final class JSONRPCChannel: Sendable {
-    /// The ready handshake: runs on each new link (see ``RpcTransport/ReconnectingConnection/Hooks/handshake``).
+    /// The ready handshake: runs on each new link (see ``ReconnectingConnection/Hooks/handshake``).
     typealias Handshake = @Sendable (JSONRPCChannel, ReconnectingConnection.Link) async throws -> Void
 
     /// The supervised connection the requests travel on (its states and lifecycle).

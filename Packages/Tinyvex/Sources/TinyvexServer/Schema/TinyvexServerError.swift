@@ -3,8 +3,8 @@ public import RpcWire
 
 /// An error a query, mutation or action throws to answer its caller with a Tinyvex code.
 ///
-/// Any other error a function throws is reported as ``TinyvexErrorCode/mutationFailed`` (or
-/// ``TinyvexErrorCode/subscriptionRejected`` for a query) with the error's description.
+/// Any other error a function throws is reported as `TinyvexErrorCode.mutationFailed` (or
+/// `TinyvexErrorCode.subscriptionRejected` for a query) with the error's description.
 public struct TinyvexServerError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The Tinyvex code the caller receives.
     public var code: TinyvexErrorCode
@@ -25,7 +25,7 @@ public struct TinyvexServerError: Error, Sendable, Hashable, CustomStringConvert
 }
 
 extension TinyvexServerError: RpcFailureConvertible {
-    /// The error as an ``RpcWire/RpcFailure``: the code from
+    /// The error as an `RpcFailure`: the code from
     /// `TinyvexErrorCode.rpcFailureCode`, origin local (this server fails the call), the layer
     /// `tinyvex-server`, the reason the Tinyvex code (`TVX003`), and this error as the cause.
     public var rpcFailure: RpcFailure {

@@ -37,6 +37,7 @@ public final class TinyvexServer: Sendable {
     ///   - configuration: Limits and the auth hook.
     ///   - host: The address to bind; loopback by default.
     ///   - port: The port; 0 for any free port.
+    ///   - isolation: The actor `body` runs on; the caller's by default.
     ///   - body: Runs while the server listens.
     /// - Throws: A GRDB error when the database cannot be opened, a transport error when the
     ///   port cannot be bound, or what `body` throws.
@@ -87,6 +88,7 @@ public final class TinyvexServer: Sendable {
     ///   - schema: The queries, mutations and actions.
     ///   - database: Where the documents live; in memory by default.
     ///   - configuration: Limits and the auth hook.
+    ///   - isolation: The actor `body` runs on; the caller's by default.
     ///   - body: Runs while the server is up.
     /// - Throws: A GRDB error when the database cannot be opened, or what `body` throws.
     public static func withEmbeddedServer<T>(
