@@ -35,14 +35,14 @@ let package = Package(
     dependencies: [
         .package(path: "../Managed"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
-        // Documentation only: `swift package generate-documentation` (a plugin, nothing linked).
-        .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
     ],
     targets: [
         // Method names, error codes and parameter shapes of the protocol (docs/tinyvex-protocol.md).
@@ -61,6 +61,8 @@ let package = Package(
                 "TinyvexProtocol",
                 .product(name: "RpcDo", package: "Managed"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: strictSettings
         ),
@@ -144,6 +146,8 @@ let package = Package(
         .testTarget(
             name: "TinyvexTests",
             dependencies: [
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 "Tinyvex",
                 "TinyvexServer",
                 .product(name: "RpcDo", package: "Managed"),

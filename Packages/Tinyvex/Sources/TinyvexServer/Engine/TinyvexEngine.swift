@@ -108,6 +108,8 @@ actor TinyvexEngine {
     private(set) var evaluationCount = 0
 
     private let executor: StoreExecutor
+    /// What the server records; `nil` when nothing is.
+    private let observation: TinyvexObservation?
 
     /// Runs the actor's jobs on its own queue, off the cooperative pool.
     nonisolated var unownedExecutor: UnownedSerialExecutor {
@@ -118,6 +120,7 @@ actor TinyvexEngine {
         self.schema = schema
         self.configuration = configuration
         self.executor = executor
+        self.observation = TinyvexObservation.make(configuration.observability)
         self.store = try database.openStore(durability: configuration.durability, indexes: schema.indexes)
         self.jobs = ScheduledJobs(schema: schema, configuration: configuration)
         switch try store.version() {
@@ -163,6 +166,7 @@ actor TinyvexEngine {
     func unregister(_ connectionID: UInt64) {
         guard let connection = connections.removeValue(forKey: connectionID) else { return }
         pendingTransitions.remove(connectionID: connectionID)
+        observation?.subscriptionsChanged(by: -connection.subscriptions.count)
         for (subID, key) in connection.subscriptions {
             detach(Subscriber(connectionID: connectionID, subID: subID), from: key)
         }
@@ -251,7 +255,7 @@ actor TinyvexEngine {
         if let live = streams[key] {
             stream = live
         } else {
-            let (value, reads) = try evaluate(function.body, params: params, identity: connection.identity)
+            let (value, reads) = try evaluate(name, function.body, params: params, identity: connection.identity)
             stream = Stream(
                 name: name, params: params, identity: connection.identity, value: value, encoded: EncodedValue(value), seq: version,
                 reads: reads, evaluatedAt: version, subscribers: [])
@@ -281,7 +285,9 @@ actor TinyvexEngine {
         }
         stream.subscribers.insert(subscriber)
         streams[key] = stream
-        connection.subscriptions[subID] = key
+        if connection.subscriptions.updateValue(key, forKey: subID) == nil {
+            observation?.subscriptionsChanged(by: 1)
+        }
         connections[connectionID] = connection
         // The first value leaves with the connection's other subscriptions made current, before
         // the answer.
@@ -293,6 +299,7 @@ actor TinyvexEngine {
         guard let key = connections[connectionID]?.subscriptions.removeValue(forKey: subID) else {
             throw TinyvexServerError(.subscriptionNotFound, "no subscription \(subID) on this connection")
         }
+        observation?.subscriptionsChanged(by: -1)
         pendingTransitions.remove(subID: subID, for: connectionID)
         detach(Subscriber(connectionID: connectionID, subID: subID), from: key)
     }
@@ -314,7 +321,7 @@ actor TinyvexEngine {
         if function.requiresIdentity, identity == nil {
             throw TinyvexServerError(.unauthorized, "the query \(name) needs an identity")
         }
-        return try evaluate(function.body, params: params, identity: identity).0
+        return try evaluate(name, function.body, params: params, identity: identity).0
     }
 
     /// Answers `tinyvex/query`: the query's value once, read at the current version, which is
@@ -363,6 +370,25 @@ actor TinyvexEngine {
     ///     the client's scope and a resend answers it without applying again.
     ///   - scheduledID: The scheduled function this run is, removed in the mutation's savepoint.
     func mutate(connectionID: UInt64?, identity: String?, clientID: String? = nil, requestID: String?, name: String, args: JSONValue, claiming scheduledID: Int64? = nil) async throws(TinyvexServerError) -> (value: JSONValue, seq: Int64) {
+        guard let observation else {
+            return try await apply(
+                connectionID: connectionID, identity: identity, clientID: clientID, requestID: requestID, name: name, args: args, claiming: scheduledID)
+        }
+        let probe = observation.mutation(name)
+        do {
+            let result = try await apply(
+                connectionID: connectionID, identity: identity, clientID: clientID, requestID: requestID, name: name, args: args, claiming: scheduledID)
+            probe.succeeded()
+            return result
+        } catch {
+            probe.failed(error)
+            throw error
+        }
+    }
+
+    /// ``mutate(connectionID:identity:clientID:requestID:name:args:claiming:)`` without its
+    /// metrics and span.
+    private func apply(connectionID: UInt64?, identity: String?, clientID: String?, requestID: String?, name: String, args: JSONValue, claiming scheduledID: Int64?) async throws(TinyvexServerError) -> (value: JSONValue, seq: Int64) {
         guard let function = schema.mutations[name] else {
             throw TinyvexServerError(.mutationFailed, "no mutation named \(name)")
         }
@@ -609,10 +635,7 @@ actor TinyvexEngine {
             }
             settleLongWaiting()
             let spent = ContinuousClock.now - started
-            // Streams made stale while this round ran wait as long as it took (at most a
-            // second), so that a steady flow of commits leaves the engine time for requests;
-            // a pass with nothing left ends at once, so the next commit is not held back.
-            if !stale.isEmpty, spent > .milliseconds(1) {
+            if spent > .milliseconds(1) {
                 try? await Task.sleep(for: min(spent, .seconds(1)))
             }
         }
@@ -641,11 +664,13 @@ actor TinyvexEngine {
     /// its seq, and a commit made meanwhile that meets what it read makes it stale again.
     private func refreshAway(_ keys: [StreamKey]) async {
         var jobs: [(key: StreamKey, body: TinyvexSchema.QueryBody, params: JSONValue, identity: String?)] = []
+        var probes: [TinyvexProbe] = []
         for key in keys {
             stale.remove(key)
             guard let stream = streams[key], let function = schema.queries[stream.name] else { continue }
             evaluationCount += 1
             jobs.append((key, function.body, stream.params, stream.identity))
+            if let observation { probes.append(observation.query(stream.name)) }
         }
         guard !jobs.isEmpty else { return }
         writesDuringEvaluation = []
@@ -692,7 +717,10 @@ actor TinyvexEngine {
         }
         let later = writesDuringEvaluation ?? []
         for (index, job) in jobs.enumerated() {
-            guard var updated = streams[job.key] else { continue }
+            guard var updated = streams[job.key] else {
+                if probes.indices.contains(index) { probes[index].succeeded() }
+                continue
+            }
             let result: Result<(value: JSONValue, reads: ReadSet), TinyvexServerError>
             let snapshot: Int64
             switch outcome {
@@ -703,6 +731,12 @@ actor TinyvexEngine {
             case .failure(let error):
                 result = .failure(error)
                 snapshot = current
+            }
+            if probes.indices.contains(index) {
+                switch result {
+                case .success: probes[index].succeeded()
+                case .failure(let error): probes[index].failed(error)
+                }
             }
             switch result {
             case .success(let evaluated):
@@ -735,7 +769,7 @@ actor TinyvexEngine {
         guard let stream = streams[key], let function = schema.queries[stream.name] else { return }
         var updated = stream
         do {
-            let (value, reads) = try evaluate(function.body, params: stream.params, identity: stream.identity)
+            let (value, reads) = try evaluate(stream.name, function.body, params: stream.params, identity: stream.identity)
             updated.reads = reads
             updated.evaluatedAt = version
             if value != stream.value {
@@ -755,7 +789,9 @@ actor TinyvexEngine {
         for subscriber in stream.subscribers {
             pendingTransitions.remove(subID: subscriber.subID, for: subscriber.connectionID)
             connections[subscriber.connectionID]?.outbox.push(.init(kind: .control, messages: [Wire.errorNotice(subID: subscriber.subID, error)]))
-            connections[subscriber.connectionID]?.subscriptions[subscriber.subID] = nil
+            if connections[subscriber.connectionID]?.subscriptions.removeValue(forKey: subscriber.subID) != nil {
+                observation?.subscriptionsChanged(by: -1)
+            }
         }
         streams[key] = nil
         stale.remove(key)
@@ -802,7 +838,21 @@ actor TinyvexEngine {
         }
     }
 
-    private func evaluate(_ body: TinyvexSchema.QueryBody, params: JSONValue, identity: String?) throws(TinyvexServerError) -> (JSONValue, ReadSet) {
+    private func evaluate(_ name: String, _ body: TinyvexSchema.QueryBody, params: JSONValue, identity: String?) throws(TinyvexServerError) -> (JSONValue, ReadSet) {
+        guard let observation else { return try run(body, params: params, identity: identity) }
+        let probe = observation.query(name)
+        do {
+            let result = try run(body, params: params, identity: identity)
+            probe.succeeded()
+            return result
+        } catch {
+            probe.failed(error)
+            throw error
+        }
+    }
+
+    /// Runs one query on the engine's store.
+    private func run(_ body: TinyvexSchema.QueryBody, params: JSONValue, identity: String?) throws(TinyvexServerError) -> (JSONValue, ReadSet) {
         evaluationCount += 1
         let deadline = ContinuousClock.now + configuration.maxEvaluationTime
         let indexes = schema.indexes

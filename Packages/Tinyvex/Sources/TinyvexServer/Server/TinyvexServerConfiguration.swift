@@ -1,4 +1,5 @@
 import Foundation
+public import RpcTransport
 
 /// The limits and hooks of a ``TinyvexServer``; every limit has a safe default (see
 /// docs/limits.md).
@@ -44,6 +45,11 @@ public struct TinyvexServerConfiguration: Sendable {
     public var maxChunkBytes: Int
     /// How long one query evaluation may take before it fails with `TVX007`.
     public var maxEvaluationTime: Duration
+    /// Where the server's metrics and spans go: the `tinyvex_mutations` and
+    /// `tinyvex_query_evaluations` metrics, `tinyvex_subscriptions_live`, and a span per mutation
+    /// and query evaluation. Default: the process-wide factory and tracer, read when the server
+    /// starts.
+    public var observability: RpcObservability = RpcObservability()
     /// How long an action may run before its caller gets `TVX007`.
     public var actionTimeout: Duration
     /// How often the server pings each WebSocket connection (a WebSocket ping; one not answered
