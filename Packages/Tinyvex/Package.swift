@@ -43,6 +43,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        // Documentation only: `swift package generate-documentation` (a plugin, nothing linked).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
     ],
     targets: [
         // Method names, error codes and parameter shapes of the protocol (docs/tinyvex-protocol.md).

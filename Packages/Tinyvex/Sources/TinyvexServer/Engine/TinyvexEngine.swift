@@ -635,7 +635,10 @@ actor TinyvexEngine {
             }
             settleLongWaiting()
             let spent = ContinuousClock.now - started
-            if spent > .milliseconds(1) {
+            // Streams made stale while this round ran wait as long as it took (at most a
+            // second), so that a steady flow of commits leaves the engine time for requests;
+            // a pass with nothing left ends at once, so the next commit is not held back.
+            if !stale.isEmpty, spent > .milliseconds(1) {
                 try? await Task.sleep(for: min(spent, .seconds(1)))
             }
         }
