@@ -25,6 +25,9 @@ let package = Package(
         // Only code that imports it builds swift-syntax.
         .library(name: "CapnWebMacros", targets: ["CapnWebMacros"]),
         .executable(name: "capnweb", targets: ["CapnWebTool"]),
+        // The Prometheus `/metrics` endpoint and the commands' ServiceGroup, for the `serve`
+        // commands; only this product builds swift-prometheus.
+        .library(name: "CapnWebPrometheus", targets: ["CapnWebPrometheus"]),
         // `addCapnWeb` on a Vapor 4 application's routes; only this product builds Vapor.
         .library(name: "CapnWebVapor", targets: ["CapnWebVapor"]),
         // `addCapnWeb` on a Hummingbird 2 application's router; only this product builds Hummingbird.
@@ -36,6 +39,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swiftlang/swift-syntax.git", from: "603.0.1"),
         .package(url: "https://github.com/pointfreeco/swift-macro-testing.git", from: "0.7.0"),
         .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
@@ -63,6 +68,7 @@ let package = Package(
             dependencies: [
                 "CapnWebCore",
                 .product(name: "RpcTransportNIO", package: "Transport"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -143,6 +149,14 @@ let package = Package(
             dependencies: ["CapnWebCore"],
             swiftSettings: strictSettings
         ),
+        // `import CapnWebPrometheus`: RpcTransportPrometheus re-exported, for the layers above.
+        .target(
+            name: "CapnWebPrometheus",
+            dependencies: [
+                .product(name: "RpcTransportPrometheus", package: "Transport"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // The `capnweb` command: `serve --demo` and `call`, as a library the tests import.
         .target(
             name: "CapnWebCLI",
@@ -150,6 +164,9 @@ let package = Package(
                 "CapnWeb",
                 "CapnWebDemo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "RpcTransportPrometheus", package: "Transport"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
@@ -206,6 +223,7 @@ let package = Package(
                 "CapnWebSocketTestSupport",
                 "CapnWebCLI",
                 .product(name: "RpcTransportTesting", package: "Transport"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import RivetKitPostgres
 import RivetKitServer
+import RpcDoPrometheus
 
 #if canImport(Glibc)
 import Glibc
@@ -17,7 +18,9 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Serve the demo actors (counter, chat, forwarder) over RivetKit's protocol.",
         discussion: """
             Prints 'READY <endpoint>' on standard output once listening, and runs until SIGINT or \
-            SIGTERM. Actors are kept in the SQLite file of --database, in the PostgreSQL database of \
+            SIGTERM, then shuts down gracefully: it stops accepting, lets the actions in flight \
+            finish (10 seconds at most), closes the remaining connections with 1001 and exits 0. \
+            With --metrics-port, Prometheus metrics are served at GET /metrics. Actors are kept in the SQLite file of --database, in the PostgreSQL database of \
             --postgres, or in memory without either. With --postgres, one server serves a database \
             unless each is given a --node-id: several servers with node ids on one database form a \
             cluster, and a request for any actor may go to any of them.
@@ -54,6 +57,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds an actor with no connection and no request stays in memory before it sleeps.")
     var sleepTimeout: Double = 30
 
+    @Option(name: .customLong("metrics-port"), help: "Serve Prometheus metrics at GET /metrics on this port of --host (0 picks a free one); prints 'METRICS <url>' once listening.")
+    var metricsPort: Int?
+
 
     func validate() throws {
         guard demo else {
@@ -61,6 +67,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         guard (0 ... 65535).contains(port) else {
             throw ValidationError("the port must be between 0 and 65535")
+        }
+        if let metricsPort, !(0 ... 65535).contains(metricsPort) {
+            throw ValidationError("the metrics port must be between 0 and 65535")
         }
         guard database == nil || postgres == nil else {
             throw ValidationError("give --database or --postgres, not both")
@@ -94,19 +103,25 @@ struct ServeCommand: AsyncParsableCommand {
         if let postgres {
             let lease = Duration.milliseconds(Int64((leaseDuration * 1000).rounded()))
             try await PostgresActorStore.withStore(url: postgres, node: nodeId, leaseDuration: lease) { store in
-                try await Self.serve(store: store, configuration: configuration)
+                try await serve(store: store, configuration: configuration)
             }
         } else {
             let store: any ActorStore = try database.map { try SQLiteActorStore(path: $0) } ?? SQLiteActorStore.inMemory()
-            try await Self.serve(store: store, configuration: configuration)
+            try await serve(store: store, configuration: configuration)
         }
     }
 
-    private static func serve(store: any ActorStore, configuration: ActorServerConfiguration) async throws {
-        try await withActorServer(registry: DemoActors.registry, store: store, configuration: configuration) { server in
+    /// Serves under a `ServiceGroup` (with the metrics endpoint, if asked) until `SIGTERM` or
+    /// `SIGINT` has shut the server down gracefully.
+    private func serve(store: any ActorStore, configuration: ActorServerConfiguration) async throws {
+        let server = ActorServerService(registry: DemoActors.registry, store: store, configuration: configuration) { server in
             print("READY \(server.endpoint)")
             fflush(nil)
-            await TerminationSignal.wait()
+        }
+        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        try await CommandServiceGroup.run(server, metricsPort: metricsPort, metricsHost: configuration.host) { port in
+            print("METRICS http://\(host):\(port)/metrics")
+            fflush(nil)
         }
     }
 }

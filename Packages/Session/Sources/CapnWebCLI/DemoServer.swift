@@ -26,11 +26,7 @@ enum DemoServer {
         onReady: @Sendable (_ webSocketURL: String, _ batchURL: String) -> Void = { _, _ in },
         until: @Sendable () async -> Void
     ) async -> Int32 {
-        let tls = options.tlsCertificate.flatMap { certificate in
-            options.tlsKey.map { key in
-                TLSServerConfiguration(certificateChain: [.file(path: certificate)], privateKey: .file(path: key))
-            }
-        }
+        let tls = tls(options)
         do {
             try await withRpcServer(
                 host: options.host, port: options.port, tls: tls, deflate: options.deflate ? .default : nil,
@@ -44,6 +40,27 @@ enum DemoServer {
         } catch {
             output.standardError("error: cannot serve on \(options.host):\(options.port): \(error)\n")
             return 1
+        }
+    }
+
+    /// The demo server as a service of the command's `ServiceGroup`: it writes `READY <ws-url>`
+    /// once listening and, when the group shuts down gracefully, lets the calls in flight finish
+    /// (``RpcServer/defaultDrainTimeout``) before it closes the sessions with 1001.
+    static func service(_ options: ServeOptions, output: CommandOutput) -> RpcServerService {
+        RpcServerService(
+            host: options.host, port: options.port, tls: tls(options), deflate: options.deflate ? .default : nil,
+            main: { _ in TestAPI() }
+        ) { server in
+            output.standardOutput("READY \(server.webSocketURL.absoluteString)\n")
+        }
+    }
+
+    /// The TLS settings of the certificate and key files, when both are given.
+    private static func tls(_ options: ServeOptions) -> TLSServerConfiguration? {
+        options.tlsCertificate.flatMap { certificate in
+            options.tlsKey.map { key in
+                TLSServerConfiguration(certificateChain: [.file(path: certificate)], privateKey: .file(path: key))
+            }
         }
     }
 }

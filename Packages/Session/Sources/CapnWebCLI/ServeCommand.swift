@@ -1,13 +1,6 @@
 import ArgumentParser
 internal import CapnWeb
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+internal import RpcTransportPrometheus
 
 /// `capnweb serve --demo`: serves the conformance test API until interrupted.
 struct ServeCommand: AsyncParsableCommand {
@@ -16,7 +9,9 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Serve the Cap'n Web conformance test API over WebSocket and HTTP batch.",
         discussion: """
             Prints 'READY <ws-url>' on standard output once listening, and runs until SIGINT or \
-            SIGTERM, then shuts down gracefully. Every connection gets a fresh TestAPI.
+            SIGTERM, then shuts down gracefully: it stops accepting, lets the calls in flight \
+            finish (10 seconds at most), closes the remaining sessions with 1001 and exits 0. \
+            Every connection gets a fresh TestAPI.
             """
     )
 
@@ -38,12 +33,18 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-deflate"), help: "Refuse permessage-deflate (by default it is used with clients that offer it).")
     var noDeflate = false
 
+    @Option(name: .customLong("metrics-port"), help: "Serve Prometheus metrics at GET /metrics on this port of --host (0 picks a free one); prints 'METRICS <url>' once listening.")
+    var metricsPort: Int?
+
     func validate() throws {
         guard demo else {
             throw ValidationError("only '--demo' is supported: 'capnweb serve --demo'")
         }
         guard (0...65535).contains(port) else {
             throw ValidationError("the port must be between 0 and 65535")
+        }
+        if let metricsPort, !(0...65535).contains(metricsPort) {
+            throw ValidationError("the metrics port must be between 0 and 65535")
         }
         guard (tlsCertificate == nil) == (tlsKey == nil) else {
             throw ValidationError("'--tls-cert' and '--tls-key' go together")
@@ -53,36 +54,22 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let options = ServeOptions(
             host: host, port: port, tlsCertificate: tlsCertificate, tlsKey: tlsKey, deflate: !noDeflate)
-        let status = await DemoServer.run(options, output: .process) {
-            _ = await TerminationSignal.wait()
-            Self.startShutdownWatchdog()
-        }
-        if status != 0 {
-            throw ExitCode(status)
-        }
-    }
-
-    /// The longest a graceful shutdown may take after the signal before the process exits
-    /// anyway: the server's grace period (2 seconds) plus a margin.
-    static let shutdownLimit: Duration = .seconds(5)
-
-    /// Ends the process with status 1 when the graceful shutdown is still running after
-    /// ``shutdownLimit``, or at once on a second `SIGINT` or `SIGTERM`; a handler that never
-    /// returns (an HTTP batch waiting on `hang()`) must not keep the server alive.
-    private static func startShutdownWatchdog() {
-        // Unowned on purpose: the watchdog outlives the command's other work by design, and it
-        // cannot outlive its owner, the process, which it ends (or which ends first).
-        Task.detached {
-            // Whichever comes first: a second signal, or the limit.
-            _ = try? await Deadline.race(shutdownLimit) { _ = await TerminationSignal.wait() }
-            CommandOutput.process.standardError("error: the graceful shutdown did not finish; exiting\n")
-            endProcess(1)
+        let output = CommandOutput.process
+        let host = self.host
+        do {
+            try await CommandServiceGroup.run(
+                DemoServer.service(options, output: output), metricsPort: metricsPort, metricsHost: host
+            ) { port in
+                output.standardOutput("METRICS http://\(Self.urlHost(host)):\(port)/metrics\n")
+            }
+        } catch {
+            output.standardError("error: cannot serve on \(host):\(port): \(error)\n")
+            throw ExitCode(1)
         }
     }
-}
 
-/// Ends the process with `status` at once (outside ``ServeCommand``, whose `exit` is
-/// ArgumentParser's).
-private func endProcess(_ status: Int32) -> Never {
-    exit(status)
+    /// `host` as it appears in a URL: an IPv6 address in brackets.
+    private static func urlHost(_ host: String) -> String {
+        host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+    }
 }

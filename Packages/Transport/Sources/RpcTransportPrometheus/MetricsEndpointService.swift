@@ -5,7 +5,8 @@ import NIOHTTP1
 import RpcTransport
 import RpcTransportNIO
 
-/// Serves the process's metrics as Prometheus text at `GET /metrics`, on a transport server of its own, as a `Service` of the command's `ServiceGroup`.
+/// Serves the process's metrics as Prometheus text at `GET /metrics`, on a transport server of
+/// its own, as a `Service` of the command's `ServiceGroup`.
 ///
 /// ```swift
 /// let registry = MetricsEndpointService.bootstrap()

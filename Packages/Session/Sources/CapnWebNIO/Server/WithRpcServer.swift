@@ -114,7 +114,8 @@ public func withRpcServer<T>(
             port: transportServer.port ?? port,
             usesTLS: tls != nil,
             configuration: configuration,
-            makeMain: makeMain)
+            makeMain: makeMain,
+            transportServer: transportServer)
         holder.server = server
         let outcome: Result<T, any Error>
         do {
