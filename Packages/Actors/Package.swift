@@ -33,6 +33,7 @@ let package = Package(
         .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
@@ -60,6 +61,7 @@ let package = Package(
                 "RivetKit",
                 .product(name: "RpcDo", package: "Managed"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),
@@ -101,6 +103,7 @@ let package = Package(
                 "RivetKitServer",
                 "RivetKitPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "RpcDoPrometheus", package: "Managed"),
             ],
             swiftSettings: strictSettings
         ),
@@ -119,6 +122,8 @@ let package = Package(
         .testTarget(
             name: "RivetKitServerTests",
             dependencies: [
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
                 "RivetKit",
                 "RivetKitServer",
                 "RivetKitPostgres",

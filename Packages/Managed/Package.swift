@@ -13,6 +13,9 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "RpcDo", targets: ["RpcDo"]),
+        // The Prometheus `/metrics` endpoint and the commands' ServiceGroup, for the `serve`
+        // commands above; only this product builds swift-prometheus.
+        .library(name: "RpcDoPrometheus", targets: ["RpcDoPrometheus"]),
         // For tests of the packages above: the in-memory transport pair and the waiting helpers.
         .library(name: "RpcDoTesting", targets: ["RpcDoTesting"]),
         .executable(name: "rpcdo-demo", targets: ["RpcDoDemo"]),
@@ -48,6 +51,14 @@ let package = Package(
             name: "RpcDoHummingbird",
             dependencies: [
                 .product(name: "CapnWebHummingbird", package: "Session"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // `import RpcDoPrometheus`: CapnWebPrometheus (the metrics endpoint) re-exported.
+        .target(
+            name: "RpcDoPrometheus",
+            dependencies: [
+                .product(name: "CapnWebPrometheus", package: "Session"),
             ],
             swiftSettings: strictSettings
         ),

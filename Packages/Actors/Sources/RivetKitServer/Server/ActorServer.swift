@@ -8,7 +8,7 @@ public final class ActorServer: Sendable {
     /// The configuration the server runs with.
     public let configuration: ActorServerConfiguration
     let core: ActorServerCore
-    private let transport: TransportServer
+    let transport: TransportServer
 
     init(core: ActorServerCore, transport: TransportServer) {
         self.core = core

@@ -62,6 +62,9 @@ public struct ActorServerConfiguration: Sendable {
     /// however slowly it trickles in; past it the server answers 408 and closes the connection.
     /// Default 30 seconds.
     public var requestReadTimeout: Duration
+    /// How long ``ActorServer/shutdownGracefully()`` lets the actions in flight finish before it
+    /// closes the realtime connections still open with 1001 (going away). Default 10 seconds.
+    public var drainTimeout: Duration = .seconds(10)
     /// The largest state one actor may keep, in bytes of JSON; an action that leaves a larger
     /// state (or one JSON cannot hold, such as a non-finite number) fails with
     /// `actor.state_too_large` (`actor.state_invalid`) and the state stays as it was, so one

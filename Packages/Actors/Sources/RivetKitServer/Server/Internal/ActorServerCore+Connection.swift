@@ -36,7 +36,8 @@ extension ActorServerCore {
         }
         let tracker = ConnectionTracker(
             limit: max(configuration.maxActionsInFlightPerConnection, 1),
-            byteLimit: max(configuration.maxPendingActionBytesPerConnection, 0))
+            byteLimit: max(configuration.maxPendingActionBytesPerConnection, 0),
+            serverWork: actionsInFlight)
         let instance: ActorInstance
         let connection: ActorConn
         do throws(ActorError) {

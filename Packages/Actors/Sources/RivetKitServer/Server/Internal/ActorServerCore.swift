@@ -12,6 +12,8 @@ final class ActorServerCore: Sendable {
     let timer = DeadlineTimer()
     /// HTTP actions, which run apart from the request so that their timeout can answer first.
     let requests = OwnedTasks<UInt64>()
+    /// The realtime connections' actions in flight, which a graceful shutdown lets finish.
+    let actionsInFlight = InFlightWork()
     /// The HTTP clients that forward requests to the nodes holding other actors.
     let forwardingClients: ForwardingClients
     private let connectionCounter = Atomic<UInt64>(0)

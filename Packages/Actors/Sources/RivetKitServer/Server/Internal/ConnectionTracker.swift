@@ -1,3 +1,4 @@
+import RpcTransport
 import Synchronization
 
 /// What one realtime connection has going: whether its frames are still read, whether it has
@@ -70,10 +71,13 @@ final class ConnectionTracker: Sendable {
     }
 
     private let state = Mutex(State())
+    /// The server's count of actions in flight, which a graceful shutdown waits for.
+    private let serverWork: InFlightWork?
 
-    init(limit: Int, byteLimit: Int) {
+    init(limit: Int, byteLimit: Int, serverWork: InFlightWork? = nil) {
         self.limit = limit
         self.byteLimit = byteLimit
+        self.serverWork = serverWork
     }
 
     /// Whether frames are still handled (not after a frame that closed the connection).
@@ -85,7 +89,7 @@ final class ConnectionTracker: Sendable {
     /// or the bytes would pass `byteLimit` (one action alone is always admitted: its frame is
     /// within the message limit already).
     func admit(bytes: Int) -> Admission {
-        state.withLock { state in
+        let admission = state.withLock { state -> Admission in
             guard state.inFlight < limit else { return .tooMany }
             let (total, overflow) = state.inFlightBytes.addingReportingOverflow(bytes)
             guard state.inFlight == 0 || (!overflow && total <= byteLimit) else { return .tooManyBytes }
@@ -93,6 +97,8 @@ final class ConnectionTracker: Sendable {
             state.inFlightBytes = overflow ? .max : total
             return .admitted
         }
+        if admission == .admitted { serverWork?.begin() }
+        return admission
     }
 
     /// Counts one action of `bytes` fewer in flight.
@@ -102,6 +108,7 @@ final class ConnectionTracker: Sendable {
             state.inFlightBytes = max(state.inFlightBytes - bytes, 0)
             return state.takeWaiterIfReady()
         }
+        serverWork?.end()
         if let (waiter, step) = ready { waiter.resume(returning: step) }
     }
 
