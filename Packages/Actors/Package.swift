@@ -29,6 +29,8 @@ let package = Package(
     dependencies: [
         .package(path: "../Managed"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
@@ -61,6 +63,8 @@ let package = Package(
                 "RivetKit",
                 .product(name: "RpcDo", package: "Managed"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
@@ -122,6 +126,8 @@ let package = Package(
         .testTarget(
             name: "RivetKitServerTests",
             dependencies: [
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 "RivetKit",

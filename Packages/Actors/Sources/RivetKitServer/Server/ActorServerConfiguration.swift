@@ -1,4 +1,5 @@
 import Foundation
+public import RpcTransport
 
 /// Where an actor server listens and the limits it keeps.
 ///
@@ -39,6 +40,10 @@ public struct ActorServerConfiguration: Sendable {
     /// action is cancelled. An actor type's ``ActorDefinitionOptions/actionTimeout`` overrides
     /// it. Default 60 seconds, RivetKit's.
     public var actionTimeout: Duration
+    /// Where the server's metrics and spans go: the `rivetkit_actions` metrics,
+    /// `rivetkit_actors_awake` and a span per action. Default: the process-wide factory and
+    /// tracer, read when the server starts.
+    public var observability: RpcObservability = RpcObservability()
     /// How many bytes of frames may wait for one realtime connection that does not read;
     /// past it that connection is cut, so a slow subscriber cannot make the server hold more.
     /// Default 8 MiB.

@@ -18,7 +18,17 @@ actor ActorDirectory {
     nonisolated let localClients: LocalClients
     /// The leases of a store several servers share; `nil` for a server alone.
     nonisolated let placement: LeasePlacement?
-    private var awake: [String: ActorInstance] = [:]
+    private var awake: [String: ActorInstance] = [:] {
+        didSet {
+            guard let observation else { return }
+            observation.awakeChanged(by: awake.count - reportedAwake)
+            reportedAwake = awake.count
+        }
+    }
+    /// The number of awake actors last added to the meter.
+    private var reportedAwake = 0
+    /// What the server records; `nil` when nothing is.
+    private let observation: ActorObservation?
     private var stopping: [String: ActorInstance] = [:]
     private var reported: Set<String> = []
     /// Sleeps and destructions under way.
@@ -36,6 +46,7 @@ actor ActorDirectory {
         self.registry = registry
         self.store = store
         self.configuration = configuration
+        self.observation = ActorObservation.make(configuration.observability)
         let timeouts = registry.behaviors.values.compactMap(\.options.sleepTimeout) + [configuration.sleepTimeout]
         self.sleepCheckInterval = max((timeouts.min() ?? configuration.sleepTimeout) / 4, .milliseconds(10))
     }
@@ -138,7 +149,8 @@ actor ActorDirectory {
                 throw error
             }
             let instance = ActorInstance(
-                record: record, state: state, behavior: behavior, store: store, configuration: configuration)
+                record: record, state: state, behavior: behavior, store: store, configuration: configuration,
+                observation: observation)
             instance.runtime.install(
                 ActorRuntime.Hooks(
                     // Taken at once, so that the actions queued behind the caller's are refused;

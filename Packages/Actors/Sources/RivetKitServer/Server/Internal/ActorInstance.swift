@@ -22,6 +22,8 @@ final class ActorInstance: Sendable {
     private let maxFrameSize: Int
     private let gracePeriod: Duration
     private let reportProblem: @Sendable (String) -> Void
+    /// What the server records about actions; `nil` when nothing is.
+    private let observation: ActorObservation?
 
     private struct Activity {
         var state: ActorStateValue
@@ -40,8 +42,10 @@ final class ActorInstance: Sendable {
     /// read it; nothing runs before ``start(created:)``.
     init(
         record: StoredActor, state: ActorStateValue, behavior: any ActorBehavior, store: any ActorStore,
-        configuration: ActorServerConfiguration, now: ContinuousClock.Instant = .now
+        configuration: ActorServerConfiguration, now: ContinuousClock.Instant = .now,
+        observation: ActorObservation? = nil
     ) {
+        self.observation = observation
         self.record = record
         self.behavior = behavior
         self.store = store
@@ -135,7 +139,25 @@ final class ActorInstance: Sendable {
         _ name: String, args: [JSONValue], connection: ActorConn, ticket: UInt64? = nil
     ) async throws(ActorError) -> JSONValue {
         let ticket = ticket ?? queue.ticket()
-        return try await queue.run(ticket: ticket) { () async throws(ActorError) -> JSONValue in
+        guard let observation else {
+            return try await run(name, args: args, connection: connection, ticket: ticket)
+        }
+        let probe = observation.action(name, actor: record.name)
+        do {
+            let output = try await run(name, args: args, connection: connection, ticket: ticket)
+            probe.succeeded()
+            return output
+        } catch {
+            probe.failed(error)
+            throw error
+        }
+    }
+
+    /// ``perform(_:args:connection:ticket:)`` without its metrics and span.
+    private nonisolated(nonsending) func run(
+        _ name: String, args: [JSONValue], connection: ActorConn, ticket: UInt64
+    ) async throws(ActorError) -> JSONValue {
+        try await queue.run(ticket: ticket) { () async throws(ActorError) -> JSONValue in
             let before = try self.stateForAction()
             let (after, output) = try await self.behavior.perform(
                 name, args: args, state: before, connection: connection, runtime: self.runtime)
