@@ -39,6 +39,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -62,6 +64,7 @@ let package = Package(
             dependencies: [
                 "TinyvexProtocol",
                 .product(name: "RpcDo", package: "Managed"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -120,6 +123,7 @@ let package = Package(
                 "TinyvexServer",
                 "TinyvexPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "RpcDoPrometheus", package: "Managed"),
             ],
             swiftSettings: strictSettings
         ),
@@ -142,6 +146,8 @@ let package = Package(
                 .product(name: "RpcDo", package: "Managed"),
                 .product(name: "RpcDoTesting", package: "Managed"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),

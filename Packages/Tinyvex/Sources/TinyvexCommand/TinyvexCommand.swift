@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RpcDoPrometheus
 import TinyvexPostgres
 import TinyvexServer
 
@@ -15,7 +16,12 @@ struct TinyvexCommand: AsyncParsableCommand {
 /// `tinyvex serve --demo`: the demo chat schema on a port, until interrupted.
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Serve the demo chat schema; prints READY <ws-url> once listening.")
+        abstract: "Serve the demo chat schema; prints READY <ws-url> once listening.",
+        discussion: """
+            Runs until SIGINT or SIGTERM, then shuts down gracefully: it stops accepting, lets the \
+            requests being answered finish (10 seconds at most), closes the remaining connections \
+            with 1001 and exits 0. With --metrics-port, Prometheus metrics are served at GET /metrics.
+            """)
 
     @Flag(help: "Serve the demo chat schema (messages.list, messages.page, messages.count, channels.list, messages.send, messages.clear, messages.schedule, messages.sendLater).")
     var demo = false
@@ -32,7 +38,13 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "A PostgreSQL URL (postgres://user[:password]@host[:port]/database) to keep the documents in, instead of SQLite; servers given the same URL form one cluster.")
     var postgres: String?
 
+    @Option(name: .customLong("metrics-port"), help: "Serve Prometheus metrics at GET /metrics on this port of --host (0 picks a free one); prints 'METRICS <url>' once listening.")
+    var metricsPort: Int?
+
     func validate() throws {
+        if let metricsPort, !(0...65535).contains(metricsPort) {
+            throw ValidationError("the metrics port must be between 0 and 65535")
+        }
         guard demo else {
             throw ValidationError("only --demo is available: the command serves the demo chat schema")
         }
@@ -51,14 +63,16 @@ struct Serve: AsyncParsableCommand {
         }
     }
 
+    /// Serves under a `ServiceGroup` (with the metrics endpoint, if asked) until `SIGTERM` or
+    /// `SIGINT` has shut the server down gracefully.
     private func serve(_ database: TinyvexDatabase) async throws {
-        try await TinyvexServer.withServer(schema: TinyvexDemoSchema.schema(), database: database, host: host, port: port) { server in
+        let server = TinyvexServerService(schema: TinyvexDemoSchema.schema(), database: database, host: host, port: port) { server in
             // Unbuffered, so a process reading the pipe sees the line at once.
             FileHandle.standardOutput.write(Data("READY \(server.url)\n".utf8))
-            // Serve until the process is interrupted.
-            while !Task.isCancelled {
-                try await Task.sleep(for: .seconds(3600))
-            }
+        }
+        let urlHost = host.contains(":") ? "[\(host)]" : host
+        try await CommandServiceGroup.run(server, metricsPort: metricsPort, metricsHost: host) { port in
+            FileHandle.standardOutput.write(Data("METRICS http://\(urlHost):\(port)/metrics\n".utf8))
         }
     }
 }

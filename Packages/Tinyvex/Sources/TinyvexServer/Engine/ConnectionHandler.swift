@@ -67,7 +67,9 @@ struct ConnectionHandler: Sendable {
             }
             defer { inboundOverflowed.store(inbound.overflowed, ordering: .releasing) }
             while let message = await inbound.next() {
+                engine.requestsInFlight.begin()
                 await receive(message, connectionID: connectionID, outbox: outbox, actions: actions, group: &group)
+                engine.requestsInFlight.end()
                 // No more requests are handled while their answers wait unread.
                 guard await outbox.waitForRoom() else { break }
             }

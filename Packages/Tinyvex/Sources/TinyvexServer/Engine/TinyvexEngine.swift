@@ -66,6 +66,8 @@ actor TinyvexEngine {
     let configuration: TinyvexServerConfiguration
     /// The largest send queue any connection has had.
     nonisolated let sendQueueStats = SendQueueStats()
+    /// The requests being answered on every connection, which a graceful shutdown lets finish.
+    nonisolated let requestsInFlight = InFlightWork()
     let store: any TinyvexStore
     /// The scheduled functions' alarm and tasks.
     let jobs: ScheduledJobs

@@ -20,9 +20,12 @@ public final class TinyvexServer: Sendable {
     public let url: String
     /// The TCP port the server listens on; `nil` for a server that only serves given transports.
     public let port: Int?
+    /// The transport server it listens on, for its graceful shutdown; `nil` for an embedded one.
+    let transportServer: TransportServer?
 
-    private init(engine: TinyvexEngine, url: String, port: Int?) {
+    private init(engine: TinyvexEngine, url: String, port: Int?, transportServer: TransportServer? = nil) {
         self.engine = engine
+        self.transportServer = transportServer
         self.handler = ConnectionHandler(engine: engine, serverVersion: Self.version)
         self.url = url
         self.port = port
@@ -69,7 +72,9 @@ public final class TinyvexServer: Sendable {
                     onConnection: { transport, _ in await handler.serve(transport) }
                 ) { transportServer in
                     let bound = transportServer.port ?? port
-                    let server = TinyvexServer(engine: engine, url: "ws://\(Self.urlHost(host)):\(bound)/", port: bound)
+                    let server = TinyvexServer(
+                        engine: engine, url: "ws://\(Self.urlHost(host)):\(bound)/", port: bound,
+                        transportServer: transportServer)
                     return try await body(server)
                 })
         } catch {

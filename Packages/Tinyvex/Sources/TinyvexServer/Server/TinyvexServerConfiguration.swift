@@ -41,6 +41,9 @@ public struct TinyvexServerConfiguration: Sendable {
     /// How long an HTTP request (a WebSocket upgrade, or any other request, which is refused)
     /// may take from its first byte to the end of its body; past it the connection is closed.
     public var requestReadTimeout: Duration
+    /// How long ``TinyvexServer/shutdownGracefully()`` lets the requests being answered finish
+    /// before it closes the connections still open with 1001 (going away). Default 10 seconds.
+    public var drainTimeout: Duration = .seconds(10)
     /// Values whose JSON text is longer than this many bytes go out as `transitionChunk`s.
     public var maxChunkBytes: Int
     /// How long one query evaluation may take before it fails with `TVX007`.
