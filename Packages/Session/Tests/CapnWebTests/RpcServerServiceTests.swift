@@ -4,6 +4,7 @@ import RpcTransportTesting
 import ServiceLifecycle
 import Synchronization
 import Testing
+@testable import CapnWebCore
 import CapnWeb
 import CapnWebDemo
 
@@ -11,6 +12,7 @@ import CapnWebDemo
 func closeCode(of error: (any Error)?) -> CloseCode? {
     switch error {
     case let error as TransportError: error.closeCode
+    case let error as SessionClosed: error.closure.code
     case let error as RpcError:
         if case .connectionLost(let underlying) = error { closeCode(of: underlying) } else { nil }
     default: nil

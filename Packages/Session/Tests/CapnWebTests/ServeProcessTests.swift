@@ -1,4 +1,5 @@
 import Foundation
+import NIOHTTP1
 import Synchronization
 import Testing
 import RpcTransportTesting
@@ -142,6 +143,13 @@ struct ServeProcessTests {
         #expect(response.status == 200)
         #expect(response.headers["content-type"].first == "text/plain; version=0.0.4; charset=utf-8")
         #expect(isPrometheusText(response.text ?? "-"))
+        // The transport's documented metrics (observability.md), counting the scrape before.
+        let again = try await httpGet(server.metricsURL)
+        let text = again.text ?? ""
+        #expect(isPrometheusText(text))
+        for name in ["rpc_transport_bytes_received_total", "rpc_transport_bytes_sent_total"] {
+            #expect(text.contains("\n\(name) ") || text.hasPrefix("\(name) ") || text.contains("\n\(name){"), "\(name) missing")
+        }
         let elsewhere = try await httpGet(server.metricsURL.replacingOccurrences(of: "/metrics", with: "/other"))
         #expect(elsewhere.status == 404)
         server.process.interrupt()
