@@ -4,7 +4,7 @@ import Synchronization
 import RpcWire
 
 /// A realtime connection to one actor over RivetKit's gateway WebSocket, kept alive by the
-/// shared ``RpcTransport/ReconnectingConnection``.
+/// shared ``ReconnectingConnection``.
 ///
 /// "Connected" means the actor's `Init` arrived: it is the supervising connection's ready
 /// handshake, so a socket on which `Init` does not arrive within
@@ -16,7 +16,7 @@ import RpcWire
 /// may have run), reports the error, and reconnects for ever with
 /// ``ClientConfig/reconnectBackoff``.
 ///
-/// Actions run through RpcDo's ``RpcDo/ManagedChannel``, as RpcDo's calls and Tinyvex's
+/// Actions run through RpcDo's ``ManagedChannel``, as RpcDo's calls and Tinyvex's
 /// requests do: ``ClientConfig/interceptors`` see each one (its name as the call's `method`,
 /// its metadata) before it is sent and may refuse it, and each waits at most
 /// ``ClientConfig/actionTimeout`` for its answer once its connection is ready

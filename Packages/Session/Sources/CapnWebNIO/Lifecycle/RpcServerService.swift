@@ -60,7 +60,7 @@ public struct RpcServerService: Service {
 
     /// Serves until the group shuts down gracefully (then drains and closes) or cancels it.
     ///
-    /// - Throws: ``RpcTransport/TransportError`` when the server cannot listen, what `onStart`
+    /// - Throws: ``TransportError`` when the server cannot listen, what `onStart`
     ///   throws, or `CancellationError` when the service was cancelled.
     public func run() async throws {
         try await service.run()

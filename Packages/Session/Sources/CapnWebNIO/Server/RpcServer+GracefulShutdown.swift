@@ -9,7 +9,7 @@ extension RpcServer {
     /// Shuts the server down gracefully: it stops accepting connections, lets the calls in
     /// flight on every session finish for at most `drainTimeout`, then closes the sessions
     /// still open with 1001 (going away). A peer's call that had not finished by then fails on
-    /// its side with ``CapnWebCore/RpcError/connectionLost(_:)``. HTTP batches in flight are
+    /// its side with ``RpcError/connectionLost(_:)``. HTTP batches in flight are
     /// answered before their connections close.
     ///
     /// ```swift
