@@ -61,9 +61,11 @@ public final class HummingbirdWebSocketTransport: MessageTransport, Sendable {
     private struct State {
         var lifecycle: TransportState = .open
         var handler: (@Sendable (TransportEvent) -> Void)?
-        /// Events that arrived before ``start(_:)`` or while its backlog is delivered.
+        /// Events not yet handed to the handler, in order.
         var pending: [TransportEvent] = []
-        var draining = false
+        /// Whether some thread is handing events to the handler; only it does, so the handler
+        /// is called serially and `closed` comes last.
+        var delivering = false
         var outgoing: [Outgoing] = []
         var outgoingHead = 0
         var pendingBytes = 0
@@ -123,22 +125,13 @@ public final class HummingbirdWebSocketTransport: MessageTransport, Sendable {
 
     /// Starts delivering inbound events to `handler`; events that arrived earlier come first.
     public func start(_ handler: @escaping @Sendable (TransportEvent) -> Void) {
-        storage.withLock { state in
+        let run = storage.withLock { state -> Bool in
             state.handler = handler
-            state.draining = true
+            guard !state.delivering, !state.pending.isEmpty else { return false }
+            state.delivering = true
+            return true
         }
-        while true {
-            let backlog = storage.withLock { state -> [TransportEvent] in
-                if state.pending.isEmpty {
-                    state.draining = false
-                    if state.lifecycle.isClosed { state.handler = nil }
-                }
-                defer { state.pending = [] }
-                return state.pending
-            }
-            guard !backlog.isEmpty else { return }
-            for event in backlog { handler(event) }
-        }
+        if run { drain() }
     }
 
     /// Queues a message for sending without waiting.
@@ -356,15 +349,41 @@ public final class HummingbirdWebSocketTransport: MessageTransport, Sendable {
     // MARK: Events and the end
 
     private func deliver(_ event: TransportEvent) {
-        let handler = storage.withLock { state -> (@Sendable (TransportEvent) -> Void)? in
-            guard !state.lifecycle.isClosed else { return nil }
-            if state.handler == nil || state.draining {
-                state.pending.append(event)
-                return nil
-            }
-            return state.handler
+        let run = storage.withLock { state -> Bool in
+            guard !state.lifecycle.isClosed else { return false }
+            state.pending.append(event)
+            guard state.handler != nil, !state.delivering else { return false }
+            state.delivering = true
+            return true
         }
-        handler?(event)
+        if run { drain() }
+    }
+
+    /// Hands the pending events to the handler until none is left; run by one thread at a time
+    /// (the one that set `delivering`). Events that arrive meanwhile, from the handler itself
+    /// included, are handed over by the same loop.
+    private func drain() {
+        while true {
+            let next = storage.withLock { state -> (events: [TransportEvent], handler: @Sendable (TransportEvent) -> Void)? in
+                guard let handler = state.handler, !state.pending.isEmpty else {
+                    state.delivering = false
+                    return nil
+                }
+                defer { state.pending = [] }
+                return (state.pending, handler)
+            }
+            guard let next else { return }
+            for event in next.events {
+                next.handler(event)
+                if case .closed = event {
+                    // The last event: let go of the handler and what it holds.
+                    storage.withLock { state in
+                        state.handler = nil
+                        state.pending = []
+                    }
+                }
+            }
+        }
     }
 
     /// Ends the connection with `error`, queuing the close frame first when `sendingClose`.
@@ -390,7 +409,7 @@ public final class HummingbirdWebSocketTransport: MessageTransport, Sendable {
     fileprivate func finish(_ closure: TransportClosure) {
         let outcome = storage.withLock {
             state -> (
-                handler: (@Sendable (TransportEvent) -> Void)?, waiters: [CheckedContinuation<Void, any Error>],
+                run: Bool, waiters: [CheckedContinuation<Void, any Error>],
                 writer: CheckedContinuation<Void, Never>?, observers: [TransportStateObservers.Continuation]
             )? in
             guard !state.lifecycle.isClosed else { return nil }
@@ -401,25 +420,20 @@ public final class HummingbirdWebSocketTransport: MessageTransport, Sendable {
             }
             state.outgoing = Array(remaining)
             state.outgoingHead = 0
-            let handler: (@Sendable (TransportEvent) -> Void)?
-            if state.handler == nil || state.draining {
-                state.pending.append(.closed(closure))
-                handler = nil
-            } else {
-                handler = state.handler
-                state.handler = nil
-            }
+            state.pending.append(.closed(closure))
+            let run = state.handler != nil && !state.delivering
+            if run { state.delivering = true }
             defer {
                 state.sendWaiters = [:]
                 state.writerWaiter = nil
             }
-            return (handler, Array(state.sendWaiters.values), state.writerWaiter, state.observers.removeAll())
+            return (run, Array(state.sendWaiters.values), state.writerWaiter, state.observers.removeAll())
         }
         guard let outcome else { return }
         outcome.writer?.resume()
         for waiter in outcome.waiters { waiter.resume() }
         TransportStateObservers.finish(outcome.observers, with: closure)
-        outcome.handler?(.closed(closure))
+        if outcome.run { drain() }
     }
 
     private static func closedError(_ lifecycle: TransportState) -> TransportError {
