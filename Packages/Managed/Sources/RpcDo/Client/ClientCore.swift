@@ -35,9 +35,18 @@ final class ClientCore: Sendable {
     /// Holds new calls back while a header change reconnects.
     let gate = CallGate()
 
-    init(settings: ManagedChannel<RpcError>.Settings, logger: Logger, source: Source? = nil) {
+    /// What the calls record; `nil` when nothing is.
+    private let observation: ClientObservation?
+
+    init(
+        settings: ManagedChannel<RpcError>.Settings,
+        logger: Logger,
+        observability: RpcObservability = RpcObservability(),
+        source: Source? = nil
+    ) {
         self.settings = settings
         self.logger = logger
+        self.observation = ClientObservation.make(observability)
         self.source.withLock { $0 = source }
     }
 
@@ -126,6 +135,14 @@ final class ClientCore: Sendable {
     func execute(_ expression: RefExpression, options: RefOptions) async throws(RpcError) -> RpcPayload {
         if let failure = expression.failure { throw failure }
         let call = newCall(expression.text(), options: options)
+        guard let observation else { return try await run(expression, call) }
+        return try await observation.observe(expression.methodName, call: call) { call async throws(RpcError) -> RpcPayload in
+            try await self.run(expression, call)
+        }
+    }
+
+    /// Runs `call`, the call of `expression`, on the current source.
+    private func run(_ expression: RefExpression, _ call: ClientCall) async throws(RpcError) -> RpcPayload {
         switch source.withLock({ $0 }) {
         case nil:
             throw .connectionLost("the client is not connected")

@@ -94,7 +94,7 @@ public actor RpcClient {
             maxRetryDelay: configuration.maxRetryDelayDuration,
             interceptors: configuration.interceptors,
             failsOffline: configuration.offlinePolicy == .fail)
-        let core = ClientCore(settings: settings, logger: configuration.logger)
+        let core = ClientCore(settings: settings, logger: configuration.logger, observability: configuration.observability)
         let connectTimeout = RpcClientConfiguration.duration(configuration.connectTimeout, default: 10)
         let managed = ManagedConnectionConfiguration(
             reconnect: configuration.reconnectPolicy,
@@ -107,8 +107,11 @@ public actor RpcClient {
             headers: configuration.headers,
             interceptors: [],
             logger: configuration.logger)
+        var connectionConfiguration = managed.connectionConfiguration
+        connectionConfiguration.protocolName = "rpcdo"
+        connectionConfiguration.observability = configuration.observability
         let connection = ReconnectingConnection(
-            configuration: managed.connectionConfiguration, factory: factory,
+            configuration: connectionConfiguration, factory: factory,
             handler: .transports { [weak core] transport, generation in
                 core?.attach(transport, generation: generation)
             })

@@ -21,7 +21,7 @@ public import RpcTransport
 /// Times are in seconds; a value that is not a positive finite number falls back to its
 /// default. Beyond the seed's fields, ``tls``, ``reconnect``, ``offlinePolicy``,
 /// ``keepaliveInterval``, ``keepaliveTimeout``, ``connectTimeout``, ``interceptors`` and
-/// ``logger`` tune the managed connection.
+/// ``logger`` tune the managed connection; ``observability`` says where metrics and spans go.
 public struct RpcClientConfiguration: Sendable {
     /// The server's WebSocket URL (`ws://` or `wss://`).
     public let url: URL
@@ -73,6 +73,13 @@ public struct RpcClientConfiguration: Sendable {
     public var interceptors: [any ClientInterceptor] = []
     /// Where connection events are logged; silent by default.
     public var logger = Logger(label: "rpc.do", factory: { _ in SwiftLogNoOpLogHandler() })
+    /// Where the client's metrics and spans go (default: the process-wide metrics factory and
+    /// tracer, read when the client is created). Each call counts in the `rpc_client_calls`
+    /// metrics (`protocol="rpcdo"`, by method) and runs in a client span whose trace context is
+    /// written into the call's ``ClientCall/metadata``; the connection counts in the
+    /// `rpc_client_connections` metrics with `protocol="rpcdo"`. With the no-op factory and
+    /// tracer nothing is recorded.
+    public var observability = RpcObservability()
 
     /// Creates a configuration with the seed's defaults.
     public init(

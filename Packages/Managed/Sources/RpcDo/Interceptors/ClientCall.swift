@@ -11,7 +11,10 @@ public struct ClientCall: Sendable {
     /// Per-call values: what the caller attached with `RpcRef.withMetadata(_:)`, which each
     /// interceptor may read and change for the ones after it. They stay in the client (Cap'n Web
     /// carries no per-call headers); connection-wide headers are
-    /// ``RpcClientConfiguration/headers``.
+    /// ``RpcClientConfiguration/headers``. When a tracer records (see
+    /// ``RpcClientConfiguration/observability``), the trace context of the call's client span
+    /// is written here in the tracer's format (`traceparent` for OpenTelemetry) before the
+    /// interceptors run, for one that carries it to a server.
     public var metadata: [String: String]
 
     /// Creates a call description.
