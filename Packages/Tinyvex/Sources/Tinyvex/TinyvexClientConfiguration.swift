@@ -57,14 +57,17 @@ public struct TinyvexClientConfiguration: Sendable {
         self.consistentSnapshots = consistentSnapshots
     }
 
-    /// The supervised connection's settings: one liveness probe, the transport's ping.
+    /// The supervised connection's settings: one liveness probe, the transport's ping; its
+    /// metrics are labelled `protocol="tinyvex"`.
     var connectionConfiguration: ReconnectingConnectionConfiguration {
-        ReconnectingConnectionConfiguration(
+        var configuration = ReconnectingConnectionConfiguration(
             reconnect: reconnect,
             connectTimeout: connectTimeout,
             handshakeTimeout: handshakeTimeout,
             keepalive: Keepalive(interval: heartbeatInterval, timeout: deadConnectionTimeout, usesTransportPing: true, heartbeat: nil),
             offlineQueueLimit: offlineQueueLimit)
+        configuration.protocolName = "tinyvex"
+        return configuration
     }
 
     /// The rules around each request: its timeout, and the one retry loop's retries and backoff.

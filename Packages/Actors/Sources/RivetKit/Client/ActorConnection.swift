@@ -461,12 +461,14 @@ public final class ActorConnection: Sendable {
     private static func makeSupervisor(client: RivetKitClient, options: ActorOptions, relay: Relay) -> ReconnectingConnection {
         let config = client.config
         let lookup = options.lookup
+        var configuration = ReconnectingConnectionConfiguration(
+            reconnect: ReconnectPolicy(maxAttempts: nil, backoff: config.reconnectBackoff),
+            connectTimeout: config.connectTimeout,
+            handshakeTimeout: config.connectTimeout,
+            offlineQueueLimit: config.maxQueuedActions)
+        configuration.protocolName = "rivetkit"
         return ReconnectingConnection(
-            configuration: ReconnectingConnectionConfiguration(
-                reconnect: ReconnectPolicy(maxAttempts: nil, backoff: config.reconnectBackoff),
-                connectTimeout: config.connectTimeout,
-                handshakeTimeout: config.connectTimeout,
-                offlineQueueLimit: config.maxQueuedActions),
+            configuration: configuration,
             factory: { [client, options] _ in try await Self.open(client: client, options: options) },
             handler: .transports { transport, generation in relay.connection?.attach(transport, generation: generation) },
             hooks: ReconnectingConnection.Hooks(
