@@ -13,7 +13,8 @@ private final class ServeProcess: Sendable {
     let process: Process
     let webSocketURL: String
     let metricsURL: String
-    private let exit = Mutex<Int32?>(nil)
+    /// The process's exit status, once it has exited.
+    private let exited: AsyncStream<Int32>
 
     static var binary: URL {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("capnweb")
@@ -21,8 +22,9 @@ private final class ServeProcess: Sendable {
 
     static var available: Bool { FileManager.default.isExecutableFile(atPath: binary.path) }
 
-    private init(process: Process, webSocketURL: String, metricsURL: String) {
+    private init(process: Process, exited: AsyncStream<Int32>, webSocketURL: String, metricsURL: String) {
         self.process = process
+        self.exited = exited
         self.webSocketURL = webSocketURL
         self.metricsURL = metricsURL
     }
@@ -36,6 +38,11 @@ private final class ServeProcess: Sendable {
         process.standardError = FileHandle.nullDevice
         let output = Pipe()
         process.standardOutput = output
+        let (exited, exit) = AsyncStream.makeStream(of: Int32.self, bufferingPolicy: .bufferingNewest(1))
+        process.terminationHandler = { process in
+            exit.yield(process.terminationStatus)
+            exit.finish()
+        }
         try process.run()
         var lines: [String: String] = [:]
         var line: [UInt8] = []
@@ -54,18 +61,15 @@ private final class ServeProcess: Sendable {
             process.terminate()
             throw TransportError(code: .ioError, message: "the server did not start: \(lines)")
         }
-        return ServeProcess(process: process, webSocketURL: ready, metricsURL: metrics)
+        return ServeProcess(process: process, exited: exited, webSocketURL: ready, metricsURL: metrics)
     }
 
     /// Waits (at most `limit`) for the process to exit; its status, or `nil` if it did not.
     func waitForExit(within limit: Duration = .seconds(30)) async -> Int32? {
-        let process = self.process
+        let exited = self.exited
         return try? await Deadline.race(limit) {
-            while process.isRunning {
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            return process.terminationStatus
-        }
+            await exited.first { _ in true }
+        } ?? nil
     }
 
     /// Ends the process if it is still running (a failed test's clean-up).
