@@ -214,18 +214,8 @@ enum ActorSide {
 
     /// `getCount` actions per second over `total` of them, 64 in flight on `connection`.
     static func actionsPerSecond(_ total: Int, on connection: ActorConnection) async throws -> Double {
-        let clock = ContinuousClock()
-        let start = clock.now
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for worker in 0 ..< 64 {
-                let count = total / 64 + (worker < total % 64 ? 1 : 0)
-                group.addTask {
-                    for _ in 0 ..< count { _ = try await connection.action("getCount", args: []) }
-                }
-            }
-            try await group.waitForAll()
-        }
-        return Double(total) / (clock.now - start).inSeconds
+        let elapsed = try await InFlight.run(total: total, window: 64) { _ = try await connection.action("getCount", args: []) }
+        return Double(total) / elapsed.inSeconds
     }
 
     /// `count` new connections to `handle`'s actor, each subscribed to `newCount` (its stream
@@ -456,20 +446,10 @@ enum SessionSide {
 
         /// `square` calls per second over `total` of them, 64 in flight.
         func perSecond(_ total: Int) async throws -> Double {
-            let clock = ContinuousClock()
-            let start = clock.now
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for worker in 0 ..< 64 {
-                    let count = total / 64 + (worker < total % 64 ? 1 : 0)
-                    group.addTask {
-                        for _ in 0 ..< count {
-                            let _: Int = try await session.api.square(2)
-                        }
-                    }
-                }
-                try await group.waitForAll()
+            let elapsed = try await InFlight.run(total: total, window: 64) { [session] in
+                let _: Int = try await session.api.square(2)
             }
-            return Double(total) / (clock.now - start).inSeconds
+            return Double(total) / elapsed.inSeconds
         }
     }
 

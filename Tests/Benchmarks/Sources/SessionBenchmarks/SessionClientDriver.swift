@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import CapnWeb
 import LoopbackSupport
 import NIOCore
@@ -81,18 +82,7 @@ final class SessionClientDriver: Sendable {
     /// Makes `total` calls from `window` tasks, each calling in a loop, so that `window` calls
     /// are outstanding at any time; returns the time from the first call to the last result.
     func concurrent(total: Int, window: Int) async throws -> Duration {
-        let clock = ContinuousClock()
-        let start = clock.now
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for worker in 0 ..< window {
-                let count = total / window + (worker < total % window ? 1 : 0)
-                group.addTask(executorPreference: executor) {
-                    for _ in 0 ..< count { try await self.call() }
-                }
-            }
-            try await group.waitForAll()
-        }
-        return clock.now - start
+        try await InFlight.run(total: total, window: window, executorPreference: executor) { try await self.call() }
     }
 
     /// `makeCounter(0)` and three `increment(1)` calls on its result, all sent without waiting

@@ -63,19 +63,7 @@ struct TinyvexBenchmarks {
         }
 
         let tinyvexLatencies = try await withTinyvex { url in
-            let receivers = try await Receivers.subscribe(urls: [url], count: connections)
-            let driver = try await Driver(url: url)
-            var latencies: [Duration] = []
-            for _ in 0..<rounds {
-                receivers.counter.arm(connections)
-                let start = ContinuousClock.now
-                try await driver.bump()
-                let end = await receivers.counter.finished()
-                latencies.append(end - start)
-            }
-            await driver.close()
-            await receivers.close()
-            return latencies
+            try await fanoutRounds(receiving: [url], sending: url, connections: connections, rounds: rounds) { try await $0.bump() }
         }
         let bareLatencies = try await bare(connections: connections, rounds: rounds)
         let tinyvex = percentiles(tinyvexLatencies)
@@ -145,16 +133,27 @@ struct TinyvexBenchmarks {
     /// Fan-out rounds: `connections` connections spread over `receiving` in turn, each subscribed
     /// to `messages.count` of `channel`; each round sends one message into the channel through
     /// `sending` and is timed until every connection has the new count.
-    static func fanout(receiving: [String], sending: String, channel: String, connections: Int, rounds: Int) async throws -> [Duration] {
-        let receivers = try await Receivers.subscribe(urls: receiving, count: connections) { _ in
+    static func fanout(receiving: [String], sending: String, channel: String, connections: Int, rounds count: Int) async throws -> [Duration] {
+        try await fanoutRounds(receiving: receiving, sending: sending, connections: connections, rounds: count, subscribe: { _ in
             #"{"jsonrpc":"2.0","id":1,"method":"tinyvex/subscribe","params":{"subId":"n","name":"messages.count","params":{"channel":"\#(channel)"}}}"#
-        }
+        }) { try await $0.send(author: "fanout", channel: channel) }
+    }
+
+    /// Fan-out rounds: `connections` connections spread over `receiving` in turn, each subscribed
+    /// with `subscribe` (by default to `counter.get`); each round runs `mutate` on a connection
+    /// to `sending` and is timed until every connection has the new value.
+    static func fanoutRounds(
+        receiving: [String], sending: String, connections: Int, rounds: Int,
+        subscribe: @Sendable (Int) -> String = Receivers.counterSubscription,
+        mutate: @Sendable (Driver) async throws -> Void
+    ) async throws -> [Duration] {
+        let receivers = try await Receivers.subscribe(urls: receiving, count: connections, request: subscribe)
         let driver = try await Driver(url: sending)
         var latencies: [Duration] = []
         for _ in 0..<rounds {
             receivers.counter.arm(connections)
             let start = ContinuousClock.now
-            try await driver.send(author: "fanout", channel: channel)
+            try await mutate(driver)
             let end = await receivers.counter.finished()
             latencies.append(end - start)
         }
@@ -204,9 +203,14 @@ struct TinyvexBenchmarks {
         var transports: [WebSocketTransport] = []
         var readers: [Task<Void, any Error>] = []
 
+        /// The subscription to `counter.get`.
+        static func counterSubscription(_: Int) -> String {
+            #"{"jsonrpc":"2.0","id":1,"method":"tinyvex/subscribe","params":{"subId":"c","name":"counter.get","params":{}}}"#
+        }
+
         static func subscribe(
             urls: [String], count: Int,
-            request: (Int) -> String = { _ in #"{"jsonrpc":"2.0","id":1,"method":"tinyvex/subscribe","params":{"subId":"c","name":"counter.get","params":{}}}"# }
+            request: (Int) -> String = counterSubscription
         ) async throws -> Receivers {
             var receivers = Receivers()
             let counter = receivers.counter
