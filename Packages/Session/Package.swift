@@ -45,7 +45,6 @@ let package = Package(
         .package(url: "https://github.com/pointfreeco/swift-macro-testing.git", from: "0.7.0"),
         .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         // Documentation only: `swift package generate-documentation` (a plugin, nothing linked).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
     ],
@@ -87,7 +86,6 @@ let package = Package(
                 .product(name: "RpcTransportHummingbird", package: "Transport"),
                 .product(name: "RpcTransportNIO", package: "Transport"),
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             ],
             swiftSettings: strictSettings
         ),

@@ -35,7 +35,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         // Documentation only: `swift package generate-documentation` (a plugin, nothing linked).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
@@ -101,20 +101,23 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // The adapter between Hummingbird 2's routes and our transports: a route's WebSocket
-        // becomes a MessageTransport, its Request and Response our HTTP request and response.
-        // Nothing else depends on Hummingbird.
+        // The adapter between Hummingbird 2's routes and our transports: a server whose
+        // WebSocket upgrades go through the application's router and become our
+        // WebSocketTransport, and a route's Request and Response as our HTTP request and
+        // response. Nothing else depends on Hummingbird.
         .target(
             name: "RpcTransportHummingbird",
             dependencies: [
                 "RpcTransport",
                 "RpcTransportNIO",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
             ],
             swiftSettings: strictSettings
         ),
@@ -172,7 +175,6 @@ let package = Package(
                 "RpcTransportNIO",
                 "RpcTransport",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "RpcTesting", package: "Wire"),
             ],

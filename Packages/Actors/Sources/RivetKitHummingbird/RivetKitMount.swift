@@ -24,15 +24,6 @@ struct RivetKitMount: Sendable {
         "/" + (segments + ["**"]).joined(separator: "/")
     }
 
-    /// The WebSocket limits of the gateway's connections.
-    var transportLimits: HummingbirdWebSocketTransport.Configuration {
-        var limits = HummingbirdWebSocketTransport.Configuration()
-        limits.maxMessageSize = gateway.configuration.maxMessageSize
-        limits.maxPendingOutboundBytes = gateway.configuration.maxPendingBytesPerConnection
-        limits.outboundBufferLimit = max(gateway.configuration.maxPendingBytesPerConnection / 2, 1)
-        return limits
-    }
-
     /// The request's target as the gateway reads it: the path after the prefix, the query kept.
     func gatewayURI(of request: Request) -> String {
         let rest = request.uri.path.split(separator: "/", omittingEmptySubsequences: false)

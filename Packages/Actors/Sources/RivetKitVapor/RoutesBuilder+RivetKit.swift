@@ -25,14 +25,7 @@ extension RoutesBuilder {
     ///   - path: Where to serve, below this builder's own path.
     ///   - gateway: The actors to serve; keep the application's server inside its scope.
     public func addRivetKit(_ path: PathComponent..., gateway: ActorGateway) {
-        let configuration = gateway.configuration
-        var transport = VaporTransportConfiguration(keepalive: WebSocketKeepalive())
-        transport.maxMessageSize = configuration.maxMessageSize
-        transport.maxFrameSize = configuration.maxMessageSize
-        transport.maxRequestBodySize = configuration.maxMessageSize
-        transport.maxPendingOutboundBytes = configuration.maxPendingBytesPerConnection
-        transport.outboundBufferLimit = max(configuration.maxPendingBytesPerConnection / 2, 1)
-        let settings = transport
+        let settings = gateway.transportConfiguration
         let respond: @Sendable (Request) async -> Response = { request in
             await VaporGatewayMount.answer(request, gateway: gateway, settings: settings)
         }

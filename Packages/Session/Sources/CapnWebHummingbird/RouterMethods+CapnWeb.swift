@@ -1,11 +1,10 @@
 public import CapnWebCore
 public import Hummingbird
-public import HummingbirdWebSocket
 import CapnWebNIO
 import RpcTransportHummingbird
 import RpcTransportNIO
 
-extension RouterMethods where Context: WebSocketRequestContext {
+extension RouterMethods {
     /// Serves Cap'n Web at `path` on this router, behind its middleware: WebSocket sessions
     /// (`GET` with an upgrade) and HTTP batches (`POST`) on the same path, each with a main
     /// object made from the request and its context (the user an authentication middleware
@@ -15,14 +14,14 @@ extension RouterMethods where Context: WebSocketRequestContext {
     /// let router = Router(context: AppRequestContext.self)
     /// router.add(middleware: BearerAuthMiddleware())
     /// router.addCapnWeb("/rpc") { request, context in Api(user: context.user) }
-    /// let app = Application(
-    ///     router: router,
-    ///     server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(ws: .init(maxFrameSize: 1 << 20))))
+    /// let app = Application(router: router, server: .http1WebSocketTransports(webSocketRouter: router))
     /// ```
     ///
     /// The application's server must upgrade WebSockets through this router
-    /// (`.http1WebSocketUpgrade(webSocketRouter:)`) with a `maxFrameSize` as large as the
-    /// largest message clients send in one frame. A `GET` without an upgrade gets 405.
+    /// (`.http1WebSocketTransports(webSocketRouter:)`): a WebSocket its middleware refuses gets
+    /// the middleware's answer, and an accepted one is our `WebSocketTransport`, with
+    /// permessage-deflate and messages (in one frame or several) up to the session's
+    /// `limits.maxMessageSize`, at least 32 MiB. A `GET` without an upgrade gets 405.
     ///
     /// - Parameters:
     ///   - path: Where the endpoint is.
@@ -30,8 +29,7 @@ extension RouterMethods where Context: WebSocketRequestContext {
     ///   - maxBatchBodySize: The largest batch body read, in bytes; a larger one gets 413.
     ///     Default 32 MiB.
     ///   - main: Makes the main object of each WebSocket session and each batch. An error it
-    ///     throws refuses a batch as Hummingbird answers that error, and closes a WebSocket with
-    ///     1008 before its first message is read.
+    ///     throws refuses the upgrade or the batch as Hummingbird answers that error.
     /// - Returns: The router, to chain more routes.
     @discardableResult
     public func addCapnWeb(
@@ -40,28 +38,20 @@ extension RouterMethods where Context: WebSocketRequestContext {
         maxBatchBodySize: Int = 32 * 1024 * 1024,
         main: @escaping @Sendable (_ request: Request, _ context: Context) async throws -> any RpcTarget
     ) -> Self {
-        var limits = HummingbirdWebSocketTransport.Configuration()
-        limits.maxMessageSize = max(limits.maxMessageSize, configuration.limits.maxMessageSize)
-        let transportLimits = limits
-        ws(
-            path,
-            shouldUpgrade: { request, _ in
-                WebSocketUpgradeRequest.isRequested(by: request) ? .upgrade([:]) : .dontUpgrade
-            },
-            onUpgrade: { inbound, outbound, webSocketContext in
-                await HummingbirdWebSocketTransport.withTransport(
-                    inbound: inbound, outbound: outbound, configuration: transportLimits
-                ) { transport in
-                    let target: any RpcTarget
-                    do {
-                        target = try await main(webSocketContext.request, webSocketContext.requestContext)
-                    } catch {
-                        await transport.close(code: .policyViolation, reason: "the session was refused")
-                        return
-                    }
-                    await RpcEndpoint.serveSession(over: transport, main: target, configuration: configuration)
-                }
-            })
+        var transport = HummingbirdTransportConfiguration(deflate: .default)
+        transport.maxMessageSize = max(transport.maxMessageSize, configuration.limits.maxMessageSize)
+        // Any message the limits allow may come as one frame (the reference sends one per message).
+        transport.maxFrameSize = max(transport.maxFrameSize, transport.maxMessageSize)
+        let settings = transport
+        get(path) { request, context -> Response in
+            guard WebSocketUpgradeRequest.isRequested(by: request) else {
+                return Response(status: .methodNotAllowed)
+            }
+            let target = try await main(request, context)
+            return request.upgrade(.accept(), configuration: settings) { connection in
+                await RpcEndpoint.serveSession(over: connection, main: target, configuration: configuration)
+            }
+        }
         post(path) { request, context -> Response in
             let batch: HTTPServerRequest
             do throws(TransportError) {

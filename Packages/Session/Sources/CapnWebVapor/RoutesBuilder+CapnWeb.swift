@@ -2,7 +2,7 @@ public import Vapor
 public import CapnWebCore
 public import RpcTransportVapor
 import CapnWebNIO
-import RpcTransportNIO
+public import RpcTransportNIO
 
 extension RoutesBuilder {
     /// Serves Cap'n Web at `path` on this builder, behind its middleware: a `GET` that upgrades

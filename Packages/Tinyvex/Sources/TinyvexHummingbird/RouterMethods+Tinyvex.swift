@@ -1,10 +1,9 @@
 public import Hummingbird
-public import HummingbirdWebSocket
 public import TinyvexServer
 import RpcTransportHummingbird
 import RpcTransportNIO
 
-extension RouterMethods where Context: WebSocketRequestContext {
+extension RouterMethods {
     /// Serves the Tinyvex endpoint at `path` on this router, behind its middleware: each
     /// WebSocket is a Tinyvex connection of `server` (one from
     /// ``TinyvexServer/TinyvexServer/withEmbeddedServer(schema:database:configuration:isolation:_:)``).
@@ -16,14 +15,15 @@ extension RouterMethods where Context: WebSocketRequestContext {
     ///     router.addTinyvex("/tinyvex", server: server) { token, request, context in
     ///         context.user?.name
     ///     }
-    ///     let app = Application(router: router, server: .http1WebSocketUpgrade(webSocketRouter: router))
+    ///     let app = Application(router: router, server: .http1WebSocketTransports(webSocketRouter: router))
     ///     try await app.runService()
     /// }
     /// ```
     ///
     /// The application's server must upgrade WebSockets through this router
-    /// (`.http1WebSocketUpgrade(webSocketRouter:)`), with a `maxFrameSize` as large as the
-    /// largest message clients send in one frame. A `GET` without an upgrade gets 405.
+    /// (`.http1WebSocketTransports(webSocketRouter:)`): a WebSocket its middleware refuses gets
+    /// the middleware's answer, and an accepted one is our `WebSocketTransport` with the server's
+    /// ``TinyvexServer/TinyvexServer/transportConfiguration``. A `GET` without an upgrade gets 405.
     ///
     /// - Parameters:
     ///   - path: Where the endpoint is.
@@ -40,27 +40,19 @@ extension RouterMethods where Context: WebSocketRequestContext {
         server: TinyvexServer,
         authenticate: (@Sendable (_ token: String?, _ request: Request, _ context: Context) async throws -> String?)? = nil
     ) -> Self {
-        var limits = HummingbirdWebSocketTransport.Configuration()
-        limits.maxMessageSize = server.configuration.maxMessageBytes
-        let transportLimits = limits
-        ws(
-            path,
-            shouldUpgrade: { request, _ in
-                WebSocketUpgradeRequest.isRequested(by: request) ? .upgrade([:]) : .dontUpgrade
-            },
-            onUpgrade: { inbound, outbound, webSocketContext in
-                await HummingbirdWebSocketTransport.withTransport(
-                    inbound: inbound, outbound: outbound, configuration: transportLimits
-                ) { transport in
-                    guard let authenticate else {
-                        await server.serve(transport)
-                        return
-                    }
-                    let request = webSocketContext.request
-                    let context = webSocketContext.requestContext
-                    await server.serve(transport) { token in try await authenticate(token, request, context) }
+        let settings = server.transportConfiguration
+        get(path) { request, context -> Response in
+            guard WebSocketUpgradeRequest.isRequested(by: request) else {
+                return Response(status: .methodNotAllowed)
+            }
+            return request.upgrade(.accept(), configuration: settings) { connection in
+                guard let authenticate else {
+                    await server.serve(connection)
+                    return
                 }
-            })
+                await server.serve(connection) { token in try await authenticate(token, request, context) }
+            }
+        }
         return self
     }
 }

@@ -31,22 +31,19 @@ extension RoutesBuilder {
         server: TinyvexServer,
         authenticate: (@Sendable (Request, String?) async throws -> String?)? = nil
     ) {
-        let configuration = server.configuration
-        var transport = VaporTransportConfiguration()
-        transport.maxMessageSize = configuration.maxMessageBytes
-        transport.maxFrameSize = configuration.maxMessageBytes
-        // The connection's one liveness probe: the WebSocket ping.
-        transport.keepalive = WebSocketKeepalive(interval: configuration.heartbeatInterval)
-        let settings = transport
+        let settings = server.transportConfiguration
         on(.GET, path) { request -> Response in
             guard request.isWebSocketUpgrade else {
                 return Response(status: .methodNotAllowed)
             }
+            // The trace context the client sent with the upgrade, if any, is the parent of the
+            // connection's spans.
+            let headers = request.headers
             return request.upgrade(.accept(), configuration: settings) { connection in
                 if let authenticate {
-                    await server.serve(connection) { token in try await authenticate(request, token) }
+                    await server.serve(connection, upgradeHeaders: headers) { token in try await authenticate(request, token) }
                 } else {
-                    await server.serve(connection)
+                    await server.serve(connection, upgradeHeaders: headers)
                 }
             }
         }

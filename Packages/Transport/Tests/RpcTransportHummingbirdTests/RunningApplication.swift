@@ -1,18 +1,18 @@
 import Hummingbird
-import HummingbirdWebSocket
 import Logging
 import NIOCore
+import RpcTransportHummingbird
 
-/// Runs a Hummingbird application on 127.0.0.1 at a free port while `body` runs, then stops it.
-func withRunningApplication<Context: WebSocketRequestContext, Value: Sendable>(
+/// Runs a Hummingbird application on 127.0.0.1 at a free port while `body` runs, then stops it;
+/// its WebSocket upgrades go through `router` to our transports.
+func withRunningApplication<Context: RequestContext, Value: Sendable>(
     router: Router<Context>,
-    maxFrameSize: Int = 1 << 20,
     _ body: @escaping @Sendable (_ port: Int) async throws -> Value
-) async throws -> Value {
+) async throws -> Value where Context: InitializableFromSource<ApplicationRequestContextSource> {
     let (ports, portContinuation) = AsyncStream<Int>.makeStream()
     let application = Application(
         router: router,
-        server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(ws: .init(maxFrameSize: maxFrameSize))),
+        server: .http1WebSocketTransports(webSocketRouter: router),
         configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
         onServerRunning: { channel in
             portContinuation.yield(channel.localAddress?.port ?? 0)

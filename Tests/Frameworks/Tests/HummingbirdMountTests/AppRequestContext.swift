@@ -1,19 +1,15 @@
 import HTTPTypes
 import Hummingbird
-import HummingbirdWebSocket
 import RpcTesting
 
-/// The application's request context: Hummingbird's, with WebSocket routing and the user the
-/// auth middleware found.
-struct AppRequestContext: RequestContext, WebSocketRequestContext {
+/// The application's request context: Hummingbird's, with the user the auth middleware found.
+struct AppRequestContext: RequestContext {
     var coreContext: CoreRequestContextStorage
-    let webSocket: WebSocketHandlerReference<AppRequestContext>
     /// The authenticated user; set by ``BearerAuthMiddleware``.
     var user: String?
 
     init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
-        self.webSocket = .init()
     }
 }
 
@@ -37,7 +33,7 @@ struct BearerAuthMiddleware: RouterMiddleware {
             let user = Self.users[String(value.dropFirst("Bearer ".count))]
         else {
             refusals.append(request.uri.path)
-            throw HTTPError(.unauthorized)
+            throw HTTPError(.unauthorized, headers: [.wwwAuthenticate: "Bearer"], message: "a bearer token is required")
         }
         var context = context
         context.user = user

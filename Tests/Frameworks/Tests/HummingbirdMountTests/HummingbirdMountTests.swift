@@ -93,7 +93,7 @@ struct HummingbirdMountTests {
         }
     }
 
-    @Test("an unauthenticated request to each mounted protocol is refused by the application's middleware: 401 for its HTTP routes, no upgrade for its WebSockets")
+    @Test("an unauthenticated request to each mounted protocol's HTTP routes is refused by the application's middleware with 401")
     func unauthenticated() async throws {
         try await MountedApplication.run { app in
             let http = try HTTPClient(baseURL: "http://127.0.0.1:\(app.port)")
@@ -104,24 +104,49 @@ struct HummingbirdMountTests {
             let actors = try await http.execute(HTTPClientRequest(method: .PUT, path: "/rivet/actors", json: #"{"name":"counter","key":"[]"}"#))
             #expect(actors.status == 401)
             await http.close()
-            // Hummingbird answers every upgrade its router did not accept with 400; the
-            // middleware's refusal is what stopped these.
-            let upgrades = [("/rpc", [String]()), ("/rivet/gateway/counter/connect", ["rivet"]), ("/tinyvex", [])]
-            for (path, subprotocols) in upgrades {
-                var configuration = WebSocketClientConfiguration()
-                configuration.subprotocols = subprotocols
-                let refusal = await #expect(throws: TransportError.self) {
-                    _ = try await WebSocketClient.connect(to: "ws://127.0.0.1:\(app.port)\(path)", configuration: configuration)
-                }
-                #expect(refusal?.code == .upgradeRejected, "the upgrade at \(path)")
-            }
             let refused = app.refusals.all
-            for path in ["/rpc", "/rivet/metadata", "/rivet/actors"] + upgrades.map(\.0) {
+            for path in ["/rpc", "/rivet/metadata", "/rivet/actors"] {
                 #expect(refused.contains(path), "the middleware refused \(path)")
             }
             await #expect(throws: (any Error).self) {
                 try await withRpcSession(to: app.rpcWebSocketURL) { _ in }
             }
+        }
+    }
+
+    /// The WebSocket routes of the mounts, with the subprotocols their clients offer.
+    static let webSocketRoutes: [String: [String]] = [
+        "/rpc": [], "/rivet/gateway/counter/connect": ["rivet"], "/tinyvex": [],
+    ]
+
+    @Test(
+        "an unauthenticated WebSocket upgrade to each mounted protocol gets the application's middleware's own answer: 401, its header and its body",
+        arguments: ["/rpc", "/rivet/gateway/counter/connect", "/tinyvex"])
+    func unauthenticatedWebSocket(path: String) async throws {
+        try await MountedApplication.run { app in
+            let subprotocols = Self.webSocketRoutes[path] ?? []
+            var configuration = WebSocketClientConfiguration()
+            configuration.subprotocols = subprotocols
+            let refusal = await #expect(throws: TransportError.self) {
+                _ = try await WebSocketClient.connect(to: "ws://127.0.0.1:\(app.port)\(path)", configuration: configuration)
+            }
+            #expect(refusal?.code == .upgradeRejected)
+            #expect(refusal?.httpStatus == 401)
+
+            var handshake: HTTPHeaders = [
+                "connection": "upgrade", "upgrade": "websocket", "sec-websocket-version": "13",
+                "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
+            ]
+            if let subprotocol = subprotocols.first {
+                handshake.add(name: "sec-websocket-protocol", value: subprotocol)
+            }
+            let http = try HTTPClient(baseURL: "http://127.0.0.1:\(app.port)")
+            let answer = try await http.execute(HTTPClientRequest(method: .GET, path: path, headers: handshake))
+            await http.close()
+            #expect(answer.status == 401)
+            #expect(answer.headers.first(name: "www-authenticate") == "Bearer")
+            #expect(answer.text?.contains("a bearer token is required") == true)
+            #expect(app.refusals.all.filter { $0 == path }.count == 2, "the middleware refused both upgrades")
         }
     }
 

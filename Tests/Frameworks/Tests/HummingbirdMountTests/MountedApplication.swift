@@ -2,7 +2,7 @@ import CapnWeb
 import CapnWebHummingbird
 import Foundation
 import Hummingbird
-import HummingbirdWebSocket
+import RpcTransportHummingbird
 import Logging
 import RpcTesting
 import RpcWire
@@ -96,7 +96,7 @@ func withRunningApplication<Value: Sendable>(
     let (ports, portContinuation) = AsyncStream<Int>.makeStream()
     let application = Application(
         router: router,
-        server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(ws: .init(maxFrameSize: 1 << 20))),
+        server: .http1WebSocketTransports(webSocketRouter: router),
         configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
         onServerRunning: { channel in
             portContinuation.yield(channel.localAddress?.port ?? 0)

@@ -1,7 +1,7 @@
 import CapnWebHummingbird
 import Foundation
 import Hummingbird
-import HummingbirdWebSocket
+import RpcTransportHummingbird
 import NIOHTTP1
 import RivetKitHummingbird
 import RivetKitServer
@@ -30,7 +30,7 @@ func runApplication(registry: ActorRegistry, schema: TinyvexSchema) async throws
             let router = makeRouter(gateway: gateway, tinyvex: tinyvex)
             let app = Application(
                 router: router,
-                server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(ws: .init(maxFrameSize: 1 << 20))),
+                server: .http1WebSocketTransports(webSocketRouter: router),
                 configuration: .init(address: .hostname("0.0.0.0", port: 8080)))
             try await app.runService()
         }

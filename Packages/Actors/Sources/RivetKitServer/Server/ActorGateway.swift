@@ -56,6 +56,20 @@ public final class ActorGateway: Sendable {
         await core.serve(transport, request: request)
     }
 
+    /// The limits of the WebSockets and request bodies a web framework's route hands to this
+    /// gateway: the configuration's `maxMessageSize` as the largest message, frame and request
+    /// body, its `maxPendingBytesPerConnection` as what may wait for a client (half of it before
+    /// sending waits), keepalive pings on.
+    public var transportConfiguration: HostedTransportConfiguration {
+        var transport = HostedTransportConfiguration(keepalive: WebSocketKeepalive())
+        transport.maxMessageSize = configuration.maxMessageSize
+        transport.maxFrameSize = configuration.maxMessageSize
+        transport.maxRequestBodySize = configuration.maxMessageSize
+        transport.maxPendingOutboundBytes = configuration.maxPendingBytesPerConnection
+        transport.outboundBufferLimit = max(configuration.maxPendingBytesPerConnection / 2, 1)
+        return transport
+    }
+
     /// How many actors are awake (in memory) right now.
     public func awakeActorCount() async -> Int {
         await core.directory.awakeIds.count

@@ -9,8 +9,9 @@ import NIOWebSocket
 /// the connection is the same ``WebSocketTransport`` a ``TransportServer`` would have accepted.
 ///
 /// Make one per upgrade; its callbacks run on the connection's event loop. The host server
-/// removes its HTTP handlers before ``upgrade(context:upgradeRequest:)``, as NIO's upgrade
-/// handlers do.
+/// removes its HTTP handlers before ``upgrade(context:upgradeRequest:)`` (a server on NIO's
+/// upgrade handler) or ``adopt(_:)`` (one on NIO's typed upgrade handler, whose own upgrader
+/// makes the transport its upgrade's result), as NIO's upgrade handlers do.
 package final class AdoptedWebSocketUpgrader: HTTPServerProtocolUpgrader {
     package let supportedProtocol = "websocket"
     package let requiredUpgradeHeaders: [String] = []
@@ -29,12 +30,14 @@ package final class AdoptedWebSocketUpgrader: HTTPServerProtocolUpgrader {
     ///     not used.
     ///   - subprotocol: The subprotocol to answer with.
     ///   - eventLoop: The connection's event loop; the upgrader is used there only.
-    ///   - onUpgrade: Receives the open transport, on the event loop; it must not block.
+    ///   - onUpgrade: Receives the open transport of an upgrade through
+    ///     ``upgrade(context:upgradeRequest:)`` (not ``adopt(_:)``), on the event loop; it must
+    ///     not block.
     package init(
         configuration: TransportServerConfiguration,
         subprotocol: String?,
         eventLoop: any EventLoop,
-        onUpgrade: @escaping @Sendable (WebSocketTransport) -> Void
+        onUpgrade: @escaping @Sendable (WebSocketTransport) -> Void = { _ in }
     ) {
         let upgradeState = ServerUpgradeState()
         upgradeState.subprotocol = subprotocol
@@ -74,7 +77,14 @@ package final class AdoptedWebSocketUpgrader: HTTPServerProtocolUpgrader {
     }
 
     package func upgrade(context: ChannelHandlerContext, upgradeRequest: HTTPRequestHead) -> EventLoopFuture<Void> {
-        let channel = context.channel
+        let onUpgrade = self.onUpgrade
+        return adopt(context.channel).map { transport in onUpgrade(transport) }
+    }
+
+    /// Makes the channel the HTTP handlers have left our transport, after
+    /// ``buildUpgradeResponse(channel:upgradeRequest:initialResponseHeaders:)`` agreed on the
+    /// handshake; on the channel's event loop. The channel is closed if that fails.
+    package func adopt(_ channel: any Channel) -> EventLoopFuture<WebSocketTransport> {
         do {
             EventLoopTaskExecutor.bindCurrentLoop()
             let settings = configuration.connectionSettings
@@ -86,8 +96,7 @@ package final class AdoptedWebSocketUpgrader: HTTPServerProtocolUpgrader {
             let transport = try WebSocketTransport.install(
                 on: channel, settings: settings, subprotocol: state.value.subprotocol, codec: codec)
             try channel.pipeline.syncOperations.addHandler(QuiesceHandler(transport: transport))
-            onUpgrade(transport)
-            return channel.eventLoop.makeSucceededVoidFuture()
+            return channel.eventLoop.makeSucceededFuture(transport)
         } catch {
             channel.close(promise: nil)
             return channel.eventLoop.makeFailedFuture(error)
