@@ -47,10 +47,13 @@ let package = Package(
             name: "RivetKit",
             dependencies: [
                 .product(name: "RpcDo", package: "Managed"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 // `ObservableObject` and `@Published` where Combine does not exist.
                 .product(
                     name: "OpenCombine", package: "OpenCombine",
                     condition: .when(platforms: [.linux, .windows, .android, .wasi])),
+                // The client and its connections as `Service`s.
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import InMemoryTracing
 import MetricsTestKit
@@ -49,5 +50,91 @@ struct ObservabilityTests {
         let failed = try #require(spans.first { $0.operationName == "rivetkit.action fail" })
         #expect(failed.status?.code == .error)
         #expect(failed.errors.count == 1)
+    }
+
+    /// The observability settings of a test: no metrics, `tracer`'s spans.
+    private static func tracing(_ tracer: any Tracer) -> RpcObservability {
+        RpcObservability(metricsFactory: NOOPMetricsHandler.instance, tracer: tracer)
+    }
+
+    @Test("an HTTP action gets a client span under the caller's context, and the server's action span is its child through the request's headers")
+    func httpActionSpans() async throws {
+        let tracer = InMemoryTracer()
+        try await InProcessServer.with(configure: { $0.observability = Self.tracing(tracer) }) { (server: InProcessServer) async throws in
+            let client = server.client { $0.observability = Self.tracing(tracer) }
+            let handle = client.getOrCreate("counter", key: ["trace-http-\(UUID().uuidString)"])
+            let root = tracer.startSpan("client work")
+            let output = try await ServiceContext.withValue(root.context) {
+                try await handle.action("increment", args: [4])
+            }
+            #expect(output == 4)
+            await #expect(throws: ActorError.self) {
+                try await ServiceContext.withValue(root.context) { try await handle.action("fail", args: []) }
+            }
+            root.end()
+            await client.close()
+            let spans = tracer.finishedSpans
+            let sent = try #require(spans.first { $0.operationName == "rivetkit.action increment" && $0.kind == .client })
+            let served = try #require(spans.first { $0.operationName == "rivetkit.action increment" && $0.kind == .server })
+            #expect(sent.traceID == root.traceID)
+            #expect(sent.parentSpanID == root.spanID)
+            #expect(served.traceID == sent.traceID)
+            #expect(served.parentSpanID == sent.spanID)
+            #expect(sent.attributes["rpc.system"]?.toSpanAttribute() == .string("rivetkit"))
+            #expect(sent.attributes["rpc.method"]?.toSpanAttribute() == .string("increment"))
+            #expect(sent.attributes["rivetkit.actor"]?.toSpanAttribute() == .string("counter"))
+            let failed = try #require(spans.first { $0.operationName == "rivetkit.action fail" && $0.kind == .client })
+            #expect(failed.status?.code == .error)
+            #expect(failed.attributes["rpc.error.code"] != nil)
+        }
+    }
+
+    @Test("a realtime action gets a client span, and the server's action span joins the trace the connection's upgrade carried")
+    func realtimeActionSpans() async throws {
+        let tracer = InMemoryTracer()
+        try await InProcessServer.with(configure: { $0.observability = Self.tracing(tracer) }) { (server: InProcessServer) async throws in
+            let client = server.client { $0.observability = Self.tracing(tracer) }
+            let connection = client.getOrCreate("counter", key: ["trace-rt-\(UUID().uuidString)"]).connect()
+            let root = tracer.startSpan("client work")
+            ServiceContext.withValue(root.context) { connection.start() }
+            let output = try await ServiceContext.withValue(root.context) {
+                try await connection.action("increment", args: [2])
+            }
+            #expect(output == 2)
+            await connection.dispose()
+            root.end()
+            await client.close()
+            let spans = tracer.finishedSpans
+            let sent = try #require(spans.first { $0.operationName == "rivetkit.action increment" && $0.kind == .client })
+            let served = try #require(spans.first { $0.operationName == "rivetkit.action increment" && $0.kind == .server })
+            #expect(sent.traceID == root.traceID)
+            #expect(sent.parentSpanID == root.spanID)
+            #expect(served.traceID == sent.traceID)
+            #expect(served.parentSpanID == root.spanID)
+            #expect(!tracer.performedContextInjections.isEmpty)
+        }
+    }
+
+    @Test("with the no-op tracer neither the client nor the server records a span or writes a trace header")
+    func nothingWithoutATracer() async throws {
+        let tracer = InMemoryTracer()
+        try await InProcessServer.with(configure: { $0.observability = Self.tracing(NoOpTracer()) }) { (server: InProcessServer) async throws in
+            let client = server.client { $0.observability = Self.tracing(NoOpTracer()) }
+            let handle = client.getOrCreate("counter", key: ["trace-none-\(UUID().uuidString)"])
+            let root = tracer.startSpan("client work")
+            let connection = handle.connect()
+            ServiceContext.withValue(root.context) { connection.start() }
+            let (overHTTP, realtime) = try await ServiceContext.withValue(root.context) { () async throws -> (JSONValue, JSONValue) in
+                let overHTTP = try await handle.action("increment", args: [1])
+                return (overHTTP, try await connection.action("increment", args: [1]))
+            }
+            #expect(overHTTP == 1)
+            #expect(realtime == 2)
+            await connection.dispose()
+            root.end()
+            await client.close()
+        }
+        #expect(tracer.finishedSpans.map(\.operationName) == ["client work"])
+        #expect(tracer.performedContextInjections.isEmpty)
     }
 }

@@ -2,6 +2,7 @@ import RpcDo
 import RpcTransportNIO
 import Synchronization
 import RpcWire
+import RpcTransport
 
 /// A realtime connection to one actor over RivetKit's gateway WebSocket, kept alive by the
 /// shared ``ReconnectingConnection``.
@@ -343,6 +344,19 @@ public final class ActorConnection: Sendable {
     ///   `client.disposed`, `client.cancelled`, or an interceptor's failure (an ``ActorError``
     ///   as thrown, any other as `client.internal_error`).
     public func action(_ name: String, args: [JSONValue], metadata: [String: String] = [:]) async throws(ActorError) -> JSONValue {
+        guard let tracer = client.tracer else { return try await run(name, args: args, metadata: metadata) }
+        // The action's trace context stays in the client (RivetKit's frames carry none): the
+        // server's spans join the trace the connection's upgrade carried.
+        return try await RpcClientSpan.run(
+            "rivetkit.action \(name)", system: "rivetkit", method: name, attributes: ["rivetkit.actor": options.name],
+            tracer: tracer, code: { (error: ActorError) in error.rpcFailure.code.rawValue }
+        ) { _ throws(ActorError) in
+            try await run(name, args: args, metadata: metadata)
+        }
+    }
+
+    /// ``action(_:args:metadata:)`` without its span.
+    private func run(_ name: String, args: [JSONValue], metadata: [String: String]) async throws(ActorError) -> JSONValue {
         let call = channel.call(name, timeout: client.config.actionTimeout, isIdempotent: false, metadata: metadata)
         let id = call.id
         let frame = RivetMessageCodec.frame(ClientMessage.actionRequest(id: id, name: name, args: args))
@@ -467,9 +481,11 @@ public final class ActorConnection: Sendable {
             handshakeTimeout: config.connectTimeout,
             offlineQueueLimit: config.maxQueuedActions)
         configuration.protocolName = "rivetkit"
+        configuration.observability = config.observability
         return ReconnectingConnection(
             configuration: configuration,
-            factory: { [client, options] _ in try await Self.open(client: client, options: options) },
+            // The headers carry the trace context the connection was started in, when traced.
+            factory: { [client, options] headers in try await Self.open(client: client, options: options, headers: headers) },
             handler: .transports { transport, generation in relay.connection?.attach(transport, generation: generation) },
             hooks: ReconnectingConnection.Hooks(
                 handshake: { link in try await relay.connection?.awaitInit(on: link.generation) },
@@ -624,14 +640,16 @@ public final class ActorConnection: Sendable {
 
     // MARK: Opening
 
-    private static func open(client: RivetKitClient, options: ActorOptions) async throws -> any MessageTransport {
+    private static func open(
+        client: RivetKitClient, options: ActorOptions, headers: [String: String]
+    ) async throws -> any MessageTransport {
         let url = try connectURL(
             config: try await client.resolvedState().config, options: options, maxInputSize: client.config.maxInputSize)
         var subprotocols = ["rivet", "rivet_encoding.json"]
         if let params = options.params {
             subprotocols.append("rivet_conn_params." + HTTPQuery.percentEncode(params.description))
         }
-        let (transport, subprotocol) = try await client.transports.openSocket(url, subprotocols)
+        let (transport, subprotocol) = try await client.transports.openSocketWithHeaders(url, subprotocols, headers)
         guard subprotocol == "rivet" else {
             await transport.close(code: .protocolError, reason: "")
             throw ActorError(.clientConnectionOpenFailed, "the server did not select rivet")

@@ -2,6 +2,8 @@ import NIOHTTP1
 import RpcTransportNIO
 import Synchronization
 import RpcWire
+import RpcTransport
+import Tracing
 
 /// A stateless handle to one actor: HTTP actions (`POST /gateway/{id}/action/{name}`) after
 /// resolving the actor, and realtime connections.
@@ -128,11 +130,25 @@ public final class ActorHandle: Sendable {
     ///
     /// - Throws: ``ActorError``: the action's or the server's error.
     public func action(_ name: String, args: [JSONValue]) async throws(ActorError) -> JSONValue {
+        guard let tracer = client.tracer else { return try await run(name, args: args, trace: nil) }
+        // The request carries the action span's trace context: the server's span is its child.
+        return try await RpcClientSpan.run(
+            "rivetkit.action \(name)", system: "rivetkit", method: name, attributes: ["rivetkit.actor": options.name],
+            tracer: tracer, code: { (error: ActorError) in error.rpcFailure.code.rawValue }
+        ) { context throws(ActorError) in
+            try await run(name, args: args, trace: (tracer, context))
+        }
+    }
+
+    /// ``action(_:args:)`` without its span; `trace` is written into the request's headers.
+    private func run(
+        _ name: String, args: [JSONValue], trace: (tracer: any Tracer, context: ServiceContext)?
+    ) async throws(ActorError) -> JSONValue {
         do {
-            return try await actionOnce(name, args: args)
+            return try await actionOnce(name, args: args, trace: trace)
         } catch where ActorCloseReason(group: error.group, code: error.code).isStaleActor && !options.lookup.isId {
             actorId.withLock { $0 = nil }
-            return try await actionOnce(name, args: args)
+            return try await actionOnce(name, args: args, trace: trace)
         }
     }
 
@@ -168,10 +184,13 @@ public final class ActorHandle: Sendable {
         try await connect().withConnection(body)
     }
 
-    private func actionOnce(_ name: String, args: [JSONValue]) async throws(ActorError) -> JSONValue {
+    private func actionOnce(
+        _ name: String, args: [JSONValue], trace: (tracer: any Tracer, context: ServiceContext)?
+    ) async throws(ActorError) -> JSONValue {
         let id = try await resolve()
         let (config, http) = try await client.resolvedState()
         var headers = HTTPHeaders()
+        if let trace { TraceContextPropagation.inject(trace.context, into: &headers, using: trace.tracer) }
         headers.add(name: "x-rivet-encoding", value: "json")
         if let params = options.params { headers.add(name: "x-rivet-conn-params", value: params.description) }
         if let token = config.token { headers.add(name: "x-rivet-token", value: token) }

@@ -1,4 +1,5 @@
 import Foundation
+import RpcTransport
 import RpcTransportNIO
 
 /// How a RivetKit client reaches its server, as RivetKit's `createClient` takes it.
@@ -13,8 +14,9 @@ import RpcTransportNIO
 /// let config = ClientConfig(endpoint: "http://127.0.0.1:6420", token: "secret", namespace: "prod")
 /// ```
 ///
-/// Two configurations are equal when every setting but ``interceptors`` is (interceptors are
-/// values of any type and are not compared).
+/// Two configurations are equal when every setting but ``interceptors`` and ``observability``
+/// is (interceptors, metrics factories and tracers are values of any type and are not
+/// compared).
 public struct ClientConfig: Sendable, Hashable {
     /// The endpoint as given.
     public var endpoint: String
@@ -63,6 +65,12 @@ public struct ClientConfig: Sendable, Hashable {
     /// its ``ClientConfig/actionTimeout`` and its metadata, and may change the metadata, fail
     /// the action before it is sent, or observe its outcome. Default none.
     public var interceptors: [any ClientInterceptor]
+    /// Where the client's spans go: a client span per action (realtime or HTTP), and the tracer
+    /// whose trace context is sent with each realtime connection's upgrade and each HTTP action,
+    /// so that the server's spans join the client's trace; also the realtime connections'
+    /// metrics (`protocol="rivetkit"`). Default: the process-wide factory and tracer. Like
+    /// ``interceptors``, not compared.
+    public var observability: RpcObservability
 
     /// RivetKit's limit on `rvt-input`: 4 KiB.
     public static let defaultMaxInputSize = 4 * 1024
@@ -90,7 +98,8 @@ public struct ClientConfig: Sendable, Hashable {
         maxQueuedActions: Int = ClientConfig.defaultMaxQueuedActions,
         metadataLookupAttempts: Int = ClientConfig.defaultMetadataLookupAttempts,
         actionTimeout: Duration = ClientConfig.defaultActionTimeout,
-        interceptors: [any ClientInterceptor] = []
+        interceptors: [any ClientInterceptor] = [],
+        observability: RpcObservability = RpcObservability()
     ) {
         let environment = ProcessInfo.processInfo.environment
         self.endpoint = endpoint ?? environment["RIVET_ENDPOINT"] ?? "http://127.0.0.1:6420"
@@ -107,9 +116,10 @@ public struct ClientConfig: Sendable, Hashable {
         self.metadataLookupAttempts = metadataLookupAttempts
         self.actionTimeout = actionTimeout
         self.interceptors = interceptors
+        self.observability = observability
     }
 
-    /// Whether every setting but ``interceptors`` is equal.
+    /// Whether every setting but ``interceptors`` and ``observability`` is equal.
     public static func == (lhs: ClientConfig, rhs: ClientConfig) -> Bool {
         lhs.endpoint == rhs.endpoint && lhs.token == rhs.token && lhs.namespace == rhs.namespace
             && lhs.runnerName == rhs.runnerName && lhs.headers == rhs.headers
@@ -119,7 +129,7 @@ public struct ClientConfig: Sendable, Hashable {
             && lhs.metadataLookupAttempts == rhs.metadataLookupAttempts && lhs.actionTimeout == rhs.actionTimeout
     }
 
-    /// Hashes every setting but ``interceptors``.
+    /// Hashes every setting but ``interceptors`` and ``observability``.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(endpoint)
         hasher.combine(token)

@@ -15,19 +15,44 @@ public struct ClientTransports: Sendable {
     public typealias SocketFactory =
         @Sendable (_ url: String, _ subprotocols: [String]) async throws -> (any MessageTransport, subprotocol: String?)
 
+    /// A ``SocketFactory`` that also sends `headers` with the upgrade request: the trace
+    /// context of the client's tracer (``ClientConfig/observability``), when one records.
+    public typealias HeaderSocketFactory =
+        @Sendable (_ url: String, _ subprotocols: [String], _ headers: [String: String]) async throws
+        -> (any MessageTransport, subprotocol: String?)
+
     /// Makes the HTTP client for `endpoint` (the resolved endpoint, without credentials) that
     /// sends `headers` with every request.
     public typealias HTTPClientFactory =
         @Sendable (_ endpoint: String, _ headers: [String: String]) throws(TransportError) -> any ActorHTTPClient
 
-    /// Opens the sockets of realtime connections.
-    public var openSocket: SocketFactory
+    /// Opens the sockets of realtime connections, with the upgrade's extra headers.
+    public var openSocketWithHeaders: HeaderSocketFactory
     /// Makes the HTTP clients.
     public var makeHTTPClient: HTTPClientFactory
 
-    /// Creates transports from the two factories.
+    /// Opens the sockets of realtime connections; setting it replaces
+    /// ``openSocketWithHeaders`` with a factory that sends no extra headers.
+    public var openSocket: SocketFactory {
+        get {
+            let open = openSocketWithHeaders
+            return { url, subprotocols in try await open(url, subprotocols, [:]) }
+        }
+        set {
+            openSocketWithHeaders = { url, subprotocols, _ in try await newValue(url, subprotocols) }
+        }
+    }
+
+    /// Creates transports from the two factories; the sockets get no extra headers.
     public init(openSocket: @escaping SocketFactory, makeHTTPClient: @escaping HTTPClientFactory) {
-        self.openSocket = openSocket
+        self.openSocketWithHeaders = { url, subprotocols, _ in try await openSocket(url, subprotocols) }
+        self.makeHTTPClient = makeHTTPClient
+    }
+
+    /// Creates transports from a socket factory that sends the upgrade's extra headers and an
+    /// HTTP client factory.
+    public init(openSocketWithHeaders: @escaping HeaderSocketFactory, makeHTTPClient: @escaping HTTPClientFactory) {
+        self.openSocketWithHeaders = openSocketWithHeaders
         self.makeHTTPClient = makeHTTPClient
     }
 
@@ -35,9 +60,10 @@ public struct ClientTransports: Sendable {
     /// (``HTTPClient``) over the network.
     public static var network: ClientTransports {
         ClientTransports(
-            openSocket: { url, subprotocols in
+            openSocketWithHeaders: { url, subprotocols, headers in
                 var configuration = WebSocketClientConfiguration()
                 configuration.subprotocols = subprotocols
+                for (name, value) in headers { configuration.headers.replaceOrAdd(name: name, value: value) }
                 let transport = try await WebSocketClient.connect(to: url, configuration: configuration)
                 return (transport, transport.subprotocol)
             },

@@ -1,6 +1,7 @@
 import NIOHTTP1
 import RpcTransportNIO
 import Synchronization
+import Tracing
 
 /// A RivetKit client: the endpoint, the `GET /metadata` lookup, handles to actors and the
 /// realtime connections shared by everyone who uses the same actor identity.
@@ -19,6 +20,9 @@ public final class RivetKitClient: Sendable {
     public let config: ClientConfig
     /// How the client reaches its server (``ClientTransports/network`` unless given).
     public let transports: ClientTransports
+    /// The tracer of ``ClientConfig/observability`` that records, read once; `nil` when spans
+    /// go nowhere, so that an action pays for one check.
+    let tracer: (any Tracer)?
 
     private struct State {
         var resolved: ResolvedClientConfig?
@@ -41,6 +45,7 @@ public final class RivetKitClient: Sendable {
     public init(_ config: ClientConfig = ClientConfig(), transports: ClientTransports = .network) {
         self.config = config
         self.transports = transports
+        self.tracer = config.observability.activeTracer
     }
 
     /// Creates a client, runs `body` with it, and closes it (every shared connection disposed,

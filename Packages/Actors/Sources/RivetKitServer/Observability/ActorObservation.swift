@@ -1,6 +1,8 @@
 import CoreMetrics
+import NIOHTTP1
 import RivetKit
 import RpcTransport
+import RpcTransportNIO
 import RpcWire
 import Tracing
 
@@ -29,11 +31,20 @@ final class ActorObservation: Sendable {
             tracer: tracer)
     }
 
-    /// An action `name` of an actor of kind `actor` begins.
-    func action(_ name: String, actor: String) -> ActionProbe {
+    /// The trace context a client sent in the headers of its upgrade or HTTP request, to be the
+    /// parent of the spans of the actions it brings; `nil` when no tracer records.
+    func traceParent(of headers: HTTPHeaders) -> ServiceContext? {
+        guard let tracer else { return nil }
+        return TraceContextPropagation.extract(from: headers, using: tracer)
+    }
+
+    /// An action `name` of an actor of kind `actor` begins, as a child of `parent` (a trace
+    /// context the client sent) or, without one, of the trace context current here.
+    func action(_ name: String, actor: String, parent: ServiceContext? = nil) -> ActionProbe {
         var span: (any Span)?
         if let tracer {
-            let started = tracer.startSpan("rivetkit.action \(name)", ofKind: .server)
+            let started = tracer.startSpan(
+                "rivetkit.action \(name)", context: parent ?? ServiceContext.current ?? .topLevel, ofKind: .server)
             started.attributes["rpc.system"] = "rivetkit"
             started.attributes["rpc.method"] = name
             started.attributes["rivetkit.actor"] = actor

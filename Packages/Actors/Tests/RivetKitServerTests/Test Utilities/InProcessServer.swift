@@ -85,7 +85,9 @@ final class InProcessServer: Sendable {
     /// The transports that reach this server.
     var transports: ClientTransports {
         ClientTransports(
-            openSocket: { [self] url, subprotocols in try await openSocket(url: url, subprotocols: subprotocols) },
+            openSocketWithHeaders: { [self] url, subprotocols, headers in
+                try await openSocket(url: url, subprotocols: subprotocols, headers: headers)
+            },
             makeHTTPClient: { [core] (_: String, headers: [String: String]) throws(TransportError) -> any ActorHTTPClient in
                 LocalHTTPClient(headers: headers, respond: { request in await core.respond(to: request) })
             })
@@ -137,6 +139,9 @@ final class InProcessServer: Sendable {
     /// How many realtime connections are open now.
     var openCount: Int { state.withLock { $0.open.count } }
 
+    /// The server ends of the realtime connections open now.
+    var openTransports: [InMemoryTransport] { state.withLock { Array($0.open.values) } }
+
     /// The request paths (with query) of the realtime connections, in order.
     var paths: [String] { state.withLock { $0.paths } }
 
@@ -156,12 +161,14 @@ final class InProcessServer: Sendable {
         await core.shutdown()
     }
 
-    private func openSocket(url: String, subprotocols: [String]) async throws -> (any MessageTransport, subprotocol: String?) {
+    private func openSocket(
+        url: String, subprotocols: [String], headers: [String: String] = [:]
+    ) async throws -> (any MessageTransport, subprotocol: String?) {
         let afterScheme = url.range(of: "://").map { url[$0.upperBound...] } ?? url[...]
         let uri = String(afterScheme[(afterScheme.firstIndex(of: "/") ?? afterScheme.endIndex)...])
         let path = String(uri.prefix { $0 != "?" })
         let request = WebSocketUpgradeRequest(
-            path: path, uri: uri, headers: [:], remoteAddress: nil, offeredSubprotocols: subprotocols)
+            path: path, uri: uri, headers: HTTPHeaders(headers.map { ($0.key, $0.value) }), remoteAddress: nil, offeredSubprotocols: subprotocols)
         let (mode, accepting) = state.withLock { ($0.mode, $0.accepting) }
         guard accepting else {
             throw TransportError(code: .connectFailed, message: "connection refused (in process)")

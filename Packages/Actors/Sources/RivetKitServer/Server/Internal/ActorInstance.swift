@@ -1,5 +1,7 @@
+import NIOHTTP1
 import RivetKit
 import RpcTransport
+import Tracing
 import Synchronization
 
 /// One actor instance in memory: its state, its lifecycle (``ActorLifecycle``), its
@@ -135,14 +137,18 @@ final class ActorInstance: Sendable {
     ///
     /// - Throws: What the action throws; `actor.not_found` when the actor was destroyed
     ///   before the action's turn.
+    ///
+    /// `traceParent` is the trace context the client sent (``traceParent(of:)``), the parent of
+    /// the action's span; without one, the span's parent is the context current here.
     nonisolated(nonsending) func perform(
-        _ name: String, args: [JSONValue], connection: ActorConn, ticket: UInt64? = nil
+        _ name: String, args: [JSONValue], connection: ActorConn, ticket: UInt64? = nil,
+        traceParent: ServiceContext? = nil
     ) async throws(ActorError) -> JSONValue {
         let ticket = ticket ?? queue.ticket()
         guard let observation else {
             return try await run(name, args: args, connection: connection, ticket: ticket)
         }
-        let probe = observation.action(name, actor: record.name)
+        let probe = observation.action(name, actor: record.name, parent: traceParent)
         do {
             let output = try await run(name, args: args, connection: connection, ticket: ticket)
             probe.succeeded()
@@ -153,7 +159,14 @@ final class ActorInstance: Sendable {
         }
     }
 
-    /// ``perform(_:args:connection:ticket:)`` without its metrics and span.
+    /// The trace context a client sent in `headers` (its upgrade's or its HTTP request's), for
+    /// ``perform(_:args:connection:ticket:traceParent:)``; `nil` when the server records no
+    /// spans, so that nothing is read.
+    func traceParent(of headers: HTTPHeaders) -> ServiceContext? {
+        observation?.traceParent(of: headers)
+    }
+
+    /// ``perform(_:args:connection:ticket:traceParent:)`` without its metrics and span.
     private nonisolated(nonsending) func run(
         _ name: String, args: [JSONValue], connection: ActorConn, ticket: UInt64
     ) async throws(ActorError) -> JSONValue {

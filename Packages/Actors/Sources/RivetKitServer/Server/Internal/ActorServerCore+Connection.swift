@@ -1,6 +1,7 @@
 import RivetKit
 import RpcTransport
 import RpcTransportNIO
+import Tracing
 
 extension ActorServerCore {
     /// Decides about a WebSocket upgrade: gateway `…/connect` and raw `…/websocket/…` paths
@@ -51,6 +52,8 @@ extension ActorServerCore {
             return
         }
         defer { instance.leave() }
+        // The actions' spans join the trace the client sent with its upgrade, if any.
+        let traceParent = instance.traceParent(of: request.headers)
         _ = try? transport.enqueue(.text(RivetMessageCodec.encode(ServerMessage.initialize(
             actorId: instance.record.id, connectionId: connection.id))))
         let executor = transport.executor
@@ -62,7 +65,8 @@ extension ActorServerCore {
             case .message(let message):
                 Self.handle(
                     message, transport: transport, instance: instance, connection: connection, tracker: tracker,
-                    executor: executor, maxFrameSize: maxFrameSize, budget: budget, timer: timer)
+                    executor: executor, maxFrameSize: maxFrameSize, budget: budget, timer: timer,
+                    traceParent: traceParent)
             case .closed:
                 tracker.close()
             }
@@ -82,7 +86,7 @@ extension ActorServerCore {
     private static func handle(
         _ message: TransportMessage, transport: any MessageTransport, instance: ActorInstance,
         connection: ActorConn, tracker: ConnectionTracker, executor: (any TaskExecutor)?, maxFrameSize: Int,
-        budget: OutboundBudget, timer: DeadlineTimer
+        budget: OutboundBudget, timer: DeadlineTimer, traceParent: ServiceContext?
     ) {
         guard tracker.isReading else { return }
         guard message.kind == .text else {
@@ -136,7 +140,8 @@ extension ActorServerCore {
                 defer { tracker.release(bytes: size) }
                 let reply: ServerMessage
                 do throws(ActorError) {
-                    let output = try await instance.perform(name, args: args, connection: connection, ticket: ticket)
+                    let output = try await instance.perform(
+                        name, args: args, connection: connection, ticket: ticket, traceParent: traceParent)
                     reply = .actionResponse(id: id, output: output)
                 } catch {
                     reply = .error(error, actionId: id)

@@ -127,13 +127,16 @@ extension ActorServerCore {
         let info = ActorConnectionInfo(
             id: nextConnectionId(), actorId: instance.record.id, actorName: instance.record.name,
             key: instance.record.key, namespace: instance.record.namespace, params: params)
+        // The action's span joins the trace the client sent with its request, if any.
+        let traceParent = instance.traceParent(of: request.headers)
         // The action runs in a task of its own, so that its deadline can answer while it runs;
         // the connection and the hold last until it has ended.
         let output = try await boundedByActionTimeout(instance) { () async throws(ActorError) -> JSONValue in
             let connection = try await instance.connect(info, deliver: nil, close: nil)
             let result: Result<JSONValue, ActorError>
             do throws(ActorError) {
-                result = .success(try await instance.perform(name, args: args, connection: connection))
+                result = .success(
+                    try await instance.perform(name, args: args, connection: connection, traceParent: traceParent))
             } catch {
                 result = .failure(error)
             }

@@ -71,7 +71,9 @@ final class LocalClients: Sendable {
 
     private var transports: ClientTransports {
         ClientTransports(
-            openSocket: { [self] url, subprotocols in try await openSocket(url: url, subprotocols: subprotocols) },
+            openSocketWithHeaders: { [self] url, subprotocols, headers in
+                try await openSocket(url: url, subprotocols: subprotocols, headers: headers)
+            },
             makeHTTPClient: { [self] (_: String, headers: [String: String]) throws(TransportError) -> any ActorHTTPClient in
                 LocalHTTPClient(headers: headers, respond: { [self] (request: HTTPServerRequest) async throws(TransportError) -> HTTPServerResponse in
                     guard let server = state.withLock({ $0.server }) else {
@@ -82,11 +84,13 @@ final class LocalClients: Sendable {
             })
     }
 
-    private func openSocket(url: String, subprotocols: [String]) async throws -> (any MessageTransport, subprotocol: String?) {
+    private func openSocket(
+        url: String, subprotocols: [String], headers: [String: String] = [:]
+    ) async throws -> (any MessageTransport, subprotocol: String?) {
         let afterScheme = url.range(of: "://").map { url[$0.upperBound...] } ?? url[...]
         let uri = String(afterScheme[(afterScheme.firstIndex(of: "/") ?? afterScheme.endIndex)...])
         let request = WebSocketUpgradeRequest(
-            path: String(uri.prefix { $0 != "?" }), uri: uri, headers: [:], remoteAddress: nil,
+            path: String(uri.prefix { $0 != "?" }), uri: uri, headers: HTTPHeaders(headers.map { ($0.key, $0.value) }), remoteAddress: nil,
             offeredSubprotocols: subprotocols)
         let subprotocol = "rivet"
         guard ActorServerCore.decideUpgrade(request) == .accept(subprotocol: subprotocol) else {
