@@ -519,10 +519,11 @@ final class SessionCore: Sendable {
         closings.close(transport, code: .applicationError, reason: reason)
     }
 
-    /// Shuts the session down without an abort message, as disposing the main stub does.
-    func shutdown(reason: String) async {
+    /// Shuts the session down without an abort message, as disposing the main stub does (which
+    /// closes with code 3000, the default).
+    func shutdown(reason: String, code: CloseCode = .applicationError) async {
         end(.failed(.connectionLost(RpcErrorValue(message: reason))))
-        await transport.close(code: .applicationError, reason: reason)
+        await transport.close(code: code, reason: reason)
     }
 
     /// Waits until every export the peer pulled has been answered (or the session ended).

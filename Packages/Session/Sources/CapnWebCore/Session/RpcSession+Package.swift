@@ -22,6 +22,13 @@ extension RpcSession {
         return RpcSession(connection: connection)
     }
 
+    /// Ends the session like ``close()``, but closes its connection with `code` and `reason`
+    /// rather than Cap'n Web's 3000: how a client's service closes when its application shuts
+    /// down (1000).
+    package func close(code: CloseCode, reason: String) async {
+        await connection.close(code: code, reason: reason)
+    }
+
     /// Runs `execute` against the peer's main object over one HTTP batch: what the session sends
     /// is posted in one request by `exchange`, whose answer's messages are then delivered.
     package static func runBatch<T>(

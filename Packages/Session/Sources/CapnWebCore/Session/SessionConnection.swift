@@ -263,12 +263,18 @@ final class SessionConnection: Sendable {
     /// Stops reconnecting, shuts the current engine down, waits for the closes an abort started
     /// and finishes every state stream.
     ///
-    /// - Parameter limit: How long to wait for the peer's half of the close handshake; then the
-    ///   connection is cut (``MessageTransport/abort(_:)``), at once for `.zero`.
-    ///   `nil` waits as long as the transport's own close timeout.
-    func close(within limit: Duration? = nil) async {
+    /// - Parameters:
+    ///   - limit: How long to wait for the peer's half of the close handshake; then the
+    ///     connection is cut (``MessageTransport/abort(_:)``), at once for `.zero`.
+    ///     `nil` waits as long as the transport's own close timeout.
+    ///   - code: The close code: 3000 by default, as disposing the main stub closes.
+    ///   - reason: The close reason, also the message of the calls it fails.
+    func close(
+        within limit: Duration? = nil, code: CloseCode = .applicationError,
+        reason: String = "RPC session was shut down by disposing the main stub"
+    ) async {
         let deadline = limit.map { ContinuousClock.now + $0 }
-        await shutDown(within: limit)
+        await shutDown(within: limit, code: code, reason: reason)
         // An engine that ended on an abort may still be closing its transport: that close is
         // this connection's too, bounded by the same limit.
         await closings.finish(until: deadline)
@@ -285,38 +291,39 @@ final class SessionConnection: Sendable {
 
     /// Stops reconnecting and shuts the current engine down (the first part of
     /// ``close(within:)``).
-    private func shutDown(within limit: Duration?) async {
+    private func shutDown(within limit: Duration?, code: CloseCode, reason: String) async {
         let core = state.withLock { state -> SessionCore? in
             state.closed = true
             return state.core
         }
-        let reason = "RPC session was shut down by disposing the main stub"
         if let reconnecting {
             await reconnecting.close { transport in
                 guard let limit else {
-                    await core?.shutdown(reason: reason)
+                    await core?.shutdown(reason: reason, code: code)
                     return
                 }
                 // The engine may have ended already (an abort, a bad message) with its
                 // transport still closing: the limit holds for that close too.
                 core?.end(.failed(.connectionLost(RpcErrorValue(message: reason))))
-                await Self.close(transport, reason: reason, within: limit)
+                await Self.close(transport, code: code, reason: reason, within: limit)
             }
             return
         }
         if let core {
             if let limit {
                 core.end(.failed(.connectionLost(RpcErrorValue(message: reason))))
-                await Self.close(core.transport, reason: reason, within: limit)
+                await Self.close(core.transport, code: code, reason: reason, within: limit)
             } else {
-                await core.shutdown(reason: reason)
+                await core.shutdown(reason: reason, code: code)
             }
         }
     }
 
     /// Closes `transport` with a close handshake, but cuts the connection once `limit` has
     /// passed without the peer's answer (at once for `.zero` or less).
-    static func close(_ transport: any MessageTransport, reason: String, within limit: Duration) async {
+    static func close(
+        _ transport: any MessageTransport, code: CloseCode = .applicationError, reason: String, within limit: Duration
+    ) async {
         let cut = TransportError(
             code: .closed, message: "the peer did not finish the close handshake in time", closeCode: .applicationError)
         guard limit > .zero else {
@@ -332,7 +339,7 @@ final class SessionConnection: Sendable {
                 await transport.abort(cut)
             }
         ) {
-            await transport.close(code: .applicationError, reason: reason)
+            await transport.close(code: code, reason: reason)
         }
     }
 }

@@ -44,6 +44,39 @@ public struct ScopedService<Resource: Sendable>: Service {
         self.stop = stop
     }
 
+    /// Creates the service of a long-lived client that exists already (made by the
+    /// application, which goes on calling through it while the service runs): ``run()`` starts
+    /// it, keeps it running (its own reconnects included) until a graceful shutdown begins or
+    /// the task is cancelled, then closes it.
+    ///
+    /// ```swift
+    /// extension MyClient: Service {
+    ///     public func run() async throws {
+    ///         try await ScopedService(client: self, start: { try await $0.connect() }, close: { await $0.close() }).run()
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - client: The client.
+    ///   - start: Starts its connection (nothing by default, for a client that connects on first
+    ///     use); an error it throws stops the service with that error, after `close`.
+    ///   - close: Closes its connections: what the client's own scoped `with…` does when its body
+    ///     returns.
+    public init(
+        client: Resource,
+        start: @escaping @Sendable (Resource) async throws -> Void = { _ in },
+        close: @escaping @Sendable (Resource) async -> Void
+    ) {
+        self.init(
+            open: { body in try await body(client) },
+            use: { client in
+                try await start(client)
+                try await Self.untilShutdown()
+            },
+            stop: close)
+    }
+
     /// Opens the resource and runs it until `use` returns, a graceful shutdown begins or the
     /// task is cancelled; then stops it.
     ///
