@@ -21,6 +21,10 @@ let package = Package(
         // For tests of code built on Cap'n Web: the above, the in-memory transport pair and the
         // waiting helpers.
         .library(name: "CapnWebTesting", targets: ["CapnWebTesting"]),
+        // For conformance tests of a Cap'n Web server, wherever it is mounted: the reference wire
+        // transcript, a raw-frame peer, the replay of the reference client's side, and the
+        // conformance test API to serve.
+        .library(name: "CapnWebConformance", targets: ["CapnWebConformance"]),
         // `import CapnWebMacros`: `CapnWeb` and the `@RpcProtocol`, `@Rpc` and `@RpcName` macros.
         // Only code that imports it builds swift-syntax.
         .library(name: "CapnWebMacros", targets: ["CapnWebMacros"]),
@@ -121,6 +125,18 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // `import CapnWebConformance`: the reference wire transcript, `RawPeer`, the server-role
+        // replay, and `CapnWebDemo`'s `TestAPI` re-exported. Over any `MessageTransport`, so the
+        // engine's in-memory tests use it as the framework tests do over a socket.
+        .target(
+            name: "CapnWebConformance",
+            dependencies: [
+                "CapnWebDemo",
+                .product(name: "RpcTransport", package: "Transport"),
+                .product(name: "RpcTransportTesting", package: "Transport"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // The compiler plug-in that expands `@RpcProtocol`, `@Rpc` and `@RpcName`.
         .macro(
             name: "CapnWebMacrosPlugin",
@@ -141,7 +157,7 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // The conformance test API (`TEST-API.md`) as a main object, shared by the command and
-        // the tests. Internal to this package.
+        // the tests; other packages' tests get it through `CapnWebConformance`.
         .target(
             name: "CapnWebDemo",
             dependencies: ["CapnWebCore"],
@@ -205,6 +221,7 @@ let package = Package(
             name: "CapnWebCoreTests",
             dependencies: [
                 "CapnWebCore",
+                "CapnWebConformance",
                 "CapnWebDemo",
                 "CapnWebTestSupport",
                 .product(name: "RpcTransportTesting", package: "Transport"),

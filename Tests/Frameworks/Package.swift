@@ -23,11 +23,26 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
+        // The reference client's side of the Cap'n Web wire transcript, sent to an endpoint
+        // mounted on an application, over our WebSocket and HTTP clients. Shared by both
+        // frameworks' tests.
+        .target(
+            name: "MountConformance",
+            dependencies: [
+                .product(name: "CapnWebConformance", package: "Session"),
+                .product(name: "RpcTransport", package: "Transport"),
+                .product(name: "RpcTransportNIO", package: "Transport"),
+            ],
+            path: "Tests/Support/MountConformance",
+            swiftSettings: strictSettings
+        ),
         // A real Vapor application with Cap'n Web, the RivetKit gateway and Tinyvex mounted
         // beside an ordinary route, behind its own authentication middleware.
         .testTarget(
             name: "VaporFrameworkTests",
             dependencies: [
+                "MountConformance",
+                .product(name: "CapnWebConformance", package: "Session"),
                 .product(name: "RpcTesting", package: "Wire"),
                 .product(name: "RpcTransportNIO", package: "Transport"),
                 .product(name: "CapnWeb", package: "Session"),
@@ -47,6 +62,8 @@ let package = Package(
         .testTarget(
             name: "HummingbirdMountTests",
             dependencies: [
+                "MountConformance",
+                .product(name: "CapnWebConformance", package: "Session"),
                 .product(name: "RpcTesting", package: "Wire"),
                 .product(name: "RpcWire", package: "Wire"),
                 .product(name: "RpcTransportNIO", package: "Transport"),

@@ -1,4 +1,5 @@
 import Testing
+import CapnWebConformance
 import CapnWebTestSupport
 import RpcTransport
 import RpcTransportTesting

@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import CapnWebConformance
 import CapnWebTestSupport
 import RpcTransport
 import RpcTransportTesting

@@ -1,4 +1,5 @@
 import Testing
+import CapnWebConformance
 import CapnWebTestSupport
 import RpcTransport
 import RpcTransportTesting
@@ -15,50 +16,23 @@ struct TranscriptReplayTests {
 
     /// Feeds every client frame (`<-`) of segment `name` to a server session (our engine with
     /// the ``TestAPI`` main object) and checks that each run of server frames (`->`) arrives
-    /// before the next client frames are sent.
-    ///
-    /// - Parameters:
-    ///   - skip: Reference frames (`"-> text"` or `"<- text"`) our engine legitimately does
-    ///     not produce (server frames) or that must not be fed (client frames).
-    ///   - replace: Reference frames whose IDs differ with our engine, and what we use instead.
-    private func replayServerRole(
-        _ name: String, skip: Set<String> = [], replace: [String: String] = [:]
-    ) async throws {
+    /// before the next client frames are sent, with the segment's adjustments
+    /// (``ServerRoleReplay``: frames our engine legitimately does not produce, IDs that differ).
+    private func replayServerRole(_ name: String) async throws {
         try await withCheckedPeers { peers in
             let (clientEnd, serverEnd) = InMemoryTransport.makePair()
             let server = peers.startServer(transport: serverEnd, main: TestAPI())
             let peer = RawPeer(clientEnd)
-            var unused = skip.union(replace.keys)
-            var completed = true
-            let runs = ReferenceTranscript.runs(ReferenceTranscript.segment(name))
-            #expect(runs.count > 2, "\(name) has no frames")
-            for run in runs {
-                let arrow = run.toServer ? "<- " : "-> "
-                var frames: [String] = []
-                for original in run.frames {
-                    let key = arrow + original
-                    unused.remove(key)
-                    if skip.contains(key) { continue }
-                    frames.append(replace[key] ?? original)
-                }
-                if run.toServer {
-                    for frame in frames { try peer.send(frame) }
-                } else {
-                    let missing = await peer.expect(frames)
-                    #expect(missing.isEmpty, "\(name): server frames missing: \(missing); unmatched: \(peer.takeAll())")
-                    if !missing.isEmpty {
-                        completed = false
-                        break
-                    }
-                }
-            }
+            let outcome = try await ServerRoleReplay(segment: name).run(on: peer)
+            #expect(outcome.runCount > 2, "\(name) has no frames")
+            #expect(outcome.missing.isEmpty, "\(name): server frames missing: \(outcome.missing); unmatched: \(outcome.unmatched)")
             // Anything the server still sends is sent by the time its answers are: let it answer
             // everything, then anchor on a marker sent behind its frames.
             await server.drain()
             let extra = await peer.leftovers(markedBy: serverEnd)
             #expect(extra == [], "\(name): unexpected server frames: \(String(describing: extra))")
-            if completed {
-                #expect(unused.isEmpty, "\(name): adjustments that match no frame: \(unused)")
+            if outcome.completed {
+                #expect(outcome.unusedAdjustments.isEmpty, "\(name): adjustments that match no frame: \(outcome.unusedAdjustments)")
             }
             await clientEnd.close(code: .applicationError, reason: "RPC session was shut down by disposing the main stub")
         }
@@ -71,42 +45,23 @@ struct TranscriptReplayTests {
 
     @Test("the server answers the reference client's ws#2 frames (promises, dup, client-captured map, nested map, streams)")
     func serverRoleSegment2() async throws {
-        // Map with a client capture: for each element the reference server `dup()`s the
-        // promise the callback returned (`["push",["pipeline",N,[]]]`, then releases N), a
-        // quirk of its map implementation that costs one extra import ID per element. Our
-        // engine keeps the call result itself, so its imports for the three callback calls are
-        // 1, 2, 3 instead of 2, 4, 6, and every later server import (the readable's pipe and
-        // the `stream` writes) is 3 lower: pipe 4 instead of 7, writes 5...8 instead of
-        // 8...11, writable writes 9...11 instead of 12...14. The client frames answering those
-        // writes are renumbered the same way.
-        let skip: Set<String> = [
-            #"-> ["push",["pipeline",1,[]]]"#, #"-> ["release",1,1]"#,
-            #"-> ["push",["pipeline",3,[]]]"#, #"-> ["release",3,1]"#,
-            #"-> ["push",["pipeline",5,[]]]"#, #"-> ["release",5,1]"#,
-        ]
-        var replace: [String: String] = [
-            #"-> ["resolve",12,[[["pipeline",2],["pipeline",4],["pipeline",6]]]]"#:
-                #"["resolve",12,[[["pipeline",1],["pipeline",2],["pipeline",3]]]]"#,
-            #"-> ["release",2,1]"#: #"["release",1,1]"#,
-            #"-> ["release",4,1]"#: #"["release",2,1]"#,
-            #"-> ["release",6,1]"#: #"["release",3,1]"#,
-            #"-> ["resolve",20,["readable",7]]"#: #"["resolve",20,["readable",4]]"#,
-            #"-> ["stream",["pipeline",7,["close"],[]]]"#: #"["stream",["pipeline",4,["close"],[]]]"#,
-            #"-> ["release",7,1]"#: #"["release",4,1]"#,
-        ]
-        for chunk in 0..<3 {
-            replace[#"-> ["stream",["pipeline",7,["write"],[\#(chunk)]]]"#] =
-                #"["stream",["pipeline",4,["write"],[\#(chunk)]]]"#
-        }
-        for id in 8...14 {
-            replace[#"<- ["resolve",\#(id),["undefined"]]"#] = #"["resolve",\#(id - 3),["undefined"]]"#
-        }
-        try await replayServerRole("ws#2", skip: skip, replace: replace)
+        // With the adjustments for the reference server's `dup()` of each map callback's
+        // result, which our engine does not make (see `ServerRoleReplay`).
+        try await replayServerRole("ws#2")
     }
 
     @Test("the server answers the reference client's ws#3 frames (returnStub, special values, properties)")
     func serverRoleSegment3() async throws {
         try await replayServerRole("ws#3")
+    }
+
+    @Test("the server-role replay covers every WebSocket segment of the transcript")
+    func serverRoleCoversEverySegment() {
+        let named = Set(ReferenceTranscript.text.split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("[ws#"), let end = line.firstIndex(of: "]") else { return nil }
+            return String(line[line.index(after: line.startIndex)..<end])
+        })
+        #expect(Set(ServerRoleReplay.segments) == named)
     }
 
     @Test("an HTTP batch gives the reference response once the session drains")

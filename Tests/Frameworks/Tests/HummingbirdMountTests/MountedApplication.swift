@@ -1,4 +1,5 @@
 import CapnWeb
+import CapnWebConformance
 import CapnWebHummingbird
 import Foundation
 import Hummingbird
@@ -12,8 +13,8 @@ import TinyvexHummingbird
 import TinyvexServer
 
 /// One Hummingbird application on 127.0.0.1 with an auth middleware, an ordinary route and the
-/// three protocols mounted: Cap'n Web at `/rpc`, the RivetKit gateway under `/rivet`, Tinyvex at
-/// `/tinyvex`.
+/// three protocols mounted: Cap'n Web at `/rpc` (and with the conformance test API at
+/// `/test-api`), the RivetKit gateway under `/rivet`, Tinyvex at `/tinyvex`.
 struct MountedApplication: Sendable {
     /// The port the application listens on.
     let port: Int
@@ -22,6 +23,8 @@ struct MountedApplication: Sendable {
 
     var rpcWebSocketURL: URL { url("ws", "/rpc") }
     var rpcBatchURL: URL { url("http", "/rpc") }
+    var testAPIWebSocketURL: URL { url("ws", "/test-api") }
+    var baseURL: String { "http://127.0.0.1:\(port)" }
     var rivetEndpoint: String { "http://127.0.0.1:\(port)/rivet" }
     var tinyvexURL: URL { url("ws", "/tinyvex") }
 
@@ -43,6 +46,7 @@ struct MountedApplication: Sendable {
                 router.add(middleware: BearerAuthMiddleware(refusals: refusals))
                 router.get("/hello") { _, context in "hello \(context.user ?? "nobody")" }
                 router.addCapnWeb("/rpc") { _, context in Api(user: context.user ?? "nobody") }
+                router.addCapnWeb("/test-api") { _, _ in TestAPI() }
                 router.addRivetKit("/rivet", gateway: gateway)
                 router.addTinyvex("/tinyvex", server: tinyvex) { token, _, context in
                     // A token names whoever it names; without one, the request's user.

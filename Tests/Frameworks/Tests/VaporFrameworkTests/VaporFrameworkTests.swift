@@ -1,4 +1,5 @@
 import CapnWeb
+import CapnWebConformance
 import CapnWebCore
 import CapnWebVapor
 import Foundation
@@ -74,6 +75,9 @@ enum MountedApp {
                     // The same gateway again under a group's path, below another path component.
                     app.grouped("v1").grouped(TokenAuthenticator(), User.guardMiddleware())
                         .addRivetKit("mounted", "actors", gateway: gateway)
+                    // The conformance test API, for the reference client's frames.
+                    app.grouped(TokenAuthenticator(), User.guardMiddleware())
+                        .addCapnWeb("test-api") { _ in TestAPI() }
                     try await app.server.start(address: .hostname("127.0.0.1", port: 0))
                     guard let port = app.http.server.shared.localAddress?.port else { throw NoPort() }
                     outcome = .success(try await body(port))

@@ -2,24 +2,32 @@
 /// every frame exchanged between the reference client and server (cloudflare/capnweb 0.12.0),
 /// over WebSocket (`[ws#N] <-` is client to server, `->` server to client) and one HTTP batch.
 /// Embedded so the tests do not depend on files outside the package.
-enum ReferenceTranscript {
+///
+/// ```swift
+/// for run in ReferenceTranscript.runs(ReferenceTranscript.segment("ws#1")) {
+///     if run.toServer { for frame in run.frames { try peer.send(frame) } }
+/// }
+/// ```
+public enum ReferenceTranscript {
     /// One frame of a WebSocket segment.
-    struct Frame: Sendable, Equatable {
+    public struct Frame: Sendable, Equatable {
         /// Client to server (`<-`) or server to client (`->`).
-        let toServer: Bool
+        public let toServer: Bool
         /// The frame's exact JSON text.
-        let text: String
+        public let text: String
     }
 
     /// Consecutive frames in one direction.
-    struct Run: Sendable {
-        let toServer: Bool
-        var frames: [String]
+    public struct Run: Sendable {
+        /// Client to server (`<-`) or server to client (`->`).
+        public let toServer: Bool
+        /// The frames' exact JSON texts, in transcript order.
+        public var frames: [String]
     }
 
     /// The frames of `[ws#N]`, in transcript order (the open, close and the abort the
     /// reference tries to send after the peer closed are not frames of the session).
-    static func segment(_ name: String) -> [Frame] {
+    public static func segment(_ name: String) -> [Frame] {
         var frames: [Frame] = []
         let prefix = "[\(name)] "
         for line in text.split(separator: "\n", omittingEmptySubsequences: true) where line.hasPrefix(prefix) {
@@ -36,7 +44,7 @@ enum ReferenceTranscript {
     }
 
     /// Groups frames into runs of one direction.
-    static func runs(_ frames: [Frame]) -> [Run] {
+    public static func runs(_ frames: [Frame]) -> [Run] {
         var runs: [Run] = []
         for frame in frames {
             if let last = runs.last, last.toServer == frame.toServer {
@@ -49,7 +57,7 @@ enum ReferenceTranscript {
     }
 
     /// The HTTP batch: request lines and response lines.
-    static var batch: (request: [String], response: [String]) {
+    public static var batch: (request: [String], response: [String]) {
         var request: [String] = []
         var response: [String] = []
         var section = 0
@@ -70,7 +78,7 @@ enum ReferenceTranscript {
     }
 
     /// The transcript, verbatim.
-    static let text = #"""
+    public static let text = #"""
 [ws#1] open /ws
 [ws#1] <- ["push",["pipeline",0,["square"],[5]]]
 [ws#1] <- ["pull",1]
