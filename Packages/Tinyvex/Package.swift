@@ -109,9 +109,12 @@ let package = Package(
             dependencies: [
                 "TinyvexProtocol",
                 .product(name: "RpcDo", package: "Managed"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: [.linux, .windows, .android, .wasi])),
                 // `receive(on:)` a dispatch queue, where Combine is missing.
                 .product(name: "OpenCombineDispatch", package: "OpenCombine", condition: .when(platforms: [.linux, .windows, .android, .wasi])),
+                // The client as a `Service`.
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),
@@ -153,6 +156,8 @@ let package = Package(
             name: "TinyvexTests",
             dependencies: [
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 "Tinyvex",
                 "TinyvexServer",
