@@ -52,8 +52,12 @@ public struct ServerRoleReplay: Sendable {
     }
 
     /// Sends the segment's client frames through `peer` and waits for each run of server frames
-    /// in turn (`timeout` each); stops at the first run that does not arrive.
+    /// in turn; stops at the first run that does not arrive.
     ///
+    /// - Parameters:
+    ///   - peer: The client's end, open to a server that serves `TestAPI`.
+    ///   - timeout: How long to wait for each run of server frames.
+    /// - Returns: What arrived, what did not, and what the next import ID is.
     /// - Throws: What sending a frame throws.
     public func run(on peer: RawPeer, timeout: Duration = .seconds(10)) async throws -> Outcome {
         var outcome = Outcome()
@@ -93,7 +97,11 @@ public struct ServerRoleReplay: Sendable {
     /// for the calls before. Releases the call's result after. Returns `nil` when the answer
     /// does not arrive within `timeout`.
     ///
-    /// - Parameter outcome: What ``run(on:timeout:)`` returned, for the next import ID.
+    /// - Parameters:
+    ///   - peer: The client's end the segment was replayed on.
+    ///   - outcome: What ``run(on:timeout:)`` returned, for the next import ID.
+    ///   - timeout: How long to wait for the answer.
+    /// - Returns: The server frames that arrived before the answer, unexpected by the replay.
     /// - Throws: What sending a frame throws.
     public func unexpectedFrames(on peer: RawPeer, after outcome: Outcome, timeout: Duration = .seconds(10)) async throws -> [String]? {
         let id = outcome.importsAllocated + 1

@@ -1,8 +1,8 @@
 public import RpcTransportNIO
 
 /// The limits of the WebSockets a Hummingbird route hands to our transports
-/// (``Hummingbird/Request/upgrade(_:configuration:onConnection:)``): the same settings, with the
-/// same defaults, as a ``RpcTransportNIO/TransportServer``'s.
+/// (`Request.upgrade(_:configuration:onConnection:)`): the same settings, with the
+/// same defaults, as a `TransportServer`'s.
 ///
 /// ```swift
 /// var configuration = HummingbirdTransportConfiguration()

@@ -55,7 +55,7 @@ public struct MetricsEndpointService: Service {
 
     /// Serves `/metrics` until the group shuts down gracefully or cancels it.
     ///
-    /// - Throws: ``RpcTransport/TransportError`` when it cannot listen, or `CancellationError`
+    /// - Throws: `TransportError` when it cannot listen, or `CancellationError`
     ///   when cancelled.
     public func run() async throws {
         try await service.run()
