@@ -48,8 +48,12 @@ extension RouterMethods {
                 return Response(status: .methodNotAllowed)
             }
             let target = try await main(request, context)
+            // The trace context the client sent with the upgrade, if any, is the parent of the
+            // session's spans.
+            let headers = WebSocketUpgradeRequest(request).headers
             return request.upgrade(.accept(), configuration: settings) { connection in
-                await RpcEndpoint.serveSession(over: connection, main: target, configuration: configuration)
+                await RpcEndpoint.serveSession(
+                    over: connection, main: target, configuration: configuration, upgradeHeaders: headers)
             }
         }
         post(path) { request, context -> Response in

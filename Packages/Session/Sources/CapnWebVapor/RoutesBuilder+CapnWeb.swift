@@ -41,8 +41,10 @@ extension RoutesBuilder {
                 return Response(status: .methodNotAllowed, headers: ["allow": "POST"])
             }
             let target = try await main(request)
+            let headers = request.headers
             return request.upgrade(.accept(), configuration: settings) { connection in
-                await RpcEndpoint.serveSession(over: connection, main: target, configuration: configuration)
+                await RpcEndpoint.serveSession(
+                    over: connection, main: target, configuration: configuration, upgradeHeaders: headers)
             }
         }
         on(.POST, path, body: .stream) { request async throws -> Response in

@@ -74,9 +74,10 @@ struct ObservabilityTests {
             clientSpan.end()
             await peers.expectSettled(session)
             let spans = tracer.finishedSpans
-            let square = try #require(spans.first { $0.operationName == "square" })
-            let add = try #require(spans.first { $0.operationName == "add" })
-            let failed = try #require(spans.first { $0.operationName == "nothing" })
+            // The client records its own spans of these calls too (kind client).
+            let square = try #require(spans.first { $0.operationName == "square" && $0.kind == .server })
+            let add = try #require(spans.first { $0.operationName == "add" && $0.kind == .server })
+            let failed = try #require(spans.first { $0.operationName == "nothing" && $0.kind == .server })
             for span in [square, add, failed] {
                 #expect(span.kind == .server)
                 #expect(span.traceID == clientSpan.traceID)
@@ -86,6 +87,48 @@ struct ObservabilityTests {
             #expect(failed.status?.code == .error)
             #expect(failed.attributes["rpc.error.code"]?.toSpanAttribute() == .string("invalidArgument"))
             #expect(failed.errors.count == 1)
+        }
+    }
+
+    @Test("a client call gets a client span under the caller's context, and the server's span of the call joins the trace the upgrade carried")
+    func clientCallSpans() async throws {
+        let tracer = InMemoryTracer()
+        let observability = RpcObservability(metricsFactory: NOOPMetricsHandler.instance, tracer: tracer)
+        var serverConfiguration = Configuration()
+        serverConfiguration.observability = observability
+        try await withSocketPeers(serverConfiguration: serverConfiguration, main: { _ in NetTarget() }) { peers in
+            let server = peers.server
+            let root = tracer.startSpan("client work")
+            let session = try await ServiceContext.withValue(root.context) {
+                try await RpcSession<Any>.connect(to: server.webSocketURL) { $0.observability = observability }
+            }
+            peers.track(session)
+            try await ServiceContext.withValue(root.context) {
+                let n: Double = try await session.api.square(5)
+                #expect(n == 25)
+                let chained: Int = try await session.api.makeCounter(1).increment(2)
+                #expect(chained == 3)
+                await #expect(throws: RpcError.self) {
+                    let _: Int = try await session.api.nothing()
+                }
+            }
+            await peers.expectSettled(session)
+            root.end()
+            let spans = tracer.finishedSpans
+            let sent = try #require(spans.first { $0.operationName == "square" && $0.kind == .client })
+            let served = try #require(spans.first { $0.operationName == "square" && $0.kind == .server })
+            #expect(sent.traceID == root.traceID)
+            #expect(sent.parentSpanID == root.spanID)
+            #expect(sent.attributes["rpc.system"]?.toSpanAttribute() == .string("capnweb"))
+            #expect(sent.attributes["rpc.method"]?.toSpanAttribute() == .string("square"))
+            #expect(served.traceID == sent.traceID)
+            #expect(served.parentSpanID == root.spanID)
+            // A pipelined call is a call of its own: the base's span and the awaited one's.
+            #expect(spans.contains { $0.operationName == "makeCounter" && $0.kind == .client })
+            #expect(spans.contains { $0.operationName == "increment" && $0.kind == .client })
+            let failed = try #require(spans.first { $0.operationName == "nothing" && $0.kind == .client })
+            #expect(failed.status?.code == .error)
+            #expect(failed.attributes["rpc.error.code"]?.toSpanAttribute() == .string("invalidArgument"))
         }
     }
 

@@ -70,6 +70,12 @@ extension SessionCore {
         perform(effects)
         switch outcome {
         case .sent(let hook):
+            // A call that left gets a client span when the session traces; one check otherwise.
+            if let observation, observation.tracesClientCalls, !asStream, case .call(_, let path, _) = operation,
+                let sent = hook as? ImportHook
+            {
+                observation.clientCall(path, answeredBy: sent.resolution)
+            }
             return hook
         case .local:
             return operation.apply(to: localTarget(of: target))

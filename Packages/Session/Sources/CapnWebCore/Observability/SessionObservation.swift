@@ -6,7 +6,8 @@ import Tracing
 
 /// What one session records about the calls the peer makes on this side's objects: the
 /// `rpc_server_calls` metrics and a server span per call, whose parent is the trace context the
-/// session was opened in (the one a server extracted from the upgrade or batch headers).
+/// session was opened in (the one a server extracted from the upgrade or batch headers); and a
+/// client span per call this side sends to the peer, under the caller's trace context.
 ///
 /// The engine binds it to ``current`` while it runs a push, so that ``TargetHook`` finds it
 /// without a reference to the session; a process in which no session observes anything pays for
@@ -69,6 +70,23 @@ final class SessionObservation: Sendable {
         return hook
     }
 
+    /// Whether calls sent to the peer get a client span: a tracer records.
+    var tracesClientCalls: Bool { tracer != nil }
+
+    /// Starts the client span of a call sent to the peer on `path`, as a child of the caller's
+    /// trace context, and ends it once `answer` settles (or, for a call whose result is never
+    /// asked for, once the answer is let go).
+    func clientCall(_ path: [CapnWebPathKey], answeredBy answer: LocalPromiseHook) {
+        guard let tracer else { return }
+        let method: String
+        if case .property(let name) = path.last { method = name } else { method = "()" }
+        let span = tracer.startSpan(method, context: ServiceContext.current ?? .topLevel, ofKind: .client)
+        span.attributes["rpc.system"] = "capnweb"
+        span.attributes["rpc.method"] = method
+        let call = ClientCallSpan(span)
+        answer.whenSettled { settlement in call.end(settlement) }
+    }
+
     private static func finish(_ measurement: RpcCallMeasurement, _ settlement: Settlement) {
         switch settlement {
         case .success: measurement.succeeded()
@@ -77,7 +95,7 @@ final class SessionObservation: Sendable {
     }
 
     /// The stable code of a rejection: its ``RpcFailure`` code (`internal`, `unavailable`, ...).
-    private static func code(of rejection: Rejection) -> String {
+    static func code(of rejection: Rejection) -> String {
         rejection.rpcError.rpcFailure.code.rawValue
     }
 }

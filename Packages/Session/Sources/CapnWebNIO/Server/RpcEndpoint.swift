@@ -1,6 +1,7 @@
+public import CapnWebCore
+public import NIOHTTP1
 public import RpcTransport
 public import RpcTransportNIO
-public import CapnWebCore
 
 /// Cap'n Web served by a server other than ``withRpcServer(host:port:tls:deflate:configuration:main:isolation:_:)``:
 /// a web framework's router, say, that accepts the WebSocket or reads the POST itself and
@@ -22,12 +23,18 @@ public enum RpcEndpoint {
     ///   - main: The session's main object, made for this connection (from the request's
     ///     authenticated user, say); `nil` serves none.
     ///   - configuration: The session's call timeout and limits.
+    ///   - upgradeHeaders: The headers of the WebSocket upgrade request: the trace context the
+    ///     client sent there (when the configuration's tracer records) is the parent of the
+    ///     session's call spans. Empty by default.
     public static func serveSession(
         over transport: any MessageTransport,
         main: (any RpcTarget)?,
-        configuration: Configuration = Configuration()
+        configuration: Configuration = Configuration(),
+        upgradeHeaders: HTTPHeaders = [:]
     ) async {
-        let session = RpcSession<Any>.start(transport: transport, main: main, configuration: configuration)
+        let session = RpcServer.withTraceParent(of: upgradeHeaders, configuration) {
+            RpcSession<Any>.start(transport: transport, main: main, configuration: configuration)
+        }
         await waitUntilClosed(transport)
         await session.close()
     }
@@ -55,9 +62,19 @@ public enum RpcEndpoint {
         } catch {
             return HTTPServerResponse(status: error.httpStatus ?? 400, text: error.message)
         }
-        do {
-            return HTTPServerResponse(batch: try await answer(batch.messages, configuration: configuration, main: main))
-        } catch {
+        // The batch's spans join the trace the client sent with its request, if any.
+        let answered = await RpcServer.withTraceParent(of: request.headers, configuration) {
+            () async -> Result<[TransportMessage], BatchRequestError> in
+            do throws(BatchRequestError) {
+                return .success(try await answer(batch.messages, configuration: configuration, main: main))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch answered {
+        case .success(let messages):
+            return HTTPServerResponse(batch: messages)
+        case .failure(let error):
             return HTTPServerResponse(status: 500, text: "the batch could not be answered: \(error.description)")
         }
     }
