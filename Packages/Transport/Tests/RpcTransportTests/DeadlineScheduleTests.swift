@@ -135,6 +135,47 @@ struct DeadlineScheduleTests {
         #expect(timer.arm(until: .now, NamedWait("late", ran)) == nil)
         #expect(timer.armedCount == 0)
     }
+
+    @Test("one tagged wait armed for many deadlines is told the tag of each that passed, not of those disarmed")
+    func taggedWaitIsToldItsTags() async throws {
+        let timer = DeadlineTimer()
+        let waits = TaggedWaits()
+        let disarmed = try #require(timer.arm(until: .now + .milliseconds(10), waits, tag: 7))
+        timer.disarm(disarmed)
+        let told = await withCheckedContinuation { (continuation: CheckedContinuation<[UInt64], Never>) in
+            waits.whenTold(2, continuation)
+            _ = timer.arm(until: .now + .milliseconds(20), waits, tag: 3)
+            _ = timer.arm(until: .now + .milliseconds(25), waits, tag: 5)
+        }
+        #expect(told.sorted() == [3, 5])
+        #expect(timer.armedCount == 0)
+        timer.close()
+        #expect(timer.arm(until: .now, waits, tag: 9) == nil)
+    }
+}
+
+/// Waits kept by tag: records each tag it is told, and resumes whoever waits for a count.
+private final class TaggedWaits: TaggedExpiringWait {
+    private struct State {
+        var told: [UInt64] = []
+        var waiter: (count: Int, continuation: CheckedContinuation<[UInt64], Never>)?
+    }
+
+    private let state = Mutex(State())
+
+    func whenTold(_ count: Int, _ continuation: CheckedContinuation<[UInt64], Never>) {
+        state.withLock { $0.waiter = (count, continuation) }
+    }
+
+    func expire(tag: UInt64) {
+        let done = state.withLock { state -> (CheckedContinuation<[UInt64], Never>, [UInt64])? in
+            state.told.append(tag)
+            guard let waiter = state.waiter, state.told.count >= waiter.count else { return nil }
+            state.waiter = nil
+            return (waiter.continuation, state.told)
+        }
+        if let (continuation, told) = done { continuation.resume(returning: told) }
+    }
 }
 
 /// A wait that records its name when it expires, and resumes whoever waits for that.

@@ -65,8 +65,6 @@ public final class ActorConnection: Sendable {
         var started: UInt64?
         /// How many starts there were.
         var starts: UInt64 = 0
-        /// How many times the connection was disposed.
-        var disposals: UInt64 = 0
         /// The actions made whose interceptors have not passed them on yet, by id.
         var made: [UInt64: Made] = [:]
         /// The actions held here while not connected, waiting to go on to their time limit
@@ -97,27 +95,42 @@ public final class ActorConnection: Sendable {
     private let initSeen = Atomic<Bool>(false)
     /// The task that waits for each start's first connection.
     private let tasks = OwnedTasks<String>()
+    /// What the hooks, ``Admission`` and the deadlines of the attempts reach the connection by.
+    private let relay: Relay
+    /// Whether the client has interceptors of its own: without them an action is admitted by
+    /// its first attempt, without going through ``Admission``.
+    private let intercepted: Bool
+    /// Whether a link was ready at the last change of the core's ready link, read without the
+    /// lock to choose how an action is admitted (a stale answer only picks the slower way, or
+    /// lets an action racing a lost link be sent after the next one in another order).
+    private let readyHint = Atomic<Bool>(false)
+    /// How many times the connection was disposed (counted under the lock, read without it by
+    /// an action that failed).
+    private let disposalCount = Atomic<UInt64>(0)
 
     init(client: RivetKitClient, options: ActorOptions) {
         self.client = client
         self.options = options
         self.state = Mutex(State(core: Core(queueLimit: client.config.maxQueuedActions)))
         let relay = Relay()
+        self.relay = relay
         let config = client.config
         let supervisor = Self.makeSupervisor(client: client, options: options, relay: relay)
         self.supervisor = supervisor
+        self.intercepted = !config.interceptors.isEmpty
         self.channel = ManagedChannel(
             connection: supervisor,
             settings: ManagedChannel.Settings(
                 requestTimeout: config.actionTimeout, maxRetries: 2, backoff: config.reconnectBackoff,
                 maxRetryDelay: config.reconnectBackoff.maxDelay,
-                interceptors: config.interceptors + [Admission(relay: relay)]))
+                interceptors: config.interceptors.isEmpty ? [] : config.interceptors + [Admission(relay: relay)]))
         relay.set(self)
     }
 
-    /// Lets the supervising connection's hooks and the channel's last interceptor reach the
-    /// connection without holding it (it holds them).
-    private final class Relay: Sendable {
+    /// Lets the supervising connection's hooks, the channel's last interceptor and the
+    /// deadlines of the attempts (tagged with their action's id) reach the connection without
+    /// holding it (it holds them).
+    private final class Relay: TaggedExpiringWait {
         private struct Weak: Sendable {
             weak var connection: ActorConnection?
         }
@@ -131,6 +144,16 @@ public final class ActorConnection: Sendable {
         var connection: ActorConnection? {
             reach.withLock { $0.connection }
         }
+
+        func expire(tag: UInt64) {
+            connection?.expired(tag)
+        }
+    }
+
+    /// The deadline of action `id`'s attempt passed: it is given up.
+    private func expired(_ id: UInt64) {
+        let failure = AttemptDeadline<ActorError>.failure(after: client.config.actionTimeout)
+        state.withLock { $0.core.abandon(id) }?.resume(throwing: failure)
     }
 
     /// The last interceptor of every action: once the client's interceptors passed it on, the
@@ -292,7 +315,8 @@ public final class ActorConnection: Sendable {
         let (wasStarted, effects, held) = state.withLock { state in
             defer {
                 state.started = nil
-                state.disposals += 1
+                disposalCount.add(1, ordering: .relaxed)
+                readyHint.store(false, ordering: .relaxed)
             }
             let effects = state.core.dispose(ActorError(.clientDisposed, "the connection was disposed"))
             return (state.started != nil, effects, Self.takeHeld(&state))
@@ -343,7 +367,7 @@ public final class ActorConnection: Sendable {
     ///   ``ClientConfig/maxQueuedActions`` actions wait already, `client.action_timeout`,
     ///   `client.disposed`, `client.cancelled`, or an interceptor's failure (an ``ActorError``
     ///   as thrown, any other as `client.internal_error`).
-    public func action(_ name: String, args: [JSONValue], metadata: [String: String] = [:]) async throws(ActorError) -> JSONValue {
+    nonisolated(nonsending) public func action(_ name: String, args: [JSONValue], metadata: [String: String] = [:]) async throws(ActorError) -> JSONValue {
         guard let tracer = client.tracer else { return try await run(name, args: args, metadata: metadata) }
         // The action's trace context stays in the client (RivetKit's frames carry none): the
         // server's spans join the trace the connection's upgrade carried.
@@ -356,24 +380,33 @@ public final class ActorConnection: Sendable {
     }
 
     /// ``action(_:args:metadata:)`` without its span.
-    private func run(_ name: String, args: [JSONValue], metadata: [String: String]) async throws(ActorError) -> JSONValue {
+    private nonisolated(nonsending) func run(_ name: String, args: [JSONValue], metadata: [String: String]) async throws(ActorError) -> JSONValue {
         let call = channel.call(name, timeout: client.config.actionTimeout, isIdempotent: false, metadata: metadata)
         let id = call.id
         let frame = RivetMessageCodec.frame(ClientMessage.actionRequest(id: id, name: name, args: args))
-        let disposals = state.withLock { state in
-            state.made[id] = Made(frame: frame)
-            return state.disposals
-        }
+        let disposals = disposalCount.load(ordering: .relaxed)
         do {
+            if intercepted {
+                state.withLock { $0.made[id] = Made(frame: frame) }
+                return try await channel.perform(call) { (link, sent, deadline) async throws(ActorError) -> JSONValue in
+                    try await self.attempt(id, frame: nil, on: link, sent: sent, deadline: deadline)
+                }
+            }
+            // Without interceptors of the client's own: while not connected, held now, in the
+            // order made; while connected, held by its first attempt, in the same turn of the
+            // lock that writes it.
+            let held = !readyHint.load(ordering: .relaxed)
+            if held { try await admit(id, frame: frame) }
             return try await channel.perform(call) { (link, sent, deadline) async throws(ActorError) -> JSONValue in
-                try await self.attempt(id, on: link, sent: sent, deadline: deadline)
+                try await self.attempt(id, frame: held ? nil : frame, on: link, sent: sent, deadline: deadline)
             }
         } catch {
             // Never sent if it was still held; a late answer is dropped.
-            let (waiter, disposed) = state.withLock { state in
+            let waiter = state.withLock { state in
                 state.made[id] = nil
-                return (state.core.abandon(id), state.disposals != disposals)
+                return state.core.abandon(id)
             }
+            let disposed = disposalCount.load(ordering: .relaxed) != disposals
             // A dispose made while the action waited ends it as disposed, whichever step of
             // the channel (waiting for a link, or for the answer) saw the connection stop.
             let failure = disposed && error.errorCode.group == "client" && error.errorCode != .clientActionTimeout
@@ -387,16 +420,18 @@ public final class ActorConnection: Sendable {
     /// sent in); while not connected, waits until a link is ready (or the action is settled:
     /// disposed, open failed), as the channel's attempts need a running connection.
     ///
+    /// - Parameter frame: Its request frame; `nil` to take the one ``action(_:args:metadata:)``
+    ///   left for the interceptors.
     /// - Throws: ``ActorError``: the refusal (too many held), or the failure the action got
     ///   while held.
-    private func admit(_ id: UInt64) async throws(ActorError) {
+    private nonisolated(nonsending) func admit(_ id: UInt64, frame: [UInt8]? = nil) async throws(ActorError) {
         // One turn of the lock while connected (the usual case): held, and any failure taken.
         let connected = try state.withLock { state throws(ActorError) -> Bool in
-            guard let made = state.made.removeValue(forKey: id) else {
+            guard let frame = frame ?? state.made.removeValue(forKey: id)?.frame else {
                 throw ActorError(.clientInternalError, "action \(id) was not made")
             }
             let connected = state.core.ready != nil
-            if let refusal = state.core.hold(id, frame: made.frame, limited: !connected) { throw refusal }
+            if let refusal = state.core.hold(id, frame: frame, limited: !connected) { throw refusal }
             if connected, let failure = state.core.takeFailure(id) { throw failure }
             return connected
         }
@@ -428,11 +463,12 @@ public final class ActorConnection: Sendable {
     /// - Throws: ``ActorError``: the answer's error, `client.connection_lost` when the link is
     ///   lost after it was sent, `client.not_connected` (not sent) when the link was lost
     ///   before, `client.action_timeout`, `client.cancelled`.
-    private func attempt(
-        _ id: UInt64, on link: ReconnectingConnection.Link, sent: SentFlag, deadline: AttemptDeadline<ActorError>
+    private nonisolated(nonsending) func attempt(
+        _ id: UInt64, frame: [UInt8]?, on link: ReconnectingConnection.Link, sent: SentFlag,
+        deadline: AttemptDeadline<ActorError>
     ) async throws(ActorError) -> JSONValue {
-        let expiry = deadline.makeExpiry()
-        defer { expiry.disarm() }
+        var armed: AttemptDeadline<ActorError>.Armed?
+        defer { armed?.disarm() }
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: Waiter) in
@@ -440,6 +476,11 @@ public final class ActorConnection: Sendable {
                         if Task.isCancelled {
                             _ = state.core.abandon(id)
                             return [.answer(continuation, .failure(ActorError(.clientCancelled, "cancelled")))]
+                        }
+                        // An action admitted by its attempt is held by the first one (a later
+                        // one finds it held still, or sent).
+                        if let frame, !state.core.isPending(id) {
+                            _ = state.core.hold(id, frame: frame, limited: false)
                         }
                         guard let frames = state.core.flush(through: id, generation: link.generation) else {
                             let lost = ActorError(.clientNotConnected, "the connection was lost before the action was sent")
@@ -451,9 +492,7 @@ public final class ActorConnection: Sendable {
                         return state.core.wait(id, waiter: continuation)
                     }
                     perform(effects)
-                    expiry.arm { [weak self] failure in
-                        self?.state.withLock { $0.core.abandon(id) }?.resume(throwing: failure)
-                    }
+                    armed = deadline.arm(relay, tag: id)
                 }
             } onCancel: {
                 state.withLock { $0.core.abandon(id) }?.resume(throwing: ActorError(.clientCancelled, "cancelled"))
@@ -514,6 +553,7 @@ public final class ActorConnection: Sendable {
         let outcome = state.withLock { state -> ([Core.Effect], [CheckedContinuation<Void, Never>])? in
             guard state.started == start else { return nil }
             state.started = nil
+            readyHint.store(false, ordering: .relaxed)
             return (state.core.openFailed(failure), Self.takeHeld(&state))
         }
         guard let (effects, held) = outcome else { return }
@@ -557,7 +597,8 @@ public final class ActorConnection: Sendable {
 
     private func linkReady(_ link: ReconnectingConnection.Link) {
         let (effects, held) = state.withLock { state in
-            (state.core.linkReady(link.transport, generation: link.generation), Self.takeHeld(&state))
+            defer { readyHint.store(state.core.ready != nil, ordering: .relaxed) }
+            return (state.core.linkReady(link.transport, generation: link.generation), Self.takeHeld(&state))
         }
         perform(effects)
         for waiter in held { waiter.resume() }
@@ -598,6 +639,7 @@ public final class ActorConnection: Sendable {
     private func closed(_ closure: TransportClosure, generation: UInt64) {
         let effects = state.withLock { state in
             state.initArrived.remove(generation)
+            defer { readyHint.store(state.core.ready != nil, ordering: .relaxed) }
             return state.core.linkClosed(generation: generation, reason: closure.reason, description: "\(closure)")
         }
         perform(effects)

@@ -151,6 +151,11 @@ struct ActorConnectionCore<Link: Sendable, Waiter: Sendable>: Sendable {
         return pending.removeValue(forKey: id)?.waiter
     }
 
+    /// Whether action `id` is here: held, sent, or settled with nobody waiting yet.
+    func isPending(_ id: UInt64) -> Bool {
+        pending[id] != nil
+    }
+
     /// Whether action `id` is settled or gone: its outcome came while nobody waited for it, or
     /// it is not here.
     func isSettled(_ id: UInt64) -> Bool {

@@ -28,7 +28,31 @@ public struct AttemptDeadline<Failure: ManagedFailure>: Sendable {
 
     /// The failure an attempt ends with when its time is up: the channel's `timeout`.
     public var failure: Failure {
+        Self.failure(after: timeout)
+    }
+
+    /// The failure an attempt that allows `timeout` ends with when its time is up.
+    public static func failure(after timeout: Duration) -> Failure {
         Failure.channel(ManagedConnectionError(.timeout, "no answer within \(timeout)"))
+    }
+
+    /// Arms the deadline for one wait of `waits`, which is told `tag` when it passes first
+    /// (soon, from the timer, when it passed already), with no object made for it: for a
+    /// connection that keeps its waits by id. Arm it once the wait is registered; disarm it
+    /// when the wait ends.
+    public func arm(_ waits: any TaggedExpiringWait, tag: UInt64) -> Armed {
+        Armed(timer: timer, id: timer.arm(until: instant, waits, tag: tag))
+    }
+
+    /// A deadline armed by ``arm(_:tag:)``.
+    public struct Armed: Sendable {
+        let timer: DeadlineTimer
+        let id: UInt64?
+
+        /// Disarms it: the wait is not told from now on.
+        public func disarm() {
+            if let id { timer.disarm(id) }
+        }
     }
 
     /// An expiry to arm once the attempt waits.

@@ -133,10 +133,10 @@ public final class ManagedChannel<Failure: ManagedFailure>: Sendable {
     /// deadline: it arms the ``AttemptDeadline`` it is given once it waits, with what ends
     /// that wait (the channel's one timer runs it when the time is up), and ends at once when
     /// its task is cancelled.
-    public func perform<T: Sendable>(
+    nonisolated(nonsending) public func perform<T: Sendable>(
         _ call: ClientCall,
         isSafeToRetry: (@Sendable (Failure, _ sent: Bool, _ call: ClientCall) -> Bool)? = nil,
-        expiring attempt: @escaping @Sendable (Link, SentFlag, AttemptDeadline<Failure>) async throws(Failure) -> T
+        expiring attempt: nonisolated(nonsending) @escaping @Sendable (Link, SentFlag, AttemptDeadline<Failure>) async throws(Failure) -> T
     ) async throws(Failure) -> T {
         // Without interceptors, straight to the attempts (no untyped rethrow to map back).
         if settings.interceptors.isEmpty {
@@ -200,10 +200,10 @@ public final class ManagedChannel<Failure: ManagedFailure>: Sendable {
 
     // MARK: Internals
 
-    private func attempts<T: Sendable>(
+    private nonisolated(nonsending) func attempts<T: Sendable>(
         _ call: ClientCall,
         isSafeToRetry: (@Sendable (Failure, Bool, ClientCall) -> Bool)?,
-        _ attempt: @escaping @Sendable (Link, SentFlag, AttemptDeadline<Failure>) async throws(Failure) -> T
+        _ attempt: nonisolated(nonsending) @escaping @Sendable (Link, SentFlag, AttemptDeadline<Failure>) async throws(Failure) -> T
     ) async throws(Failure) -> T {
         let retries = RetryLoop(maxRetries: settings.maxRetries, backoff: settings.backoff, maxRetryDelay: settings.maxRetryDelay)
         let connection = self.connection

@@ -30,12 +30,12 @@ public struct RetryLoop: Sendable {
     ///   - attempt: One attempt; it sets the flag once its request has been handed to the
     ///     transport.
     /// - Throws: The last attempt's error, or `cancelled()`.
-    public func run<Result, Failure: Error>(
+    nonisolated(nonsending) public func run<Result, Failure: Error>(
         isSafeToRetry: (Failure, _ sent: Bool) -> Bool,
         retryAfter: (Failure) -> Duration? = { _ in nil },
         cancelled: () -> Failure,
         onRetry: (Failure, Int) -> Void = { _, _ in },
-        _ attempt: (SentFlag) async throws(Failure) -> Result
+        _ attempt: nonisolated(nonsending) (SentFlag) async throws(Failure) -> Result
     ) async throws(Failure) -> Result {
         var retries = 0
         while true {

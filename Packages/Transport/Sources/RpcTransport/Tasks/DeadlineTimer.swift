@@ -21,8 +21,21 @@ public final class DeadlineTimer: Sendable {
     /// What a timer holds for each deadline.
     public typealias Payload = any ExpiringWait
 
+    /// A deadline's wait, and the tag it is told when it is tagged.
+    private enum Entry {
+        case wait(any ExpiringWait)
+        case tagged(any TaggedExpiringWait, UInt64)
+
+        func expire() {
+            switch self {
+            case .wait(let wait): wait.expire()
+            case .tagged(let wait, let tag): wait.expire(tag: tag)
+            }
+        }
+    }
+
     private struct State {
-        var schedule = DeadlineSchedule<Payload>()
+        var schedule = DeadlineSchedule<Entry>()
         var timer: Task<Void, Never>?
         var timerID: UInt64 = 0
         var closed = false
@@ -49,7 +62,16 @@ public final class DeadlineTimer: Sendable {
     /// - Returns: The id to pass to ``disarm(_:)`` (never 0), or `nil` (nothing armed) once the
     ///   timer is closed.
     public func arm(until deadline: ContinuousClock.Instant, _ payload: Payload) -> UInt64? {
-        arm(payload) { _ in deadline }
+        arm(.wait(payload)) { _ in deadline }
+    }
+
+    /// Arms `wait` until `deadline`, to be told `tag` when it passes: one object (a connection,
+    /// a channel) for many deadlines, with no object made per deadline.
+    ///
+    /// - Returns: The id to pass to ``disarm(_:)`` (never 0), or `nil` (nothing armed) once the
+    ///   timer is closed.
+    public func arm(until deadline: ContinuousClock.Instant, _ wait: any TaggedExpiringWait, tag: UInt64) -> UInt64? {
+        arm(.tagged(wait, tag)) { _ in deadline }
     }
 
     /// Arms `payload` until `timeout` from now, with the clock read under the timer's lock, so
@@ -57,7 +79,7 @@ public final class DeadlineTimer: Sendable {
     ///
     /// - Returns: As ``arm(until:_:)``.
     public func arm(after timeout: Duration, _ payload: Payload) -> UInt64? {
-        arm(payload) { now in now.advanced(by: timeout) }
+        arm(.wait(payload)) { now in now.advanced(by: timeout) }
     }
 
     /// Disarms `id`: its wait is not expired from now on.
@@ -76,7 +98,7 @@ public final class DeadlineTimer: Sendable {
         timer?.cancel()
     }
 
-    private func arm(_ payload: Payload, deadline: (ContinuousClock.Instant) -> ContinuousClock.Instant) -> UInt64? {
+    private func arm(_ payload: Entry, deadline: (ContinuousClock.Instant) -> ContinuousClock.Instant) -> UInt64? {
         let (id, replaced) = state.withLock { state -> (UInt64?, Task<Void, Never>?) in
             guard !state.closed else { return (nil, nil) }
             let armed = state.schedule.arm(until: deadline(.now), payload)
@@ -111,7 +133,7 @@ public final class DeadlineTimer: Sendable {
     /// The timer `timerID` woke: expires what passed, and returns when it wakes next (`nil`:
     /// it ends).
     private func fire(_ timerID: UInt64) -> ContinuousClock.Instant? {
-        let (expired, next) = state.withLock { state -> ([Payload], ContinuousClock.Instant?) in
+        let (expired, next) = state.withLock { state -> ([Entry], ContinuousClock.Instant?) in
             guard state.timerID == timerID, !state.closed else { return ([], nil) }
             let fired = state.schedule.fire(at: .now)
             if fired.next == nil { state.timer = nil }
@@ -128,4 +150,12 @@ public protocol ExpiringWait: AnyObject, Sendable {
     /// Ends the wait because its time is up (from the timer's task, outside its lock); does
     /// nothing when the wait is over already.
     func expire()
+}
+
+/// A wait, or a set of waits, a ``DeadlineTimer`` can end by tag: armed with a tag (an id the
+/// waiter chose), it is told that tag when that deadline passes first.
+public protocol TaggedExpiringWait: AnyObject, Sendable {
+    /// Ends the wait `tag` names because its time is up (from the timer's task, outside its
+    /// lock); does nothing when that wait is over already.
+    func expire(tag: UInt64)
 }

@@ -15,6 +15,8 @@ final class ActionDeadline: ExpiringWait {
         var waiter: CheckedContinuation<Result<JSONValue, ActorError>, Never>?
         var cancel: (@Sendable () -> Void)?
         var expired = false
+        /// The deadline armed on the timer by ``watch(until:on:cancel:)``, until settled.
+        var armed: (id: UInt64, timer: DeadlineTimer)?
     }
 
     private let state = Mutex(State())
@@ -49,15 +51,39 @@ final class ActionDeadline: ExpiringWait {
     /// caller has been answered already).
     @discardableResult
     func settle(_ outcome: Result<JSONValue, ActorError>) -> Bool {
-        let (won, waiter) = state.withLock { state -> (Bool, CheckedContinuation<Result<JSONValue, ActorError>, Never>?) in
-            guard state.outcome == nil else { return (false, nil) }
+        let (won, waiter, armed) = state.withLock { state
+            -> (Bool, CheckedContinuation<Result<JSONValue, ActorError>, Never>?, (id: UInt64, timer: DeadlineTimer)?) in
+            guard state.outcome == nil else { return (false, nil, nil) }
             state.outcome = outcome
             state.cancel = nil
-            defer { state.waiter = nil }
-            return (true, state.waiter)
+            defer {
+                state.waiter = nil
+                state.armed = nil
+            }
+            return (true, state.waiter, state.armed)
         }
+        if let armed { armed.timer.disarm(armed.id) }
         waiter?.resume(returning: outcome)
         return won
+    }
+
+    /// Arms the deadline at `deadline` on `timer`, with how to cancel the action, unless it has
+    /// settled already: an action that answered before its task first suspended needs no
+    /// deadline. Settling disarms it.
+    func watch(until deadline: ContinuousClock.Instant, on timer: DeadlineTimer, cancel: @escaping @Sendable () -> Void) {
+        let pending = state.withLock { state -> Bool in
+            guard state.outcome == nil else { return false }
+            state.cancel = cancel
+            return true
+        }
+        guard pending, let id = timer.arm(until: deadline, self) else { return }
+        let settled = state.withLock { state -> Bool in
+            guard state.outcome == nil else { return true }
+            state.armed = (id, timer)
+            return false
+        }
+        // Settled while it was being armed: nothing is left to time.
+        if settled { timer.disarm(id) }
     }
 
     /// How to cancel the action; called at once when the deadline has passed already.

@@ -128,13 +128,13 @@ extension ActorServerCore {
             }
             // The ticket keeps this connection's actions in the order they arrived.
             let ticket = instance.ticket()
+            let arrived = ContinuousClock.now
             // Past its deadline the action gets the timeout's `Error` frame, and is cancelled;
             // its own answer, when it comes, is dropped. The connection goes on.
             let deadline = ActionDeadline {
                 let frame = RivetMessageCodec.frame(ServerMessage.error(ActionDeadline.timedOut, actionId: id))
                 _ = try? transport.enqueue(.text(utf8: frame))
             }
-            let armed = timer.arm(after: instance.actionTimeout, deadline)
             let task = ImmediateTask.start(preferring: executor) {
                 // Released once the answer is written: a normal close waits for it.
                 defer { tracker.release(bytes: size) }
@@ -146,7 +146,6 @@ extension ActorServerCore {
                 } catch {
                     reply = .error(error, actionId: id)
                 }
-                if let armed { timer.disarm(armed) }
                 // The reply itself travels in the frame below; the deadline only learns it came.
                 guard deadline.settle(.success(.null)) else { return }
                 var frame = RivetMessageCodec.frame(reply)
@@ -167,7 +166,9 @@ extension ActorServerCore {
                 }
                 _ = try? transport.enqueue(.text(utf8: frame))
             }
-            deadline.onCancel { task.cancel() }
+            // Armed only when the action's task suspended (an action answered at once has no
+            // time to exceed), measured from its arrival.
+            deadline.watch(until: arrived.advanced(by: instance.actionTimeout), on: timer) { task.cancel() }
         }
     }
 
