@@ -3,8 +3,9 @@ import PostgresNIO
 import RpcTransportNIO
 public import TinyvexServer
 
-/// Tinyvex's documents in PostgreSQL: ``withDatabase(url:_:)`` opens the connections a server
-/// needs and gives the ``TinyvexServer/TinyvexDatabase`` to serve from.
+/// Tinyvex's documents in PostgreSQL:
+/// ``withDatabase(url:node:commitRetention:reconnectDelay:maxReconnectDelay:isolation:_:)``
+/// opens the connections a server needs and gives the `TinyvexDatabase` to serve from.
 ///
 /// ```swift
 /// try await TinyvexPostgres.withDatabase(url: "postgres://tinyvex@127.0.0.1/tinyvex") { database in
@@ -34,7 +35,7 @@ public enum TinyvexPostgres {
     /// `maxReconnectDelay` between attempts; a server alone takes its lock again first (and
     /// stays unavailable while another server holds it), a node reads the commits it missed.
     ///
-    /// - Throws: ``RpcTransportNIO/PostgresURL``'s `invalidTarget` error for a URL that cannot be
+    /// - Throws: `PostgresURL`'s `invalidTarget` error for a URL that cannot be
     ///   used, ``TinyvexPostgresError`` for a database another
     ///   server holds, the driver's error when the database cannot be reached at the start, or
     ///   what `body` throws.
