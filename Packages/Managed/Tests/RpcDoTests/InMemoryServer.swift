@@ -24,6 +24,9 @@ final class InMemoryServer: Sendable {
 
     func setRefusing(_ refusing: Bool) { lock.withLock { $0.refusing = refusing } }
 
+    /// The server's ends of the connections made since the last ``cutAll()``, oldest first.
+    var serverEnds: [InMemoryTransport] { lock.withLock { $0.serverEnds } }
+
     /// How many of the server's ends are still open.
     var openConnections: Int {
         lock.withLock { $0.serverEnds }.filter { !$0.state.isClosed }.count
