@@ -5,11 +5,13 @@ public import OpenCombine
 #endif
 public import Foundation
 public import RpcTransport
+import NIOHTTP1
 import RpcDo
 import RpcTransportNIO
 import RpcWire
 import Synchronization
 import TinyvexProtocol
+import Tracing
 
 /// A Tinyvex client: live queries as publishers or async streams, mutations and actions, on one
 /// reconnecting WebSocket (docs/tinyvex-protocol.md).
@@ -50,6 +52,9 @@ public final class TinyvexClient: Sendable {
     }
 
     private let core: TinyvexClientCore
+    /// The tracer of ``TinyvexClientConfiguration/observability`` that records, read once;
+    /// `nil` when spans go nowhere, so that a request pays for one check.
+    private let tracer: (any Tracer)?
     private let channel: JSONRPCChannel
     private let tasks = OwnedTasks<Job>()
     private let states: StateBroadcaster<ConnectionState>
@@ -85,12 +90,17 @@ public final class TinyvexClient: Sendable {
         self.deliverer = Deliverer(configuration.delivery)
         let core = TinyvexClientCore(transitions: configuration.consistentSnapshots)
         self.core = core
+        self.tracer = configuration.observability.activeTracer
         let url = endpoint.absoluteString
         let handshakeTimeout = configuration.handshakeTimeout
         let channel = JSONRPCChannel(
             configuration: configuration.connectionConfiguration,
             settings: configuration.channelSettings,
-            factory: transportFactory ?? { _ in try await WebSocketClient.connect(to: url) },
+            factory: transportFactory ?? { headers in
+                var webSocket = WebSocketClientConfiguration()
+                for (name, value) in headers { webSocket.headers.replaceOrAdd(name: name, value: value) }
+                return try await WebSocketClient.connect(to: url, configuration: webSocket)
+            },
             handshake: { channel, link in try await core.handshake(channel, on: link, timeout: handshakeTimeout) },
             ready: { channel, link in core.ready(channel, link: link) },
             onNotification: { method, params in core.notify(method, params) })
@@ -271,7 +281,7 @@ public final class TinyvexClient: Sendable {
         if added.isNew {
             // Registered before it is sent: a handshake that begins from now on resubscribes it,
             // and this sends it on the ready link unless that link's handshake already did.
-            tasks.spawn(.subscribe(added.subID)) { [weak self] in await self?.subscribeFirst(subID: added.subID) }
+            tasks.spawn(.subscribe(added.subID)) { [weak self] in await self?.subscribeFirst(subID: added.subID, name: name) }
         }
         return added.listenerID
     }
@@ -286,19 +296,27 @@ public final class TinyvexClient: Sendable {
     /// when it is not running (failing the subscription when it cannot be opened), then sends it
     /// on the ready link unless that link's handshake already resubscribed it. A link lost
     /// meanwhile leaves it to the next link's handshake.
-    private func subscribeFirst(subID: String) async {
+    ///
+    /// With a tracer, this is the client span `tinyvex.subscribe <name>`.
+    private func subscribeFirst(subID: String, name: String) async {
+        do {
+            try await traced("tinyvex.subscribe", name) { try await self.sendFirstSubscribe(subID: subID) }
+        } catch {
+            // Reported to the subscription when the connection could not be opened; otherwise
+            // (closed, cancelled, gave up or lost) the next link's handshake resubscribes it.
+        }
+    }
+
+    /// ``subscribeFirst(subID:name:)`` without its span; throws why it was not answered.
+    private func sendFirstSubscribe(subID: String) async throws {
         do {
             try await channel.connection.start()
         } catch {
             if !Task.isCancelled { registry.fail(subID: subID, .transport(RpcFailure(error))) }
-            return
+            throw error
         }
-        do {
-            let link = try await channel.connection.link()
-            try await core.subscribeFirst(subID: subID, channel, on: link, timeout: configuration.requestTimeout)
-        } catch {
-            // Closed, cancelled, gave up or lost: the next link's handshake resubscribes it.
-        }
+        let link = try await channel.connection.link()
+        try await core.subscribeFirst(subID: subID, channel, on: link, timeout: configuration.requestTimeout)
     }
 
     // MARK: One-shot queries
@@ -320,7 +338,9 @@ public final class TinyvexClient: Sendable {
     ///   ``TinyvexError/transport(_:)`` when the server cannot be reached.
     public func query<T: Decodable>(_ name: String, params: any Encodable, as type: T.Type) async throws -> T {
         let params: JSONObject = ["name": .string(name), "params": try Self.encode(params)]
-        return try await call(TinyvexMethod.query, params: params, idempotent: true, as: type)
+        return try await traced("tinyvex.query", name) {
+            try await call(TinyvexMethod.query, params: params, idempotent: true, as: type)
+        }
     }
 
     // MARK: Mutations, actions, auth
@@ -335,7 +355,9 @@ public final class TinyvexClient: Sendable {
         let params: JSONObject = [
             "requestId": .string(requestID), "clientId": .string(clientID), "name": .string(name), "args": try Self.encode(args),
         ]
-        let result = try await call(TinyvexMethod.mutation, params: params, idempotent: true, as: type)
+        let result = try await traced("tinyvex.mutation", name) {
+            try await call(TinyvexMethod.mutation, params: params, idempotent: true, as: type)
+        }
         // The new values were handed to the delivery queue before the answer came: wait for
         // them to be delivered, so the caller sees its own write.
         await deliverer.drain()
@@ -376,7 +398,9 @@ public final class TinyvexClient: Sendable {
         ]
         registry.addOptimistic(id: requestID, optimisticUpdate)
         do {
-            let result = try await call(TinyvexMethod.mutation, params: params, idempotent: true, as: type)
+            let result = try await traced("tinyvex.mutation", name) {
+                try await call(TinyvexMethod.mutation, params: params, idempotent: true, as: type)
+            }
             // Normally dropped already, by the transition that showed the mutation; a mutation
             // that changed none of this client's queries is done with its answer.
             registry.dropOptimistic([requestID])
@@ -400,7 +424,9 @@ public final class TinyvexClient: Sendable {
     /// - Throws: ``TinyvexError``.
     public func action<T: Decodable>(_ name: String, args: any Encodable, as type: T.Type, idempotent: Bool = false) async throws -> T {
         let params: JSONObject = ["requestId": .string(UUID().uuidString), "name": .string(name), "args": try Self.encode(args)]
-        return try await call(TinyvexMethod.action, params: params, idempotent: idempotent, as: type)
+        return try await traced("tinyvex.action", name) {
+            try await call(TinyvexMethod.action, params: params, idempotent: idempotent, as: type)
+        }
     }
 
     /// Sets (or with `nil` clears) the token the server's auth hook checks: written at once on
@@ -434,6 +460,19 @@ public final class TinyvexClient: Sendable {
         guard let fetch = core.setTokenProvider(provider) else { return }
         let (core, channel, timeout) = (self.core, self.channel, configuration.requestTimeout)
         tasks.spawn(.token) { await core.fetchForReadyLink(fetch, channel, timeout: timeout) }
+    }
+
+    /// Runs `body`, a request for `name`, in a client span `kind name` when a tracer records
+    /// (its context current while it runs, so that a connection it starts carries it); otherwise
+    /// just runs it.
+    private func traced<T>(_ kind: String, _ name: String, _ body: () async throws -> T) async throws -> T {
+        guard let tracer else { return try await body() }
+        return try await RpcClientSpan.run(
+            "\(kind) \(name)", system: "tinyvex", method: name, tracer: tracer,
+            code: { (error: any Error) in RpcFailure(error).code.rawValue }
+        ) { _ in
+            try await body()
+        }
     }
 
     private func call<T: Decodable>(_ method: String, params: JSONObject, idempotent: Bool, as type: T.Type) async throws -> T {

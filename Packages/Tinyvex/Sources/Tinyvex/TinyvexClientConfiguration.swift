@@ -30,6 +30,12 @@ public struct TinyvexClientConfiguration: Sendable {
     /// live query moves from one committed version to the next together. `true` by default;
     /// `false` takes each query's values one by one (`tinyvex/data`), as before.
     public var consistentSnapshots: Bool
+    /// Where the client's metrics and spans go: a client span per mutation, action, one-shot
+    /// query and new live query subscription, and the tracer whose trace context is sent with
+    /// each connection's upgrade, so that the server's spans join the client's trace; also the
+    /// connection's metrics (`protocol="tinyvex"`). Default: the process-wide factory and
+    /// tracer.
+    public var observability = RpcObservability()
 
     /// Creates a configuration: a ping every 15 s, dead after 120 s without an answer, values
     /// delivered on the main queue.
@@ -67,6 +73,7 @@ public struct TinyvexClientConfiguration: Sendable {
             keepalive: Keepalive(interval: heartbeatInterval, timeout: deadConnectionTimeout, usesTransportPing: true, heartbeat: nil),
             offlineQueueLimit: offlineQueueLimit)
         configuration.protocolName = "tinyvex"
+        configuration.observability = observability
         return configuration
     }
 

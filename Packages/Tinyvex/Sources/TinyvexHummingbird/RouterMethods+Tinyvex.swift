@@ -45,12 +45,17 @@ extension RouterMethods {
             guard WebSocketUpgradeRequest.isRequested(by: request) else {
                 return Response(status: .methodNotAllowed)
             }
+            // The trace context the client sent with the upgrade, if any, is the parent of the
+            // connection's spans.
+            let headers = WebSocketUpgradeRequest(request).headers
             return request.upgrade(.accept(), configuration: settings) { connection in
                 guard let authenticate else {
-                    await server.serve(connection)
+                    await server.serve(connection, upgradeHeaders: headers)
                     return
                 }
-                await server.serve(connection) { token in try await authenticate(token, request, context) }
+                await server.serve(connection, upgradeHeaders: headers) { token in
+                    try await authenticate(token, request, context)
+                }
             }
         }
         return self

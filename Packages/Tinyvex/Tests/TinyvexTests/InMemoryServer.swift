@@ -1,4 +1,5 @@
 import Foundation
+import NIOHTTP1
 import RpcDoTesting
 import RpcTransport
 import RpcWire
@@ -17,7 +18,8 @@ final class InMemoryServer: Sendable {
     /// A server that is up: its connections arrive on `connections`, and `task` runs it.
     private struct Running: Sendable {
         let server: TinyvexServer
-        let connections: AsyncStream<InMemoryTransport>.Continuation
+        /// The server's end of each link, with the headers the client's factory was given.
+        let connections: AsyncStream<(InMemoryTransport, HTTPHeaders)>.Continuation
         let task: Task<Void, any Error>
     }
 
@@ -45,7 +47,7 @@ final class InMemoryServer: Sendable {
 
     /// Starts the server on `database`; returns once it serves.
     func start(database: TinyvexDatabase = .inMemory) async throws {
-        let (connections, connectionsContinuation) = AsyncStream<InMemoryTransport>.makeStream()
+        let (connections, connectionsContinuation) = AsyncStream<(InMemoryTransport, HTTPHeaders)>.makeStream()
         let (ready, readyContinuation) = AsyncStream<TinyvexServer>.makeStream()
         let (schema, configuration) = (self.schema, self.configuration)
         // Owned by `stop()`, which ends the stream of connections and awaits it.
@@ -54,8 +56,9 @@ final class InMemoryServer: Sendable {
                 readyContinuation.yield(server)
                 readyContinuation.finish()
                 await withDiscardingTaskGroup { group in
-                    for await end in connections {
-                        group.addTask { await server.serve(end) }
+                    for await (end, headers) in connections {
+                        // The headers stand for the upgrade's: they carry the client's trace.
+                        group.addTask { await server.serve(end, upgradeHeaders: headers) }
                     }
                 }
             }
@@ -83,10 +86,10 @@ final class InMemoryServer: Sendable {
 
     /// Opens a link to the server, as a client's transport factory.
     var factory: TinyvexClient.TransportFactory {
-        { [self] _ in try self.connect() }
+        { [self] headers in try self.connect(headers: headers) }
     }
 
-    private func connect() throws(TransportError) -> any MessageTransport {
+    private func connect(headers: [String: String]) throws(TransportError) -> any MessageTransport {
         let (client, end) = InMemoryTransport.makePair()
         let (running, silent) = try state.withLock { state throws(TransportError) in
             guard let running = state.running else {
@@ -111,7 +114,7 @@ final class InMemoryServer: Sendable {
             // Accepted, never served: nothing is answered, pings included.
             end.setAnswersPings(false)
         } else {
-            running.connections.yield(end)
+            running.connections.yield((end, HTTPHeaders(headers.map { ($0.key, $0.value) })))
         }
         return client
     }

@@ -3,6 +3,7 @@ import RpcTransport
 import RpcWire
 import Synchronization
 import TinyvexProtocol
+import Tracing
 
 /// Serves one client connection: reads its requests in order, answers each, runs actions
 /// concurrently and writes the connection's send queue. Liveness is the transport's: the
@@ -13,6 +14,17 @@ struct ConnectionHandler: Sendable {
     /// This connection's own auth hook, which replaces the configuration's and is asked for
     /// tokenless connects too (``TinyvexServer/serve(_:authenticate:)``).
     var connectionAuthenticate: TinyvexServer.ConnectionAuthenticate?
+
+    /// Serves `transport` with `traceParent` (the trace context its client sent with the
+    /// upgrade) as the current context, so that the spans of its mutations and queries are its
+    /// children; without one, as the caller's context is.
+    func serve(_ transport: any MessageTransport, traceParent: ServiceContext?) async {
+        guard let traceParent else {
+            await serve(transport)
+            return
+        }
+        await ServiceContext.withValue(traceParent) { await serve(transport) }
+    }
 
     func serve(_ transport: any MessageTransport) async {
         let configuration = engine.configuration
@@ -52,7 +64,8 @@ struct ConnectionHandler: Sendable {
                     }
                 }
             }
-            let inbound = InboundQueue(maxBytes: configuration.maxInboundBacklogBytes) {
+            // A request is in flight from its arrival until it is answered (or dropped).
+            let inbound = InboundQueue(maxBytes: configuration.maxInboundBacklogBytes, work: engine.requestsInFlight) {
                 requestClose.yield(Self.inboundOverflow)
             }
             transport.start { event in
@@ -67,12 +80,12 @@ struct ConnectionHandler: Sendable {
             }
             defer { inboundOverflowed.store(inbound.overflowed, ordering: .releasing) }
             while let message = await inbound.next() {
-                engine.requestsInFlight.begin()
                 await receive(message, connectionID: connectionID, outbox: outbox, actions: actions, group: &group)
                 engine.requestsInFlight.end()
                 // No more requests are handled while their answers wait unread.
                 guard await outbox.waitForRoom() else { break }
             }
+            inbound.discardRemaining()
             outbox.close()
             requestClose.finish()
             group.cancelAll()

@@ -1,6 +1,8 @@
+import NIOHTTP1
 import RpcTransport
 import RpcWire
 import TinyvexProtocol
+import Tracing
 
 /// The server's state: the store, the live query streams and the connections' subscriptions.
 ///
@@ -112,6 +114,12 @@ actor TinyvexEngine {
     private let executor: StoreExecutor
     /// What the server records; `nil` when nothing is.
     private let observation: TinyvexObservation?
+
+    /// The trace context a client sent in its upgrade's `headers`, the parent of the spans of
+    /// its connection's mutations and queries; `nil` when the server records no spans.
+    nonisolated func traceParent(of headers: HTTPHeaders) -> ServiceContext? {
+        observation?.traceParent(of: headers)
+    }
 
     /// Runs the actor's jobs on its own queue, off the cooperative pool.
     nonisolated var unownedExecutor: UnownedSerialExecutor {

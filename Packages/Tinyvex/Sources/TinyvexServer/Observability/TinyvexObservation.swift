@@ -1,5 +1,7 @@
 import CoreMetrics
+import NIOHTTP1
 import RpcTransport
+import RpcTransportNIO
 import RpcWire
 import Tracing
 
@@ -29,6 +31,13 @@ final class TinyvexObservation: Sendable {
             queries: RpcCallMetrics(family: "tinyvex_query_evaluations", protocolName: "tinyvex", observability: observability),
             subscriptions: factory.map { Meter(label: "tinyvex_subscriptions_live", dimensions: [], factory: $0) },
             tracer: tracer)
+    }
+
+    /// The trace context a client sent in the headers of its upgrade, to be the parent of the
+    /// spans of what its connection brings; `nil` when no tracer records.
+    func traceParent(of headers: HTTPHeaders) -> ServiceContext? {
+        guard let tracer else { return nil }
+        return TraceContextPropagation.extract(from: headers, using: tracer)
     }
 
     /// A mutation of `name` begins.

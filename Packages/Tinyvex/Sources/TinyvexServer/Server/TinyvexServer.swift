@@ -1,3 +1,4 @@
+public import NIOHTTP1
 public import RpcTransport
 import RpcTransportNIO
 import TinyvexProtocol
@@ -69,7 +70,9 @@ public final class TinyvexServer: Sendable {
             outcome = .success(
                 try await withTransportServer(
                     configuration: transportConfiguration,
-                    onConnection: { transport, _ in await handler.serve(transport) }
+                    onConnection: { transport, request in
+                        await handler.serve(transport, traceParent: engine.traceParent(of: request.headers))
+                    }
                 ) { transportServer in
                     let bound = transportServer.port ?? port
                     let server = TinyvexServer(
@@ -119,6 +122,17 @@ public final class TinyvexServer: Sendable {
         await handler.serve(transport)
     }
 
+    /// Serves one already open transport until it closes, as ``serve(_:)`` does, with the
+    /// headers of the WebSocket upgrade it came with (a web framework's, say): the trace context
+    /// the client sent there is the parent of the spans of its mutations and queries.
+    ///
+    /// - Parameters:
+    ///   - transport: The open connection (a framework's WebSocket, adapted).
+    ///   - upgradeHeaders: The upgrade request's headers.
+    public func serve(_ transport: any MessageTransport, upgradeHeaders: HTTPHeaders) async {
+        await handler.serve(transport, traceParent: engine.traceParent(of: upgradeHeaders))
+    }
+
     /// The auth hook of one connection, given the token the client sent in `tinyvex/connect`
     /// or `tinyvex/auth.setToken`, or `nil` when it sent none. It returns the identity, or
     /// `nil`: for a token that refuses it (`TVX006`, `tokenRefused`), without one it leaves
@@ -145,6 +159,22 @@ public final class TinyvexServer: Sendable {
         var handler = self.handler
         handler.connectionAuthenticate = authenticate
         await handler.serve(transport)
+    }
+
+    /// Serves one already open transport until it closes with its own auth hook, as
+    /// ``serve(_:authenticate:)`` does, and with the headers of the WebSocket upgrade it came
+    /// with, whose trace context is the parent of the spans of its mutations and queries.
+    ///
+    /// - Parameters:
+    ///   - transport: The open connection (a framework's WebSocket, adapted).
+    ///   - upgradeHeaders: The upgrade request's headers.
+    ///   - authenticate: This connection's auth hook.
+    public func serve(
+        _ transport: any MessageTransport, upgradeHeaders: HTTPHeaders, authenticate: @escaping ConnectionAuthenticate
+    ) async {
+        var handler = self.handler
+        handler.connectionAuthenticate = authenticate
+        await handler.serve(transport, traceParent: engine.traceParent(of: upgradeHeaders))
     }
 
     /// The limits and hooks the server runs with.
