@@ -5,7 +5,7 @@ public import RivetKit
 public import RivetKitServer
 import RpcTransportNIO
 
-/// An ``RivetKitServer/ActorStore`` in PostgreSQL, through postgres-nio: actors, their state
+/// An `ActorStore` in PostgreSQL, through postgres-nio: actors, their state
 /// and their schedules in tables several servers may share (`rivet_actor`, `rivet_schedule`).
 ///
 /// Texts that name things (ids, namespaces, names, keys, actions) are stored as their UTF-8
@@ -59,7 +59,7 @@ public final class PostgresActorStore: ActorScheduleStore, ActorLeaseStore {
     ///   server is using, the database's error when the tables cannot be made, or what `body`
     ///   throws.
     /// With `node`, the servers sharing the database form a cluster instead: each awake actor
-    /// is owned by one node through a lease (``RivetKitServer/ActorLeaseStore``), any node
+    /// is owned by one node through a lease (`ActorLeaseStore`), any node
     /// forwards a request to the owner, and no lock is taken.
     @discardableResult
     public static func withStore<T: Sendable>(
