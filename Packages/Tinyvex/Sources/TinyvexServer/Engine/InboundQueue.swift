@@ -7,6 +7,12 @@ import Synchronization
 /// at a time (some wait for the engine). A client that sends faster than it is answered fills
 /// this queue; past `maxBytes` the queue fails (``overflowed``) and `onOverflow` closes the
 /// connection, instead of the server holding every request the client can send.
+///
+/// Every message taken in is counted in `work` (the requests in flight a graceful shutdown
+/// waits for) from the moment it arrives: the reader ends the count once it has handled the
+/// message, and the queue ends it for the messages it drops (``discardRemaining()``, an
+/// overflow). A request read but not yet handled is in flight, so a shutdown answers it rather
+/// than closing the connection under it.
 final class InboundQueue: Sendable {
     private struct State {
         var messages: [TransportMessage?] = []
@@ -18,42 +24,62 @@ final class InboundQueue: Sendable {
     }
 
     private let maxBytes: Int
+    private let work: InFlightWork
     private let onOverflow: @Sendable () -> Void
     private let state = Mutex(State())
 
-    init(maxBytes: Int, onOverflow: @escaping @Sendable () -> Void) {
+    init(maxBytes: Int, work: InFlightWork, onOverflow: @escaping @Sendable () -> Void) {
         self.maxBytes = max(1, maxBytes)
+        self.work = work
         self.onOverflow = onOverflow
     }
 
     /// Whether more than `maxBytes` waited.
     var overflowed: Bool { state.withLock { $0.overflowed } }
 
-    /// A message read from the client.
+    /// A message read from the client; counted in flight until the reader has handled it.
     func push(_ message: TransportMessage) {
         var reader: CheckedContinuation<TransportMessage?, Never>?
         var overflowedNow = false
-        state.withLock { state in
-            guard !state.finished else { return }
+        // Counted before the reader can see it, so its end never comes first.
+        work.begin()
+        let dropped = state.withLock { state -> Int in
+            guard !state.finished else { return 1 }
             if let waiting = state.reader {
                 state.reader = nil
                 reader = waiting
-                return
+                return 0
             }
             state.bytes = DocumentStore.saturatingAdd(state.bytes, message.bytes.count)
             if state.bytes > maxBytes {
+                let waiting = state.messages[state.head...].count { $0 != nil }
                 state.overflowed = true
                 state.finished = true
                 state.messages = []
                 state.head = 0
                 state.bytes = 0
                 overflowedNow = true
-                return
+                return waiting + 1
             }
             state.messages.append(message)
+            return 0
         }
+        for _ in 0 ..< dropped { work.end() }
         reader?.resume(returning: message)
         if overflowedNow { onOverflow() }
+    }
+
+    /// The reader stops: the messages still waiting are dropped, and no longer counted in flight.
+    func discardRemaining() {
+        let dropped = state.withLock { state -> Int in
+            let waiting = state.messages[state.head...].count { $0 != nil }
+            state.finished = true
+            state.messages = []
+            state.head = 0
+            state.bytes = 0
+            return waiting
+        }
+        for _ in 0 ..< dropped { work.end() }
     }
 
     /// The connection ended: the reader gets what is left, then `nil`.
