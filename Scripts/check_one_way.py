@@ -102,6 +102,13 @@ RULES = [
         ["Packages/Transport/Sources/RpcTransportTesting/TimeLimit.swift"],
     ),
     Rule(
+        "one way to run a command built beside the tests",
+        "Packages/Transport/Sources/RpcTransportTesting/CommandProcess.swift",
+        r"CommandLine\.arguments\[0\]",
+        ["Packages/Transport/Sources/RpcTransportTesting/CommandProcess.swift"],
+        scope="tests",
+    ),
+    Rule(
         "one certificate fixture",
         "Packages/Transport/Sources/RpcTransportTesting/CertificateFixture.swift",
         r"-----BEGIN (CERTIFICATE|PRIVATE KEY|EC PRIVATE KEY|RSA PRIVATE KEY)-----|\"genpkey\"|\"req\"",

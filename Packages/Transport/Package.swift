@@ -136,7 +136,8 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // `import RpcTransportTesting`: the in-memory transport and `RpcTesting`, re-exported, the
-        // tests' one time limit and the repository's one certificate fixture (a test PKI).
+        // tests' one time limit, the repository's one certificate fixture (a test PKI), and the
+        // one way a test runs a command as a child process. No SwiftNIO.
         .target(
             name: "RpcTransportTesting",
             dependencies: [

@@ -148,7 +148,7 @@ struct ClusterTests {
     }
 }
 
-@Suite("A cluster of rivetkit serve processes: a node killed with SIGKILL loses nothing answered", .enabled(if: PostgresTestDatabase.isAvailable && ServerProcess.command != nil))
+@Suite("A cluster of rivetkit serve processes: a node killed with SIGKILL loses nothing answered", .enabled(if: PostgresTestDatabase.isAvailable && CommandProcess.isBuilt("rivetkit")))
 struct ClusterProcessTests {
     /// What the realtime connection saw.
     final class Seen: Sendable {
@@ -158,15 +158,15 @@ struct ClusterProcessTests {
     @Test("The owner killed mid-flood: after its lease the actor answers from another node with every answered increment kept, the realtime connection goes on through a surviving node, and a schedule set before the kill fires once")
     func ownerKilled() async throws {
         try await PostgresTestDatabase.with { url in
-            var nodes: [ServerProcess] = []
+            var nodes: [CommandProcess] = []
             defer { for node in nodes { node.kill() } }
             for index in 1 ... 3 {
-                nodes.append(try await ServerProcess.start([
-                    "--demo", "--port", "0", "--postgres", url, "--node-id", "n\(index)", "--lease-duration", "1",
-                ]))
+                nodes.append(try await CommandProcess.start("rivetkit", [
+                    "serve", "--demo", "--port", "0", "--postgres", url, "--node-id", "n\(index)", "--lease-duration", "1",
+                ], announcing: ["READY"]))
             }
-            func client(_ node: ServerProcess) -> RivetKitClient {
-                var config = ClientConfig(endpoint: node.endpoint, token: nil, namespace: "default", disableMetadataLookup: true)
+            func client(_ node: CommandProcess) -> RivetKitClient {
+                var config = ClientConfig(endpoint: node.announcement("READY") ?? "-", token: nil, namespace: "default", disableMetadataLookup: true)
                 config.reconnectBackoff = Backoff(initialDelay: .milliseconds(50), maxDelay: .milliseconds(300))
                 return RivetKitClient(config)
             }
@@ -230,7 +230,10 @@ struct ClusterProcessTests {
             await viaA.close()
             await viaB.close()
             await viaC.close()
-            for node in [nodes[0], nodes[2]] { node.stop() }
+            for node in [nodes[0], nodes[2]] {
+                node.terminate()
+                #expect(await node.waitForExit() == 0)
+            }
         }
     }
 }

@@ -10,46 +10,29 @@ import Glibc
 import Darwin
 #endif
 
-/// `capnweb serve` run as a child process under a descriptor limit (`prlimit`), beside the test
-/// bundle where the build puts it.
-private struct LimitedServer {
-    let process: Process
-    let port: Int
-
-    static var binary: URL {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("capnweb")
-    }
-
+/// `capnweb serve` run as a child process under a descriptor limit (`prlimit`).
+private enum LimitedServer {
     static var available: Bool {
-        FileManager.default.isExecutableFile(atPath: binary.path)
-            && FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit")
+        CommandProcess.isBuilt("capnweb") && FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit")
     }
 
-    /// Starts the server with at most `descriptors` open files and waits for its READY line.
-    static func start(descriptors: Int) throws -> LimitedServer {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
-        process.arguments = ["--nofile=\(descriptors)", binary.path, "serve", "--demo", "--port", "0"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        var line: [UInt8] = []
-        while let byte = try output.fileHandleForReading.read(upToCount: 1)?.first, byte != 10 {
-            line.append(byte)
+    /// Starts the server with at most `descriptors` open files; it and its port once it has
+    /// printed its READY line.
+    static func start(descriptors: Int) async throws -> (server: CommandProcess, port: Int) {
+        let server = try await CommandProcess.start(
+            "capnweb", ["serve", "--demo", "--port", "0"], announcing: ["READY"],
+            launcher: ["/usr/bin/prlimit", "--nofile=\(descriptors)"])
+        let url = server.announcement("READY") ?? "-"
+        guard url.hasPrefix("ws://127.0.0.1:"), let port = Int(url.dropFirst("ws://127.0.0.1:".count).prefix { $0.isNumber }) else {
+            server.kill()
+            throw TransportError(code: .ioError, message: "the server did not start: \(url)")
         }
-        let text = String(decoding: line, as: UTF8.self)
-        guard text.hasPrefix("READY ws://127.0.0.1:"),
-            let port = Int(text.dropFirst("READY ws://127.0.0.1:".count).prefix { $0.isNumber })
-        else {
-            process.terminate()
-            throw TransportError(code: .ioError, message: "the server did not start: \(text)")
-        }
-        return LimitedServer(process: process, port: port)
+        return (server, port)
     }
 
-    /// The CPU time the process has used, in seconds.
-    var cpuSeconds: Double {
-        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8)
+    /// The CPU time the process `id` has used, in seconds.
+    static func cpuSeconds(_ id: Int32) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(id)/stat", encoding: .utf8)
         else { return 0 }
         // Fields after the command name, which is in parentheses: utime and stime are 14 and 15.
         let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
@@ -65,22 +48,22 @@ struct DescriptorLimitTests {
         .enabled(if: LimitedServer.available, "needs the built capnweb and prlimit"),
         .timeLimit(.minutes(1)))
     func acceptBacksOff() async throws {
-        let server = try LimitedServer.start(descriptors: 64)
-        defer { server.process.terminate() }
+        let (server, port) = try await LimitedServer.start(descriptors: 64)
+        defer { server.kill() }
         // 200 connections: the kernel completes them all (the backlog is 256), the server can
         // accept only as many as its descriptors allow.
         var sockets: [Int32] = []
         for _ in 0..<200 {
-            sockets.append(try connectedSocket(port: server.port))
+            sockets.append(try connectedSocket(port: port))
         }
         // Spinning on failed accepts costs a whole core; pausing costs next to nothing.
-        let before = server.cpuSeconds
+        let before = LimitedServer.cpuSeconds(server.processIdentifier)
         try await Task.sleep(for: .seconds(2))
-        let used = server.cpuSeconds - before
+        let used = LimitedServer.cpuSeconds(server.processIdentifier) - before
         #expect(used < 0.5, "the server used \(used) s of CPU in 2 s at its descriptor limit")
         for fd in sockets { close(fd) }
         // Once descriptors are free it accepts again: a session answers.
-        let url = try #require(URL(string: "ws://127.0.0.1:\(server.port)/"))
+        let url = try #require(URL(string: "ws://127.0.0.1:\(port)/"))
         // The server runs in another process: only the client's tables can be checked.
         let answer = try await withCheckedPeers { peers in
             let session = try await RpcSession<Any>.connect(to: url)

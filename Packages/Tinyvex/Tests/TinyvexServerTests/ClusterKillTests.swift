@@ -1,5 +1,5 @@
 import Foundation
-import RpcTesting
+import RpcDoTesting
 import RpcWire
 import Synchronization
 import Testing
@@ -25,20 +25,18 @@ struct ClusterKillTests {
     @Test("1,000 mutations from clients on all three nodes, node B killed with SIGKILL among them: every answered mutation is in the database exactly once, and a live query on node C converges to the database's value")
     func nodeKilledDuringFlood() async throws {
         try await PostgresTestDatabase.with { url in
-            var processes: [Process] = []
-            defer {
-                for process in processes where process.isRunning { process.terminate() }
-            }
-            var urls: [String] = []
+            var processes: [CommandProcess] = []
+            defer { for process in processes { process.kill() } }
             for _ in 0 ..< 3 {
-                urls.append(try await CommandTests.serve(["--postgres", url]) { processes.append($0) }.1)
+                processes.append(try await CommandTests.serve(["--postgres", url]))
             }
+            let urls = processes.map { $0.announcement("READY") ?? "-" }
             let watcher = try await RawPeer(url: urls[2])
             try await watcher.call(TinyvexMethod.subscribe, ["subId": "flood", "name": "messages.list", "params": ["channel": "flood"]])
 
             let answers = Answers()
             let total = 1_000
-            let victim = processes[1].processIdentifier
+            let victim = processes[1]
             let nodeURLs = urls
             // Three senders, one per node, taking the next request in turn.
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -54,7 +52,7 @@ struct ClusterKillTests {
                             guard let index else { break }
                             // Node B dies at once, mid-flood, by whichever sender reaches the 300th first.
                             if index >= 300, answers.killed.withLock({ killed in defer { killed = true }; return !killed }) {
-                                _ = kill(victim, SIGKILL)
+                                victim.kill()
                             }
                             let requestID = "n\(node)-\(index)"
                             guard let answer = try? await peer.call(TinyvexMethod.mutation, [
@@ -72,8 +70,7 @@ struct ClusterKillTests {
                 }
                 try await group.waitForAll()
             }
-            processes[1].waitUntilExit()
-            #expect(processes[1].terminationReason == .uncaughtSignal && processes[1].terminationStatus == SIGKILL)
+            #expect(await victim.waitForExit() == SIGKILL)
 
             // The database's value, read through node A.
             let reader = try await RawPeer(url: urls[0])
@@ -97,7 +94,7 @@ struct ClusterKillTests {
             await watcher.close()
             for process in processes where process.isRunning {
                 process.terminate()
-                process.waitUntilExit()
+                _ = await process.waitForExit()
             }
         }
     }
