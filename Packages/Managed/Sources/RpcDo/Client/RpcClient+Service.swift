@@ -4,7 +4,7 @@ public import ServiceLifecycle
 extension RpcClient: Service {
     /// Runs the client as a `Service` of a swift-service-lifecycle `ServiceGroup`: connects
     /// (``connect()``), keeps the connection going (reconnecting as
-    /// ``RpcClientConfiguration/reconnectPolicy`` says) while the application calls through the
+    /// ``RpcClientConfiguration/reconnect`` says) while the application calls through the
     /// client, and when the group shuts down gracefully or the task is cancelled, disconnects
     /// (``disconnect()``, which closes the WebSocket with 1000) and returns.
     ///

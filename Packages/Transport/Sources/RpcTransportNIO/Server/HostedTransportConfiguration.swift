@@ -28,7 +28,7 @@ public struct HostedTransportConfiguration: Sendable {
     /// being read. Default 8 MiB.
     public var outboundBufferLimit: Int
     /// The bytes that may wait for a client that does not read what it is sent; past them the
-    /// connection is aborted with ``RpcTransport/TransportError/Code/peerNotReading``.
+    /// connection is aborted with ``TransportError/Code/peerNotReading``.
     /// Default 64 MiB.
     public var maxPendingOutboundBytes: Int
     /// Keepalive pings on each WebSocket: by default a ping every 30 seconds, answered within
@@ -38,10 +38,10 @@ public struct HostedTransportConfiguration: Sendable {
     /// Default 5 seconds.
     public var closeTimeout: Duration
     /// How long a WebSocket frame that has begun to arrive may take to arrive whole; past it the
-    /// connection fails with ``RpcTransport/TransportError/Code/readTimeout``. Default 30 seconds.
+    /// connection fails with ``TransportError/Code/readTimeout``. Default 30 seconds.
     public var frameReadTimeout: Duration
     /// The largest HTTP request body read into an ``HTTPServerRequest``, in
-    /// bytes; a larger one is refused with ``RpcTransport/TransportError/Code/requestTooLarge``
+    /// bytes; a larger one is refused with ``TransportError/Code/requestTooLarge``
     /// (413) before more than this is held. Default 8 MiB.
     public var maxRequestBodySize: Int
 
