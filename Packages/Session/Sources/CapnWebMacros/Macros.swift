@@ -1,6 +1,6 @@
 /// Makes a protocol a typed Cap'n Web API: the macro generates `<Name>Stub`, a struct
 /// conforming to the protocol over a ``Ref``. A session typed by the stub hands out its
-/// ``RpcSession/api`` as that stub.
+/// `api` as that stub.
 ///
 /// ```swift
 /// @RpcProtocol

@@ -60,7 +60,7 @@ public struct MetricsScrape: Sendable {
     /// GETs `url` (`http://host:port/path`) with the transport's HTTP client and parses the
     /// answer, whatever its status.
     ///
-    /// - Throws: ``RpcTransport/TransportError`` when the URL has no path or no answer comes.
+    /// - Throws: `TransportError` when the URL has no path or no answer comes.
     public static func get(_ url: String) async throws -> MetricsScrape {
         guard url.hasPrefix("http://"), let slash = url.dropFirst("http://".count).firstIndex(of: "/") else {
             throw TransportError(code: .invalidTarget, message: "not an http:// URL with a path: \(url)")

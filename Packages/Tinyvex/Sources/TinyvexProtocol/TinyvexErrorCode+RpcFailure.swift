@@ -1,7 +1,7 @@
 public import RpcWire
 
 extension TinyvexErrorCode {
-    /// The ``RpcWire/RpcFailure/Code`` this code maps to.
+    /// The `RpcFailure.Code` this code maps to.
     ///
     /// | Tinyvex code | RpcFailure code |
     /// |---|---|

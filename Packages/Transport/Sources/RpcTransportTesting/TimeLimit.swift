@@ -18,7 +18,7 @@ public struct TimeLimitExceeded: Error, CustomStringConvertible, Sendable {
 }
 
 /// Runs `body` and fails with ``TimeLimitExceeded`` when `limit` passes first: the tests' one
-/// time limit, on the stack's one timeout race (``RpcTransport/Deadline``). `body` is cancelled
+/// time limit, on the stack's one timeout race (`Deadline`, in `RpcTransport`). `body` is cancelled
 /// then and awaited, so a body that ignores cancellation fails the test late rather than
 /// passing it.
 ///

@@ -1,6 +1,6 @@
 public import RpcTransport
 
-/// Sets ``Configuration/reconnect``: starts from ``ReconnectPolicy/default`` (10
+/// Sets ``Configuration/reconnect``: starts from `ReconnectPolicy.default` (10
 /// attempts, the default backoff) and applies the block's settings.
 ///
 /// ```swift

@@ -1,7 +1,7 @@
 public import RpcTransport
 
 extension RpcErrorValue: RpcFailureConvertible {
-    /// The peer's error as an ``RpcFailure``: origin remote, the code from
+    /// The peer's error as an `RpcFailure`: origin remote, the code from
     /// ``rpcFailureCode(name:)``, the layer `capnweb`, the reason `remote`, the name in
     /// metadata `type`, and this value as the cause (its properties stay readable there).
     public var rpcFailure: RpcFailure {
@@ -10,7 +10,7 @@ extension RpcErrorValue: RpcFailureConvertible {
             metadata: [RpcFailure.layerKey: "capnweb", RpcFailure.reasonKey: "remote", "type": name], cause: self)
     }
 
-    /// The ``RpcFailure/Code`` an error name stands for.
+    /// The `RpcFailure.Code` an error name stands for.
     ///
     /// | Name | RpcFailure code |
     /// |---|---|

@@ -23,7 +23,7 @@ public struct Configuration: Sendable {
     public var limits: RpcLimits
     /// How long to wait for the connection to open (default 10 seconds).
     public var connectTimeout: Duration
-    /// For ``RpcSession/batch(url:configure:isolation:execute:)``: once a result is awaited, how long the
+    /// For `RpcSession.batch(url:configure:isolation:execute:)`: once a result is awaited, how long the
     /// batch waits after the latest message before it is sent, so that calls made together
     /// (`async let`) travel together (default 5 ms). Calls nobody awaits yet do not start it.
     public var batchDelay: Duration

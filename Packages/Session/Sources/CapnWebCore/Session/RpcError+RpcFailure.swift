@@ -1,14 +1,14 @@
 public import RpcTransport
 
 extension RpcError: RpcFailureConvertible {
-    /// The session's failure as an ``RpcFailure``, with the layer `capnweb`, the
+    /// The session's failure as an `RpcFailure`, with the layer `capnweb`, the
     /// case's name as the reason (`remote`, `connectionLost`, `timeout`, `cancelled`,
     /// `invalidResponse`) and this error as the cause.
     ///
     /// | Case | RpcFailure code | Origin |
     /// |---|---|---|
     /// | ``remote(type:message:)`` | by the error's name (see ``RpcErrorValue/rpcFailure``); the name is in metadata `type` | remote |
-    /// | ``connectionLost(_:)`` with a ``TransportError`` | the transport code's mapping (`invalidTarget` is `invalidArgument`, `closed` is `unavailable`, …) | local |
+    /// | ``connectionLost(_:)`` with a `TransportError` | the transport code's mapping (`invalidTarget` is `invalidArgument`, `closed` is `unavailable`, …) | local |
     /// | ``connectionLost(_:)`` with a ``RpcErrorValue`` (the peer aborted) | `unavailable` | remote |
     /// | ``connectionLost(_:)`` otherwise | `unavailable` | local |
     /// | ``timeout`` | `deadlineExceeded` | local |

@@ -22,9 +22,9 @@
 ///   rejects it; a local limit (the import table is full) with type `RangeError`.
 /// - A URL or connect setting that cannot be used (another scheme, no host, text that is not a
 ///   URL, a pinned certificate that cannot be read) fails the connect with
-///   ``connectionLost(_:)`` whose underlying ``TransportError`` has the code
-///   ``TransportError/Code/invalidTarget`` or
-///   ``TransportError/Code/tlsConfigurationInvalid``: no connection is made.
+///   ``connectionLost(_:)`` whose underlying `TransportError` has the code
+///   `TransportError.Code.invalidTarget` or
+///   `TransportError.Code.tlsConfigurationInvalid`: no connection is made.
 public enum RpcError: Error, Sendable, CustomStringConvertible {
     /// The peer rejected the call (or this side did, before sending it: see above); `type` is
     /// the error's name (`Error`, `TypeError`, an

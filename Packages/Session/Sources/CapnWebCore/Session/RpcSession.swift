@@ -1,6 +1,6 @@
 public import RpcTransport
 
-/// A Cap'n Web session: the peer's main object as ``api``, and this side's main object (if
+/// A Cap'n Web session: the peer's main object as `api`, and this side's main object (if
 /// any) served to the peer.
 ///
 /// ```swift
@@ -10,7 +10,7 @@ public import RpcTransport
 /// ```
 ///
 /// Both sides of a connection are sessions; a server's session has the client's main object
-/// (usually none) as its ``api``.
+/// (usually none) as its `api`.
 public actor RpcSession<API> {
     nonisolated let connection: SessionConnection
 
@@ -44,12 +44,12 @@ public actor RpcSession<API> {
     }
 
     /// Drops the current connection and opens a new one to the same peer; calls made on refs of
-    /// the old connection fail with ``RpcError/connectionLost(_:)``, ``api`` works on the new
+    /// the old connection fail with ``RpcError/connectionLost(_:)``, `api` works on the new
     /// one. A reconnect loop in progress is stopped first.
     ///
     /// - Throws: ``RpcError/connectionLost(_:)`` when the new connection cannot be opened or the
-    ///   session is closed, with a ``TransportError`` of code
-    ///   ``TransportError/Code/invalidTarget`` for a session started on a given
+    ///   session is closed, with a `TransportError` of code
+    ///   `TransportError.Code.invalidTarget` for a session started on a given
     ///   transport, which has no URL to reconnect to.
     public func reconnect() async throws(RpcError) {
         try await connection.reconnect()

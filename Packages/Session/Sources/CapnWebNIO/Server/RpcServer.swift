@@ -78,7 +78,7 @@ public final class RpcServer: Sendable {
         URL(string: text) ?? URL(filePath: "/")
     }
 
-    /// The WebSocket sessions open right now, one per connected client; each one's ``RpcSession/api``
+    /// The WebSocket sessions open right now, one per connected client; each one's `api`
     /// is that client's main object (usually none).
     public var sessions: [RpcSession<Any>] {
         state.withLock { Array($0.sessions.values) }
