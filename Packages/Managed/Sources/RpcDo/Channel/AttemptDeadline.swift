@@ -1,16 +1,15 @@
 import RpcTransport
-import Synchronization
 
 /// The deadline of one attempt of a managed call: how long it may still wait, and the means to
 /// end a wait when the time is up without a task of its own, on the channel's
 /// ``DeadlineTimer`` (see ``ManagedChannel/perform(_:isSafeToRetry:expiring:)``).
 ///
 /// ```swift
-/// let expiry = deadline.makeExpiry()
-/// defer { expiry.disarm() }
+/// var armed: AttemptDeadline<Failure>.Armed?
+/// defer { armed?.disarm() }
 /// return try await withCheckedThrowingContinuation { continuation in
-///     waiters[id] = continuation
-///     expiry.arm { failure in waiters.removeValue(forKey: id)?.resume(throwing: failure) }
+///     waiters.register(id, continuation)
+///     armed = deadline.arm(waiters, tag: id)   // waiters: some TaggedExpiringWait
 /// }
 /// ```
 public struct AttemptDeadline<Failure: ManagedFailure>: Sendable {
@@ -24,11 +23,6 @@ public struct AttemptDeadline<Failure: ManagedFailure>: Sendable {
         self.timeout = timeout
         self.instant = ContinuousClock.now.advanced(by: timeout)
         self.timer = timer
-    }
-
-    /// The failure an attempt ends with when its time is up: the channel's `timeout`.
-    public var failure: Failure {
-        Self.failure(after: timeout)
     }
 
     /// The failure an attempt that allows `timeout` ends with when its time is up.
@@ -52,47 +46,6 @@ public struct AttemptDeadline<Failure: ManagedFailure>: Sendable {
         /// Disarms it: the wait is not told from now on.
         public func disarm() {
             if let id { timer.disarm(id) }
-        }
-    }
-
-    /// An expiry to arm once the attempt waits.
-    public func makeExpiry() -> Expiry {
-        Expiry(deadline: self)
-    }
-
-    /// Ends one wait of an attempt when its deadline passes.
-    public final class Expiry: ExpiringWait {
-        private let deadline: AttemptDeadline
-        /// The id it is armed under; 0 while not armed.
-        private let armed = Atomic<UInt64>(0)
-        /// What ends the wait, once armed.
-        private let ending = Mutex<(@Sendable (Failure) -> Void)?>(nil)
-
-        init(deadline: AttemptDeadline) {
-            self.deadline = deadline
-        }
-
-        /// Runs `expire` with ``AttemptDeadline/failure`` once the deadline passes (soon, from
-        /// the timer, when it passed already), unless ``disarm()`` runs first. Arm it once,
-        /// after the wait is registered, so that `expire` finds it; `expire` must do nothing
-        /// when the wait has ended meanwhile.
-        public func arm(_ expire: @escaping @Sendable (Failure) -> Void) {
-            ending.withLock { $0 = expire }
-            guard let id = deadline.timer.arm(until: deadline.instant, self) else { return }
-            armed.store(id, ordering: .releasing)
-        }
-
-        /// Disarms it: `expire` does not run from now on.
-        public func disarm() {
-            let id = armed.exchange(0, ordering: .acquiringAndReleasing)
-            if id != 0 { deadline.timer.disarm(id) }
-            ending.withLock { $0 = nil }
-        }
-
-        /// The deadline passed: runs what was armed, with ``AttemptDeadline/failure``.
-        public func expire() {
-            guard let expire = ending.withLock({ $0.take() }) else { return }
-            expire(deadline.failure)
         }
     }
 }

@@ -66,13 +66,30 @@ public final class ManagedChannel<Failure: ManagedFailure>: Sendable {
     private struct Pending {
         var continuation: CheckedContinuation<JSONValue, any Error>
         var generation: UInt64
+        /// The time its attempt allows, for the failure when it passes.
+        var timeout: Duration
+    }
+
+    /// The requests waiting for their answer, by id; also what the deadlines of their attempts
+    /// are armed with (tagged with the request's id), so that no object is made per request.
+    private final class PendingRequests: TaggedExpiringWait {
+        private let table = Mutex<[UInt64: Pending]>([:])
+
+        func withLock<Result>(_ body: (inout [UInt64: Pending]) -> Result) -> Result {
+            table.withLock { body(&$0) }
+        }
+
+        func expire(tag: UInt64) {
+            guard let request = withLock({ $0.removeValue(forKey: tag) }) else { return }
+            request.continuation.resume(throwing: AttemptDeadline<Failure>.failure(after: request.timeout))
+        }
     }
 
     /// The supervised connection the calls travel on.
     public let connection: ReconnectingConnection
     /// The rules around each call.
     public let settings: Settings
-    private let pending = Mutex<[UInt64: Pending]>([:])
+    private let pending = PendingRequests()
     private let ids = Atomic<UInt64>(0)
     private let deadlines = DeadlineTimer()
 
@@ -243,12 +260,14 @@ public final class ManagedChannel<Failure: ManagedFailure>: Sendable {
     private func exchange(
         id: UInt64, message: TransportMessage, on link: Link, sent: SentFlag, deadline: AttemptDeadline<Failure>
     ) async throws(Failure) -> JSONValue {
-        let expiry = deadline.makeExpiry()
-        defer { expiry.disarm() }
+        var armed: AttemptDeadline<Failure>.Armed?
+        defer { armed?.disarm() }
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<JSONValue, any Error>) in
-                    pending.withLock { $0[id] = Pending(continuation: continuation, generation: link.generation) }
+                    pending.withLock {
+                        $0[id] = Pending(continuation: continuation, generation: link.generation, timeout: deadline.timeout)
+                    }
                     if Task.isCancelled {
                         take(id)?.continuation.resume(throwing: CancellationError())
                         return
@@ -261,7 +280,7 @@ public final class ManagedChannel<Failure: ManagedFailure>: Sendable {
                             throwing: Failure.channel(ManagedConnectionError(.notConnected, "the request could not be sent: \(error)")))
                         return
                     }
-                    expiry.arm { [weak self] failure in self?.take(id)?.continuation.resume(throwing: failure) }
+                    armed = deadline.arm(pending, tag: id)
                 }
             } onCancel: {
                 self.take(id)?.continuation.resume(throwing: CancellationError())
