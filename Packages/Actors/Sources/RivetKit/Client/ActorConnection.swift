@@ -53,8 +53,8 @@ public final class ActorConnection: Sendable {
     private typealias Waiter = CheckedContinuation<JSONValue, any Error>
     private typealias Core = ActorConnectionCore<any MessageTransport, Waiter>
 
-    /// An action made whose interceptors have not passed it on yet.
-    /// An action made, not yet held: its request frame, encoded before it is admitted.
+    /// An action made whose client interceptors have not passed it on yet: its request frame,
+    /// encoded before it is admitted.
     private struct Made {
         var frame: [UInt8]
     }
