@@ -21,8 +21,8 @@ private func sendSignal(_ process: pid_t, _ signal: Int32) {
 /// signalled and awaited.
 ///
 /// Waiting never polls and never blocks a thread of the cooperative pool: the announcements
-/// arrive on a stream fed by the output pipe's reader, and the exit status on a stream fed by
-/// the process's termination handler, each read under a deadline.
+/// arrive on a stream fed by the output pipe's reader (a thread of its own per pipe), and the
+/// exit status on a stream fed by the process's termination handler, each read under a deadline.
 ///
 /// ```swift
 /// let server = try await CommandProcess.start("tinyvex", ["serve", "--demo", "--port", "0"], announcing: ["READY"])
@@ -111,22 +111,18 @@ public final class CommandProcess: Sendable {
         process.terminationHandler = { process in child.exited(process.terminationStatus) }
         let (lines, line) = AsyncStream.makeStream(of: String.self)
         // The pipes are read to their end, announced or not, so the command never blocks writing.
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            guard !chunk.isEmpty else {
-                handle.readabilityHandler = nil
+        // Each is read by blocking reads on a thread of its own: a `readabilityHandler` would
+        // register the descriptor with libdispatch, whose teardown of it can race the pipe's close
+        // and crash the test process on Linux.
+        drain(output.fileHandleForReading, named: "\(name) output") { chunk in
+            if let chunk {
+                for text in child.lines(after: chunk) { line.yield(text) }
+            } else {
                 line.finish()
-                return
             }
-            for text in child.lines(after: chunk) { line.yield(text) }
         }
-        errors.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            guard !chunk.isEmpty else {
-                handle.readabilityHandler = nil
-                return
-            }
-            child.keepError(chunk, limit: keptErrorOutput)
+        drain(errors.fileHandleForReading, named: "\(name) errors") { chunk in
+            if let chunk { child.keepError(chunk, limit: keptErrorOutput) }
         }
         do {
             try process.run()
@@ -153,6 +149,31 @@ public final class CommandProcess: Sendable {
                     + " standard error: \(command.standardError)")
         }
         return command
+    }
+
+    /// Reads `handle` on a thread of its own until its end, handing `chunk` each piece read and
+    /// then `nil`.
+    private static func drain(
+        _ handle: FileHandle, named label: String, _ chunk: @escaping @Sendable (Data?) -> Void
+    ) {
+        let descriptor = handle.fileDescriptor
+        let reader = Thread {
+            var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if count > 0 {
+                    chunk(Data(buffer[..<count]))
+                } else if count < 0, errno == EINTR {
+                    continue
+                } else {
+                    break
+                }
+            }
+            // The handle closes the descriptor when it goes, so it is kept until the end is read.
+            withExtendedLifetime(handle) { chunk(nil) }
+        }
+        reader.name = label
+        reader.start()
     }
 
     /// The rest of the announced line starting with `word`.
