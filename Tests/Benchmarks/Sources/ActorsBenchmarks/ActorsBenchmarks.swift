@@ -27,7 +27,8 @@ import Synchronization
 /// server counts no awake actor, so no fixed sleep synchronises it.
 ///
 /// Options: `--quick` (fewer operations), `--runs N` (default 3), `--profile-actions N` (only
-/// N actor actions with 64 in flight, for a profiler; prints no ratio), `--sequential-only N`
+/// N actor actions with 64 in flight, for a profiler; prints no ratio), `--profile-session N`
+/// (the same for N Session calls), `--sequential-only N`
 /// (only N sequential actions each way; prints no ratio).
 @main
 enum ActorsBenchmarks {
@@ -46,6 +47,13 @@ enum ActorsBenchmarks {
             let actors = try await ActorSide.measure(
                 sequential: 0, concurrent: count, subscribers: 0, broadcasts: 0, listeners: 0, listenerActions: 0)
             print("actors 64 in flight: \(fixed(actors.concurrentPerSecond)) actions/s")
+            return
+        }
+        if let index = arguments.firstIndex(of: "--profile-session"), index + 1 < arguments.endIndex,
+            let count = Int(arguments[index + 1])
+        {
+            let perSecond = try await SessionSide.withCalls { try await $0.perSecond(count) }
+            print("session 64 in flight: \(fixed(perSecond)) calls/s")
             return
         }
         if let index = arguments.firstIndex(of: "--sequential-only"), index + 1 < arguments.endIndex,

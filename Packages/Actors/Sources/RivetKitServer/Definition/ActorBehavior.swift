@@ -19,6 +19,14 @@ protocol ActorBehavior: Sendable {
     nonisolated(nonsending) func perform(
         _ name: String, args: [JSONValue], state: ActorStateValue, connection: ActorConn, runtime: ActorRuntime
     ) async throws(ActorError) -> (state: ActorStateValue, output: JSONValue)
+    /// Whether action `name` was defined with a body that does not suspend, which
+    /// ``performImmediately(_:args:state:connection:runtime:)`` runs.
+    func performsImmediately(_ name: String) -> Bool
+    /// Runs action `name`, one for which ``performsImmediately(_:)`` is true, without
+    /// suspending; returns the new state and the output.
+    func performImmediately(
+        _ name: String, args: [JSONValue], state: ActorStateValue, connection: ActorConn, runtime: ActorRuntime
+    ) throws(ActorError) -> (state: ActorStateValue, output: JSONValue)
     /// Runs a lifecycle hook (if the type has it); returns the state it left.
     func lifecycle(_ hook: ActorLifecycleHook, state: ActorStateValue, runtime: ActorRuntime) async throws(ActorError)
         -> ActorStateValue
@@ -86,6 +94,27 @@ extension ActorDefinition: ActorBehavior {
         let output: JSONValue
         do {
             output = try await action.run(&context, args)
+        } catch {
+            throw Self.clientError(error)
+        }
+        return (try Self.stateValue(context.state, before: typed, cached: cached, json: state.json), output)
+    }
+
+    func performsImmediately(_ name: String) -> Bool {
+        actions[name]?.immediate != nil
+    }
+
+    func performImmediately(
+        _ name: String, args: [JSONValue], state: ActorStateValue, connection: ActorConn, runtime: ActorRuntime
+    ) throws(ActorError) -> (state: ActorStateValue, output: JSONValue) {
+        guard let action = actions[name]?.immediate else {
+            throw ActorError(.actionNotFound, "the action \(name) does not exist")
+        }
+        let (typed, cached) = try Self.typedState(state)
+        var context = ActorContext(state: typed, connection: connection, runtime: runtime)
+        let output: JSONValue
+        do {
+            output = try action(&context, args)
         } catch {
             throw Self.clientError(error)
         }

@@ -112,14 +112,88 @@ public struct ActorDefinition<State: Codable & Sendable>: Sendable {
         }
         return copy
     }
+
+    private func adding<R: Encodable & Sendable>(
+        _ name: String, immediately body: @escaping @Sendable (inout ActorContext<State>, [JSONValue]) throws -> R
+    ) -> Self {
+        var copy = self
+        copy.actions[name] = ActionBody(immediately: { context, args in
+            try ActorValueCoding.encode(try body(&context, args))
+        })
+        return copy
+    }
+}
+
+extension ActorDefinition {
+    /// Adds an action without arguments whose body does not suspend.
+    ///
+    /// Such an action (a read of the state, say) runs at once on the connection's thread when
+    /// the actor is idle, with no task of its own, and is answered in the same turn.
+    public func action<R: Encodable & Sendable>(
+        _ name: String, _ body: @escaping @Sendable (inout ActorContext<State>) throws -> R
+    ) -> Self {
+        adding(name, immediately: { context, args in
+            _ = try ActorValueCoding.arguments(args, count: 0, action: name)
+            return try body(&context)
+        })
+    }
+
+    /// Adds an action with one argument whose body does not suspend.
+    public func action<A: Decodable & Sendable, R: Encodable & Sendable>(
+        _ name: String, _ body: @escaping @Sendable (inout ActorContext<State>, A) throws -> R
+    ) -> Self {
+        adding(name, immediately: { context, args in
+            let values = try ActorValueCoding.arguments(args, count: 1, action: name)
+            return try body(&context, try ActorValueCoding.decode(A.self, values[0], argument: 0))
+        })
+    }
+
+    /// Adds an action with two arguments whose body does not suspend.
+    public func action<A: Decodable & Sendable, B: Decodable & Sendable, R: Encodable & Sendable>(
+        _ name: String, _ body: @escaping @Sendable (inout ActorContext<State>, A, B) throws -> R
+    ) -> Self {
+        adding(name, immediately: { context, args in
+            let values = try ActorValueCoding.arguments(args, count: 2, action: name)
+            let a = try ActorValueCoding.decode(A.self, values[0], argument: 0)
+            return try body(&context, a, try ActorValueCoding.decode(B.self, values[1], argument: 1))
+        })
+    }
+
+    /// Adds an action with three arguments whose body does not suspend.
+    public func action<A: Decodable & Sendable, B: Decodable & Sendable, C: Decodable & Sendable, R: Encodable & Sendable>(
+        _ name: String, _ body: @escaping @Sendable (inout ActorContext<State>, A, B, C) throws -> R
+    ) -> Self {
+        adding(name, immediately: { context, args in
+            let values = try ActorValueCoding.arguments(args, count: 3, action: name)
+            let a = try ActorValueCoding.decode(A.self, values[0], argument: 0)
+            let b = try ActorValueCoding.decode(B.self, values[1], argument: 1)
+            return try body(&context, a, b, try ActorValueCoding.decode(C.self, values[2], argument: 2))
+        })
+    }
+
+    /// Adds an action that takes its positional arguments as raw JSON values and does not
+    /// suspend.
+    public func action<R: Encodable & Sendable>(
+        _ name: String, rawArguments body: @escaping @Sendable (inout ActorContext<State>, [JSONValue]) throws -> R
+    ) -> Self {
+        adding(name, immediately: body)
+    }
 }
 
 /// One action of an actor type, its arguments and output as JSON.
 struct ActionBody<State: Codable & Sendable>: Sendable {
     /// Runs on the caller's executor: only the user's body, which the wrapper calls, hops.
     let run: nonisolated(nonsending) @Sendable (inout ActorContext<State>, [JSONValue]) async throws -> JSONValue
+    /// The same body without suspending, for an action defined with a synchronous body.
+    let immediate: (@Sendable (inout ActorContext<State>, [JSONValue]) throws -> JSONValue)?
 
     init(_ run: nonisolated(nonsending) @escaping @Sendable (inout ActorContext<State>, [JSONValue]) async throws -> JSONValue) {
         self.run = run
+        self.immediate = nil
+    }
+
+    init(immediately body: @escaping @Sendable (inout ActorContext<State>, [JSONValue]) throws -> JSONValue) {
+        self.run = { context, args in try body(&context, args) }
+        self.immediate = body
     }
 }

@@ -159,6 +159,53 @@ final class ActorInstance: Sendable {
         }
     }
 
+    /// Runs action `name` at once, on the calling thread, when it was defined with a body that
+    /// does not suspend and no other action or hook is queued or running; `nil` otherwise (the
+    /// caller then takes a ticket and calls ``perform(_:args:connection:ticket:traceParent:)``).
+    ///
+    /// An action that left the state as it was is answered here. One that changed it has its
+    /// turn kept until ``finish(_:)`` has saved the new state, since a state is saved before the
+    /// action is answered.
+    func performImmediately(
+        _ name: String, args: [JSONValue], connection: ActorConn, traceParent: ServiceContext? = nil
+    ) -> ImmediateAction? {
+        guard behavior.performsImmediately(name), queue.takeTurnIfIdle() else { return nil }
+        let probe = observation?.action(name, actor: record.name, parent: traceParent)
+        let before: ActorStateValue
+        let after: ActorStateValue
+        let output: JSONValue
+        do throws(ActorError) {
+            before = try stateForAction()
+            (after, output) = try behavior.performImmediately(
+                name, args: args, state: before, connection: connection, runtime: runtime)
+        } catch {
+            queue.endTurn()
+            probe?.failed(error)
+            return .answered(.failure(error))
+        }
+        guard after.json == before.json else {
+            return .saving(ImmediateAction.Saving(before: before, after: after, output: output, probe: probe))
+        }
+        activity.withLock { $0.state = after }
+        queue.endTurn()
+        probe?.succeeded()
+        return .answered(.success(output))
+    }
+
+    /// Saves the state an action run by ``performImmediately(_:args:connection:traceParent:)``
+    /// changed, ends its turn and returns its output.
+    nonisolated(nonsending) func finish(_ saving: ImmediateAction.Saving) async throws(ActorError) -> JSONValue {
+        defer { queue.endTurn() }
+        do throws(ActorError) {
+            try await commit(saving.after, from: saving.before)
+        } catch {
+            saving.probe?.failed(error)
+            throw error
+        }
+        saving.probe?.succeeded()
+        return saving.output
+    }
+
     /// The trace context a client sent in `headers` (its upgrade's or its HTTP request's), for
     /// ``perform(_:args:connection:ticket:traceParent:)``; `nil` when the server records no
     /// spans, so that nothing is read.

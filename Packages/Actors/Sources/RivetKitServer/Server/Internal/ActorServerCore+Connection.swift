@@ -126,50 +126,100 @@ extension ActorServerCore {
                 _ = try? transport.enqueue(.text(utf8: RivetMessageCodec.frame(ServerMessage.error(error, actionId: id))))
                 return
             }
-            // The ticket keeps this connection's actions in the order they arrived.
-            let ticket = instance.ticket()
-            let arrived = ContinuousClock.now
-            // Past its deadline the action gets the timeout's `Error` frame, and is cancelled;
-            // its own answer, when it comes, is dropped. The connection goes on.
-            let deadline = ActionDeadline {
-                let frame = RivetMessageCodec.frame(ServerMessage.error(ActionDeadline.timedOut, actionId: id))
-                _ = try? transport.enqueue(.text(utf8: frame))
-            }
-            let task = ImmediateTask.start(preferring: executor) {
-                // Released once the answer is written: a normal close waits for it.
-                defer { tracker.release(bytes: size) }
-                let reply: ServerMessage
-                do throws(ActorError) {
-                    let output = try await instance.perform(
+            let reply = Reply(
+                id: id, transport: transport, maxFrameSize: maxFrameSize, budget: budget, tracker: tracker, bytes: size)
+            // An action that does not suspend, on an idle actor, is answered before the loop
+            // reads on, without a task of its own.
+            switch instance.performImmediately(name, args: args, connection: connection, traceParent: traceParent) {
+            case .answered(let outcome):
+                reply.send(outcome)
+            case .saving(let saving):
+                run(reply, instance: instance, executor: executor, timer: timer) {
+                    () async throws(ActorError) -> JSONValue in try await instance.finish(saving)
+                }
+            case nil:
+                // The ticket keeps this connection's actions in the order they arrived.
+                let ticket = instance.ticket()
+                run(reply, instance: instance, executor: executor, timer: timer) {
+                    () async throws(ActorError) -> JSONValue in
+                    try await instance.perform(
                         name, args: args, connection: connection, ticket: ticket, traceParent: traceParent)
-                    reply = .actionResponse(id: id, output: output)
-                } catch {
-                    reply = .error(error, actionId: id)
                 }
-                // The reply itself travels in the frame below; the deadline only learns it came.
-                guard deadline.settle(.success(.null)) else { return }
-                var frame = RivetMessageCodec.frame(reply)
-                if frame.count > maxFrameSize {
-                    // Too large for the peer to read: that action gets the reason instead, and
-                    // the connection goes on.
-                    let error = ActorBroadcaster.outgoingTooLong(frame.count, limit: maxFrameSize, what: "the answer")
-                    frame = RivetMessageCodec.frame(ServerMessage.error(error, actionId: id))
-                }
-                if !budget.reserve(frame.count, on: transport) {
-                    // The peer sent more requests in one read than the answers it may be owed:
-                    // those past the budget get the reason, not their answer.
-                    let error = ActorError(
-                        .connectionOutboundFull,
-                        "the connection is owed \(budget.limit) bytes of answers it has not read",
-                        metadata: ["limit": .integer(Int64(budget.limit))])
-                    frame = RivetMessageCodec.frame(ServerMessage.error(error, actionId: id))
-                }
-                _ = try? transport.enqueue(.text(utf8: frame))
             }
-            // Armed only when the action's task suspended (an action answered at once has no
-            // time to exceed), measured from its arrival.
-            deadline.watch(until: arrived.advanced(by: instance.actionTimeout), on: timer) { task.cancel() }
         }
+    }
+
+    /// Where an action's answer goes: its `ActionResponse` or `Error` frame, written within the
+    /// connection's limits, after which its pending bytes are released.
+    private struct Reply: Sendable {
+        let id: UInt64
+        let transport: any MessageTransport
+        let maxFrameSize: Int
+        let budget: OutboundBudget
+        let tracker: ConnectionTracker
+        let bytes: Int
+
+        /// Writes the answer for `outcome` and releases the action's bytes (a normal close
+        /// waits for them).
+        func send(_ outcome: Result<JSONValue, ActorError>) {
+            defer { tracker.release(bytes: bytes) }
+            let reply: ServerMessage
+            switch outcome {
+            case .success(let output): reply = .actionResponse(id: id, output: output)
+            case .failure(let error): reply = .error(error, actionId: id)
+            }
+            var frame = RivetMessageCodec.frame(reply)
+            if frame.count > maxFrameSize {
+                // Too large for the peer to read: that action gets the reason instead, and the
+                // connection goes on.
+                let error = ActorBroadcaster.outgoingTooLong(frame.count, limit: maxFrameSize, what: "the answer")
+                frame = RivetMessageCodec.frame(ServerMessage.error(error, actionId: id))
+            }
+            if !budget.reserve(frame.count, on: transport) {
+                // The peer sent more requests in one read than the answers it may be owed: those
+                // past the budget get the reason, not their answer.
+                let error = ActorError(
+                    .connectionOutboundFull,
+                    "the connection is owed \(budget.limit) bytes of answers it has not read",
+                    metadata: ["limit": .integer(Int64(budget.limit))])
+                frame = RivetMessageCodec.frame(ServerMessage.error(error, actionId: id))
+            }
+            _ = try? transport.enqueue(.text(utf8: frame))
+        }
+
+        /// Writes the timeout's `Error` frame, the action's answer when its deadline passes first.
+        func sendTimeout() {
+            let frame = RivetMessageCodec.frame(ServerMessage.error(ActionDeadline.timedOut, actionId: id))
+            _ = try? transport.enqueue(.text(utf8: frame))
+        }
+    }
+
+    /// Runs an action's `operation` in a task of its own, started at once on the calling thread,
+    /// and answers it through `reply`, or with the timeout's error if `actionTimeout` passes
+    /// first (the task is then cancelled and its own answer dropped; the connection goes on).
+    private static func run(
+        _ reply: Reply, instance: ActorInstance, executor: (any TaskExecutor)?, timer: DeadlineTimer,
+        _ operation: nonisolated(nonsending) @escaping @Sendable () async throws(ActorError) -> JSONValue
+    ) {
+        let arrived = ContinuousClock.now
+        let deadline = ActionDeadline { reply.sendTimeout() }
+        let task = ImmediateTask.start(preferring: executor) {
+            let outcome: Result<JSONValue, ActorError>
+            do throws(ActorError) {
+                outcome = .success(try await operation())
+            } catch {
+                outcome = .failure(error)
+            }
+            // The answer itself travels in the frame below; the deadline only learns it came.
+            guard deadline.settle(.success(.null)) else {
+                reply.tracker.release(bytes: reply.bytes)
+                return
+            }
+            reply.send(outcome)
+        }
+        // Armed only when the action's task suspended (an action answered at once has no time to
+        // exceed), measured from its arrival.
+        deadline.watch(until: arrived.advanced(by: instance.actionTimeout), on: timer) { task.cancel() }
     }
 
     /// Stops reading a connection and has it closed with `error` (by the task serving it).

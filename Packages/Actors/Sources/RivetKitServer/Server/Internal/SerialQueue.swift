@@ -30,14 +30,27 @@ final class SerialQueue: Sendable {
         if state.withLock({ $0.serving != ticket }) {
             await wait(for: ticket)
         }
-        defer {
-            let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                state.serving += 1
-                return state.waiters.removeValue(forKey: state.serving)
-            }
-            next?.resume()
-        }
+        defer { endTurn() }
         return try await body()
+    }
+
+    /// Takes the next ticket and its turn at once when no ticket is waiting or running;
+    /// returns whether it did. A turn taken must be ended with ``endTurn()``.
+    func takeTurnIfIdle() -> Bool {
+        state.withLock { state in
+            guard state.serving == state.nextTicket else { return false }
+            state.nextTicket += 1
+            return true
+        }
+    }
+
+    /// Ends the current turn: the next ticket's body may start.
+    func endTurn() {
+        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.serving += 1
+            return state.waiters.removeValue(forKey: state.serving)
+        }
+        next?.resume()
     }
 
     /// Returns once it is `ticket`'s turn.
