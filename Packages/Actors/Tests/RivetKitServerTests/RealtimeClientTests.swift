@@ -48,7 +48,7 @@ struct RealtimeClientTests {
             await connection.dispose()
             let afterDispose = await #expect(throws: ActorError.self) { try await waiting.value }
             #expect(afterDispose?.code == "disposed")
-            #expect(server.openCount == 0)
+            try await waitUntil("the server to let go of the connection") { server.openCount == 0 }
             await client.close()
         }
     }
