@@ -23,6 +23,10 @@ struct IndexInterval: Sendable, Hashable {
     /// The field after the prefix, which the bounds apply to.
     var rangeField: String? { prefix.count < fields.count ? fields[prefix.count] : nil }
 
+    /// Whether equalities fix every field of the index, so that its documents come in creation
+    /// order (by id), as a table's do.
+    var isCreationOrdered: Bool { rangeField == nil }
+
     /// Checks `range` against `index`: equalities on the index's first fields in order, bounds
     /// on the next one, scalar values.
     init(table: String, index: TinyvexIndex, range: TinyvexIndexRange) throws(TinyvexServerError) {

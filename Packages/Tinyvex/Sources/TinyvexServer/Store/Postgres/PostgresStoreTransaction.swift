@@ -4,9 +4,11 @@ import TinyvexProtocol
 /// One transaction of the PostgreSQL store (``PostgresDocumentStore``) on its session.
 ///
 /// Reads narrow the rows in PostgreSQL (by table, by id, through an index's expressions) and
-/// check every row again in Swift; the order of an index read, and of pages, is made in Swift
-/// from the documents, with the same keys and order as the SQLite store's
-/// (``PagePosition/Key``), so a cursor means the same on either store.
+/// check every row again in Swift. A read in creation order (no index, or an index whose every
+/// field the interval fixes) is ordered, bounded and limited by PostgreSQL, and refilled after
+/// the last row seen when Swift's check drops some, so a page reads only its rows. Another index
+/// read is ordered in Swift from the documents of its interval, with the same keys and order as
+/// the SQLite store's (``PagePosition/Key``), so a cursor means the same on either store.
 struct PostgresStoreTransaction: TinyvexStoreTransaction {
     let session: any PostgresSession
     let indexes: [String: [String: TinyvexIndex]]
@@ -61,6 +63,11 @@ struct PostgresStoreTransaction: TinyvexStoreTransaction {
     }
 
     func documents(_ table: String, index: TinyvexIndex, in interval: IndexInterval, descending: Bool, limit: Int?) throws -> [(Int64, JSONObject)] {
+        if interval.isCreationOrdered {
+            return try creationOrdered(
+                table, index: index, in: interval, descending: descending, after: nil, upTo: nil, limit: limit, check: {}
+            ).map { ($0.id, $0.fields) }
+        }
         let ordered = try ordered(table, index: index, in: interval, descending: descending)
         let found = ordered.map { ($0.id, $0.fields) }
         return limit.map { Array(found.prefix(max(0, $0))) } ?? found
@@ -76,6 +83,11 @@ struct PostgresStoreTransaction: TinyvexStoreTransaction {
         _ table: String, index: TinyvexIndex?, in interval: IndexInterval?, descending: Bool,
         after start: PagePosition?, upTo end: PagePosition?, limit: Int?, check: () throws -> Void
     ) throws -> [DocumentStore.PageRow] {
+        let byCreation = index == nil || interval.map(\.isCreationOrdered) ?? true
+        if byCreation, start?.keys.isEmpty ?? true, end?.keys.isEmpty ?? true {
+            return try creationOrdered(
+                table, index: index, in: interval, descending: descending, after: start, upTo: end, limit: limit, check: check)
+        }
         try check()
         let rows: [DocumentStore.PageRow]
         if let index, let interval {
@@ -262,6 +274,54 @@ struct PostgresStoreTransaction: TinyvexStoreTransaction {
     }
 
     // MARK: Rows
+
+    /// How many rows a creation-order read without a limit asks PostgreSQL for at a time.
+    static let creationOrderBatch = 256
+
+    /// The documents of `table` (in `interval` of `index`, when given, which fixes every field
+    /// of it) in creation order, `descending` or not, after `start` and up to `end` (inclusive),
+    /// at most `limit` (all when `nil`). PostgreSQL orders, bounds and limits the rows; each is
+    /// checked again in Swift, and the next rows are read after the last one seen, so a limit is
+    /// still filled. `check` runs before each read (the time limit).
+    private func creationOrdered(
+        _ table: String, index: TinyvexIndex?, in interval: IndexInterval?, descending: Bool,
+        after start: PagePosition?, upTo end: PagePosition?, limit: Int?, check: () throws -> Void
+    ) throws -> [DocumentStore.PageRow] {
+        var conditions = ["tbl = $1"]
+        var binds: [PostgresValue] = [Self.name(table)]
+        if let index, let interval {
+            let (narrowing, narrowingBinds) = try PostgresIndexScan(index: index, table: table).conditions(interval)
+            conditions += narrowing
+            binds += narrowingBinds
+        }
+        if let end {
+            binds.append(.integer(end.id))
+            conditions.append("id \(descending ? ">=" : "<=") $\(binds.count)")
+        }
+        var found: [DocumentStore.PageRow] = []
+        var last = start?.id
+        while true {
+            try check()
+            let batch = limit.map { max(1, $0 - found.count) } ?? Self.creationOrderBatch
+            var bounded = conditions
+            var arguments = binds
+            if let last {
+                arguments.append(.integer(last))
+                bounded.append("id \(descending ? "<" : ">") $\(arguments.count)")
+            }
+            arguments.append(.integer(Int64(batch)))
+            let sql = "SELECT id, tbl, body FROM tinyvex_documents WHERE \(bounded.joined(separator: " AND ")) "
+                + "ORDER BY id \(descending ? "DESC" : "ASC") LIMIT $\(arguments.count)"
+            let rows = try session.run(sql, arguments)
+            if case .integer(let id)? = rows.last?.first { last = id }
+            for (id, fields) in try documents(rows, table) where interval?.contains(fields) ?? true {
+                found.append(DocumentStore.PageRow(id: id, fields: fields, position: PagePosition(keys: [], id: id)))
+            }
+            if let limit, found.count >= limit { break }
+            if rows.count < batch { break }
+        }
+        return limit.map { Array(found.prefix(max(0, $0))) } ?? found
+    }
 
     /// The documents of `table` in `interval` of `index`, in index order, with their positions.
     private func ordered(_ table: String, index: TinyvexIndex, in interval: IndexInterval, descending: Bool) throws -> [DocumentStore.PageRow] {
