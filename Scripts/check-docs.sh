@@ -22,6 +22,7 @@ descriptions=()
 for package in "${LAYER_PACKAGES[@]}"; do
     if [ "$build" -eq 1 ]; then
         log "check-docs: building $package"
+        forget_debug_plan
         swift build --package-path "$package" "${SWIFT_DEBUG_FLAGS[@]}"
     fi
     # The package's targets, so only its own library modules are checked (not swift-nio's).

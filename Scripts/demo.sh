@@ -14,6 +14,7 @@ package="$REPO_ROOT/Packages/Managed"
 mkdir -p "$SYMBOL_GRAPH_DIR"
 cd "$REPO_ROOT"  # one working folder for every build, as in test-all.sh
 log "demo: building rpcdo-demo (the first build takes a few minutes)"
+forget_debug_plan
 swift build --package-path "$package" --product rpcdo-demo "${SWIFT_DEBUG_FLAGS[@]}" -q
 bin="$(swift build --package-path "$package" --product rpcdo-demo "${SWIFT_DEBUG_FLAGS[@]}" --show-bin-path)"
 log "demo: running"
@@ -21,6 +22,7 @@ log "demo: running"
 
 actors="$REPO_ROOT/Packages/Actors"
 log "demo: building rivetkit-demo"
+forget_debug_plan
 swift build --package-path "$actors" --product rivetkit-demo "${SWIFT_DEBUG_FLAGS[@]}" -q
 bin="$(swift build --package-path "$actors" --product rivetkit-demo "${SWIFT_DEBUG_FLAGS[@]}" --show-bin-path)"
 log "demo: running the Actors step"
@@ -29,6 +31,7 @@ log "demo: running the Actors step"
 # The Tinyvex step: an embedded server, two clients on one query, a restart resumed by lastSeq.
 tinyvex="$REPO_ROOT/Packages/Tinyvex"
 log "demo: building tinyvex-demo"
+forget_debug_plan
 swift build --package-path "$tinyvex" --product tinyvex-demo "${SWIFT_DEBUG_FLAGS[@]}" -q
 bin="$(swift build --package-path "$tinyvex" --product tinyvex-demo "${SWIFT_DEBUG_FLAGS[@]}" --show-bin-path)"
 log "demo: running the Tinyvex step"

@@ -28,6 +28,7 @@ for package in "${LAYER_PACKAGES[@]}"; do
     [ -d "${found[0]}" ] || continue
     if [ "$build" -eq 1 ]; then
         log "docs: building $package"
+        forget_debug_plan
         swift build --package-path "$package" "${SWIFT_DEBUG_FLAGS[@]}"
     fi
     catalogs+=("${found[@]}")

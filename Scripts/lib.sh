@@ -89,6 +89,14 @@ forget_release_plan() {
     rm -f "$RELEASE_BUILD_DIR/release.yaml"
 }
 
+# The same holds for the debug scratch path, which the packages' builds take turns in: a test
+# file just added to a package can be left out of its next build, and its tests then silently do
+# not run. The scripts that build call this before each package's build; planning again takes a
+# few seconds, and the compiled modules are kept.
+forget_debug_plan() {
+    rm -f "$BUILD_DIR/debug.yaml"
+}
+
 # Warns when the packages given (folders relative to REPO_ROOT) resolved one dependency to
 # different revisions: they share the checkouts of BUILD_DIR, so each switch between them
 # compiles that dependency again. `swift package update` in each package brings them together.

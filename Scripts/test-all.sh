@@ -44,10 +44,12 @@ cd "$REPO_ROOT"
 build_start=$SECONDS
 for package in "${LAYER_PACKAGES[@]}" "${TEST_PACKAGES[@]}"; do
     log "build: $package (with tests)"
+    forget_debug_plan
     swift build --package-path "$package" --build-tests "${SWIFT_DEBUG_FLAGS[@]}"
 done
 for package in "${BUILD_ONLY_PACKAGES[@]}"; do
     log "build: $package"
+    forget_debug_plan
     swift build --package-path "$package" "${SWIFT_DEBUG_FLAGS[@]}"
 done
 build_seconds=$((SECONDS - build_start))

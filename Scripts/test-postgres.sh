@@ -7,12 +7,14 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$REPO_ROOT"
 
 log "build: Packages/Actors (with tests)"
+forget_debug_plan
 swift build --package-path Packages/Actors --build-tests "${SWIFT_DEBUG_FLAGS[@]}"
 log "build: Packages/Tinyvex (with tests)"
+forget_debug_plan
 swift build --package-path Packages/Tinyvex --build-tests "${SWIFT_DEBUG_FLAGS[@]}"
 export RPC_REQUIRE_POSTGRES=1
 "$REPO_ROOT/Scripts/with-postgres.sh" bash -c \
     'cd Packages/Actors && swift test --skip-build "$@" --filter Postgres' _ "${SWIFT_DEBUG_FLAGS[@]}"
 # The Tinyvex store contract runs against SQLite and PostgreSQL; the cluster tests need PostgreSQL.
 "$REPO_ROOT/Scripts/with-postgres.sh" bash -c \
-    'cd Packages/Tinyvex && swift test --skip-build "$@" --filter "StoreContract|TextExactness|PostgresCluster|CommandTests"' _ "${SWIFT_DEBUG_FLAGS[@]}"
+    'cd Packages/Tinyvex && swift test --skip-build "$@" --filter "StoreContract|TextExactness|PostgresCluster|PostgresCreationOrder|CommandTests"' _ "${SWIFT_DEBUG_FLAGS[@]}"
