@@ -1,3 +1,4 @@
+import NIOHTTP1
 import RivetKit
 @testable import RivetKitServer
 import RpcTesting
@@ -93,6 +94,27 @@ struct ImmediateActionTests {
             #expect(try await socket.call(3, "read") == 2)
             #expect(try await socket.call(4, "add", [5]) == 7)
             await socket.transport.close(code: .normal, reason: "Disposed")
+        }
+    }
+
+    @Test("Over HTTP too, an immediate action that changes the state is answered once it is saved: a failed save is a 500 and the state stays")
+    func changedStateIsSavedBeforeTheHTTPAnswer() async throws {
+        let store = try FlakyStore()
+        try await InProcessServer.with(registry: Self.registry(), store: store) { server in
+            let body: JSONValue = ["name": "tally", "key": .string(ActorKey.serialize(["over-http"]))]
+            let (status, text) = await server.request(.PUT, "/actors", json: body.description)
+            #expect(status == 200)
+            guard case .string(let id)? = try JSONValue(parsing: text)["actor"]?["actor_id"] else {
+                Issue.record("the actor was created: \(text)")
+                return
+            }
+            #expect(try await server.httpAction(actorId: id, "add", args: [2]).body == ["output": 2])
+            store.failing.withLock { $0 = true }
+            let failed = try await server.httpAction(actorId: id, "add", args: [3])
+            #expect(failed.status == 500)
+            #expect(failed.body["code"] == "internal_error")
+            store.failing.withLock { $0 = false }
+            #expect(try await server.httpAction(actorId: id, "read").body == ["output": 2])
         }
     }
 

@@ -133,7 +133,9 @@ final class ActorInstance: Sendable {
     }
 
     /// Runs an action after the ones before it (those of earlier tickets); the new state is
-    /// saved before this returns.
+    /// saved before this returns. Without a `ticket` (an HTTP action, a schedule), an action
+    /// with a synchronous body on an idle actor runs at once
+    /// (``performImmediately(_:args:connection:traceParent:)``).
     ///
     /// - Throws: What the action throws; `actor.not_found` when the actor was destroyed
     ///   before the action's turn.
@@ -144,6 +146,14 @@ final class ActorInstance: Sendable {
         _ name: String, args: [JSONValue], connection: ActorConn, ticket: UInt64? = nil,
         traceParent: ServiceContext? = nil
     ) async throws(ActorError) -> JSONValue {
+        // Without a ticket taken in arrival order, an action that does not suspend may run at
+        // once, as it does on a realtime connection.
+        if ticket == nil, let immediate = performImmediately(name, args: args, connection: connection, traceParent: traceParent) {
+            switch immediate {
+            case .answered(let outcome): return try outcome.get()
+            case .saving(let saving): return try await finish(saving)
+            }
+        }
         let ticket = ticket ?? queue.ticket()
         guard let observation else {
             return try await run(name, args: args, connection: connection, ticket: ticket)
