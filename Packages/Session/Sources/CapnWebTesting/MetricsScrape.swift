@@ -81,6 +81,20 @@ public struct MetricsScrape: Sendable {
     /// The type the family `name` was declared with; `nil` when it is not served.
     public func type(of name: String) -> String? { types[name] }
 
+    /// The transport's families every command serves (`docs/observability.md`), name to type.
+    public static let transportFamilies = [
+        "rpc_transport_connections_open": "gauge", "rpc_transport_websockets_open": "gauge",
+        "rpc_transport_bytes_received_total": "counter", "rpc_transport_bytes_sent_total": "counter",
+    ]
+
+    /// The families of `expected` (name to type) that are not served with that type, each as
+    /// "`name` is served as `type`, not `expected type`", sorted; empty when every one is.
+    public func mistyped(_ expected: [String: String]) -> [String] {
+        expected.sorted { $0.key < $1.key }.compactMap { name, type in
+            types[name] == type ? nil : "\(name) is served as \(types[name] ?? "nothing"), not \(type)"
+        }
+    }
+
     /// The sum of the samples named `name` that carry every label of `labels`; 0 when none does.
     public func value(_ name: String, _ labels: [String: String] = [:]) -> Double {
         samples.lazy
