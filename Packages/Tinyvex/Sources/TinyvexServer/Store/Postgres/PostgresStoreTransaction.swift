@@ -83,21 +83,13 @@ struct PostgresStoreTransaction: TinyvexStoreTransaction {
         _ table: String, index: TinyvexIndex?, in interval: IndexInterval?, descending: Bool,
         after start: PagePosition?, upTo end: PagePosition?, limit: Int?, check: () throws -> Void
     ) throws -> [DocumentStore.PageRow] {
-        let byCreation = index == nil || interval.map(\.isCreationOrdered) ?? true
-        if byCreation, start?.keys.isEmpty ?? true, end?.keys.isEmpty ?? true {
+        // In creation order a row's position has no keys, so only ids compare with a cursor's.
+        guard let index, let interval, !interval.isCreationOrdered else {
             return try creationOrdered(
                 table, index: index, in: interval, descending: descending, after: start, upTo: end, limit: limit, check: check)
         }
         try check()
-        let rows: [DocumentStore.PageRow]
-        if let index, let interval {
-            rows = try ordered(table, index: index, in: interval, descending: descending)
-        } else {
-            let sql = "SELECT id, tbl, body FROM tinyvex_documents WHERE tbl = $1 ORDER BY id \(descending ? "DESC" : "ASC")"
-            rows = try documents(session.run(sql, [Self.name(table)]), table).map {
-                DocumentStore.PageRow(id: $0.0, fields: $0.1, position: PagePosition(keys: [], id: $0.0))
-            }
-        }
+        let rows = try ordered(table, index: index, in: interval, descending: descending)
         var found: [DocumentStore.PageRow] = []
         for row in rows {
             if let start, !row.position.isAfter(start, descending: descending) { continue }
