@@ -21,6 +21,16 @@ final class InboundQueue: Sendable {
         var finished = false
         var overflowed = false
         var reader: CheckedContinuation<TransportMessage?, Never>?
+
+        /// Finishes the queue and drops the messages still waiting; returns how many there were.
+        mutating func finishDroppingWaiting() -> Int {
+            let waiting = messages[head...].count { $0 != nil }
+            finished = true
+            messages = []
+            head = 0
+            bytes = 0
+            return waiting
+        }
     }
 
     private let maxBytes: Int
@@ -52,14 +62,9 @@ final class InboundQueue: Sendable {
             }
             state.bytes = DocumentStore.saturatingAdd(state.bytes, message.bytes.count)
             if state.bytes > maxBytes {
-                let waiting = state.messages[state.head...].count { $0 != nil }
                 state.overflowed = true
-                state.finished = true
-                state.messages = []
-                state.head = 0
-                state.bytes = 0
                 overflowedNow = true
-                return waiting + 1
+                return state.finishDroppingWaiting() + 1
             }
             state.messages.append(message)
             return 0
@@ -71,14 +76,7 @@ final class InboundQueue: Sendable {
 
     /// The reader stops: the messages still waiting are dropped, and no longer counted in flight.
     func discardRemaining() {
-        let dropped = state.withLock { state -> Int in
-            let waiting = state.messages[state.head...].count { $0 != nil }
-            state.finished = true
-            state.messages = []
-            state.head = 0
-            state.bytes = 0
-            return waiting
-        }
+        let dropped = state.withLock { $0.finishDroppingWaiting() }
         for _ in 0 ..< dropped { work.end() }
     }
 
